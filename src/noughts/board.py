@@ -1,0 +1,466 @@
+"""The rules of m×n×k noughts and crosses: geometry, positions, moves and notation.
+
+A :class:`Board` is an immutable position. Cells are 0-based in reading order
+(``cell = row * cols + col``); people write them as ``1``-``9`` or as spreadsheet
+coordinates (``a1`` top-left, ``b2`` the centre of 3×3). A position is written as its
+rows joined by ``/`` with ``X``, ``O`` and ``.``:
+
+>>> board = Board.parse("XX./OO./...")
+>>> board.turn
+'X'
+>>> won = board.play("c1")
+>>> won.winner, won.winning_line
+('X', (0, 1, 2))
+>>> won.play("c2")
+Traceback (most recent call last):
+  ...
+noughts.errors.IllegalMoveError: the game is over: X has won, so no more moves can be played
+"""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+from noughts.errors import (
+    CellSyntaxError,
+    IllegalMoveError,
+    ImpossiblePositionError,
+    UnsupportedBoardError,
+)
+
+__all__ = ["Board", "Geometry", "MAX_SIDE"]
+
+MAX_SIDE = 26  # one column letter per column
+_CELL_RE = re.compile(r"([a-z])(\d{1,3})")
+_MARKS = {"x": "X", "o": "O", ".": None, "-": None, "_": None}
+
+
+class Geometry:
+    """Everything about a board that does not depend on the marks on it (cached per shape)."""
+
+    __slots__ = (
+        "rows", "cols", "k", "size", "full", "lines", "line_masks", "lines_through",
+        "symmetries", "_line_of_mask", "_moves_cache",
+    )
+    _cache: ClassVar[dict[tuple[int, int, int], Geometry]] = {}
+
+    rows: int
+    cols: int
+    k: int
+    size: int
+    full: int
+    lines: tuple[tuple[int, ...], ...]
+    line_masks: tuple[int, ...]
+    lines_through: tuple[tuple[int, ...], ...]
+    symmetries: tuple[tuple[int, ...], ...]
+
+    @classmethod
+    def get(cls, rows: int = 3, cols: int = 3, k: int | None = None) -> Geometry:
+        """The geometry of a ``rows``×``cols`` board with ``k`` in a row (default min(rows, cols, 5))."""
+        key = (rows, cols, k if k is not None else min(rows, cols, 5))
+        geometry = cls._cache.get(key)  # type: ignore[arg-type]
+        if geometry is None:
+            geometry = cls._cache[key] = cls(*key)  # type: ignore[arg-type]
+        return geometry
+
+    def __init__(self, rows: int, cols: int, k: int) -> None:
+        for name, value in (("rows", rows), ("columns", cols), ("k", k)):
+            if type(value) is not int:
+                raise UnsupportedBoardError(f"the number of {name} must be a whole number, not {value!r}")
+        if not (1 <= rows <= MAX_SIDE and 1 <= cols <= MAX_SIDE):
+            raise UnsupportedBoardError(
+                f"a board has 1 to {MAX_SIDE} rows and columns, not {rows}×{cols}")
+        if not 1 <= k <= max(rows, cols):
+            raise UnsupportedBoardError(
+                f"k (marks in a row to win) must be between 1 and {max(rows, cols)} on a "
+                f"{rows}×{cols} board, not {k}")
+        self.rows, self.cols, self.k = rows, cols, k
+        self.size = rows * cols
+        self.full = (1 << self.size) - 1
+        lines: list[tuple[int, ...]] = []
+        seen: set[tuple[int, ...]] = set()
+        # Horizontal, vertical, diagonal ↘, anti-diagonal ↙: the order seeds 000 and 004 scan in.
+        for d_row, d_col in ((0, 1), (1, 0), (1, 1), (1, -1)):
+            starts = ((r, c) for r in range(rows) for c in range(cols))
+            if d_row == 1 and d_col == 0:  # columns are scanned left to right
+                starts = ((r, c) for c in range(cols) for r in range(rows))
+            for r, c in starts:
+                end_r, end_c = r + d_row * (k - 1), c + d_col * (k - 1)
+                if 0 <= end_r < rows and 0 <= end_c < cols:
+                    line = tuple((r + d_row * i) * cols + c + d_col * i for i in range(k))
+                    if frozenset(line) not in seen:  # k = 1 makes every direction the same line
+                        seen.add(frozenset(line))  # type: ignore[arg-type]
+                        lines.append(line)
+        self.lines = tuple(lines)
+        self.line_masks = tuple(sum(1 << c for c in line) for line in lines)
+        self._line_of_mask = dict(zip(self.line_masks, self.lines))
+        self.lines_through = tuple(
+            tuple(m for m in self.line_masks if m >> cell & 1) for cell in range(self.size))
+        self.symmetries = self._symmetries()
+        self._moves_cache: dict[int, tuple[int, ...]] = {}
+
+    def _symmetries(self) -> tuple[tuple[int, ...], ...]:
+        rows, cols = self.rows, self.cols
+        last_r, last_c = rows - 1, cols - 1
+        maps = [
+            lambda r, c: (r, c),
+            lambda r, c: (r, last_c - c),
+            lambda r, c: (last_r - r, c),
+            lambda r, c: (last_r - r, last_c - c),
+        ]
+        if rows == cols:  # the four maps that swap rows and columns need a square
+            maps += [
+                lambda r, c: (c, r),
+                lambda r, c: (c, last_r - r),
+                lambda r, c: (last_c - c, r),
+                lambda r, c: (last_c - c, last_r - r),
+            ]
+        perms = []
+        for source in maps:
+            perm = tuple(sr * cols + sc for sr, sc in
+                         (source(r, c) for r in range(rows) for c in range(cols)))
+            if perm not in perms:  # a 1×n board has fewer distinct maps
+                perms.append(perm)
+        return tuple(perms)
+
+    def line_cells(self, mask: int) -> tuple[int, ...]:
+        """The cells of the line with this mask."""
+        return self._line_of_mask[mask]
+
+    def moves(self, occupied: int) -> tuple[int, ...]:
+        """Empty cells, ascending, given the mask of occupied cells."""
+        moves = self._moves_cache.get(occupied)
+        if moves is None:
+            moves = tuple(c for c in range(self.size) if not occupied >> c & 1)
+            if len(self._moves_cache) < 1 << 16:  # keep memory bounded on big boards
+                self._moves_cache[occupied] = moves
+        return moves
+
+    def cell_name(self, cell: int) -> str:
+        """``b2`` for cell 4 of 3×3: column letter, then row number counted from the top."""
+        if not 0 <= cell < self.size:
+            raise IllegalMoveError(f"cell index {cell} is off the {self.rows}×{self.cols} board")
+        row, col = divmod(cell, self.cols)
+        return f"{chr(ord('a') + col)}{row + 1}"
+
+    def parse_cell(self, text: str) -> int:
+        """Read a cell typed by a person: ``1``-``9`` (reading order) or ``a1``-``c3``."""
+        if not isinstance(text, str):
+            raise CellSyntaxError(f"a cell is written as text like 5 or b2, not {text!r}")
+        cleaned = text.strip().lower()
+        shown = repr(text) if len(text) <= 20 else repr(text[:20]) + "…"
+        last_col = chr(ord("a") + self.cols - 1)
+        hint = f"type a number from 1 to {self.size} or a column a-{last_col} and a row 1-{self.rows}, like a1"
+        if cleaned.isascii() and cleaned.isdigit() and len(cleaned) <= 4:
+            number = int(cleaned)
+            if 1 <= number <= self.size:
+                return number - 1
+            raise CellSyntaxError(f"there is no cell {number}: {hint}")
+        match = _CELL_RE.fullmatch(cleaned)
+        if match is None:
+            raise CellSyntaxError(f"{shown} is not a cell: {hint}")
+        col = ord(match[1]) - ord("a")
+        row = int(match[2]) - 1
+        if col >= self.cols or not 0 <= row < self.rows:
+            raise CellSyntaxError(f"{cleaned} is off the board: {hint}")
+        return row * self.cols + col
+
+    def __repr__(self) -> str:
+        return f"Geometry(rows={self.rows}, cols={self.cols}, k={self.k})"
+
+
+def _winning_mask(geometry: Geometry, bits: int) -> list[int]:
+    return [m for m in geometry.line_masks if bits & m == m]
+
+
+class Board:
+    """An immutable position on a ``rows``×``cols`` board where ``k`` in a row wins.
+
+    >>> Board()
+    Board.parse('.../.../...')
+    >>> Board(4, 4).k
+    4
+    """
+
+    __slots__ = ("_geometry", "_x", "_o", "_ply", "_win_mask", "_winner")
+
+    _geometry: Geometry
+    _x: int
+    _o: int
+    _ply: int
+    _win_mask: int
+    _winner: str | None
+
+    def __init__(self, rows: int = 3, cols: int = 3, k: int | None = None) -> None:
+        self._geometry = Geometry.get(rows, cols, k)
+        self._x = self._o = self._ply = self._win_mask = 0
+        self._winner = None
+
+    # construction -------------------------------------------------------------------
+    @classmethod
+    def _make(cls, geometry: Geometry, x: int, o: int, ply: int, win_mask: int,
+              winner: str | None) -> Board:
+        board = object.__new__(cls)
+        board._geometry, board._x, board._o, board._ply = geometry, x, o, ply
+        board._win_mask, board._winner = win_mask, winner
+        return board
+
+    @classmethod
+    def from_bits(cls, x: int, o: int, rows: int = 3, cols: int = 3, k: int | None = None) -> Board:
+        """A position from two bitmasks (bit ``i`` set: cell ``i`` holds that mark), checked."""
+        geometry = Geometry.get(rows, cols, k)
+        if x < 0 or o < 0 or (x | o) & ~geometry.full:
+            raise ImpossiblePositionError(f"marks lie outside the {rows}×{cols} board")
+        if x & o:
+            raise ImpossiblePositionError("a cell cannot hold both X and O")
+        return cls._checked(geometry, x, o)
+
+    @classmethod
+    def _checked(cls, geometry: Geometry, x: int, o: int) -> Board:
+        n_x, n_o = x.bit_count(), o.bit_count()
+        if n_x not in (n_o, n_o + 1):
+            raise ImpossiblePositionError(
+                f"X has {n_x} marks and O has {n_o}: X moves first and the players alternate, "
+                "so X has as many marks as O or one more")
+        x_lines, o_lines = _winning_mask(geometry, x), _winning_mask(geometry, o)
+        k = geometry.k
+        if x_lines and o_lines:
+            raise ImpossiblePositionError(f"X and O both have {k} in a row, but play stops at the first win")
+        winner, lines, bits = ("X", x_lines, x) if x_lines else ("O", o_lines, o)
+        if lines:
+            if (winner == "X") != (n_x == n_o + 1):
+                loser = "O" if winner == "X" else "X"
+                raise ImpossiblePositionError(
+                    f"{winner} has {k} in a row but {loser} has moved since: play stops at a win")
+            common = bits
+            for m in lines:
+                common &= m
+            if not common:
+                raise ImpossiblePositionError(
+                    f"{winner} has separate lines of {k}: one last move cannot complete them all")
+            return cls._make(geometry, x, o, n_x + n_o, lines[0], winner)
+        return cls._make(geometry, x, o, n_x + n_o, 0, None)
+
+    @classmethod
+    def parse(cls, text: str, k: int | None = None) -> Board:
+        """Read a position such as ``X.O/.X./..O`` (for 3×3 also ``X.O.X...O``).
+
+        >>> str(Board.parse("x.o.x...o"))
+        'X.O/.X./..O'
+        >>> Board.parse("XXX/OO./...").winner
+        'X'
+        >>> Board.parse("XXX/.../...")
+        Traceback (most recent call last):
+          ...
+        noughts.errors.ImpossiblePositionError: X has 3 marks and O has 0: X moves first and the players alternate, so X has as many marks as O or one more
+        """
+        if not isinstance(text, str):
+            raise ImpossiblePositionError(f"a position is text like X.O/.X./..O, not {type(text).__name__}")
+        if len(text) > MAX_SIDE * (MAX_SIDE + 1) + 64:
+            raise ImpossiblePositionError(f"a position of {len(text)} characters is too long for any board")
+        cleaned = text.strip()
+        rows = cleaned.split("/") if "/" in cleaned else [cleaned[i:i + 3] for i in range(0, 9, 3)]
+        if "/" not in cleaned and len(cleaned) != 9:
+            raise ImpossiblePositionError(
+                f"{cleaned[:40]!r} is not a position: write rows joined by '/' with X, O and . "
+                "for empty, like X.O/.X./..O (nine characters without '/' for 3×3)")
+        width = len(rows[0])
+        x = o = 0
+        for r, row in enumerate(rows):
+            if len(row) != width:
+                raise ImpossiblePositionError(
+                    f"row {r + 1} has {len(row)} cells but row 1 has {width}: every row needs the same length")
+            for c, char in enumerate(row):
+                try:
+                    mark = _MARKS[char.lower()]
+                except KeyError:
+                    raise ImpossiblePositionError(
+                        f"unexpected {char!r} in row {r + 1}: use X, O and . for an empty cell") from None
+                if mark == "X":
+                    x |= 1 << (r * width + c)
+                elif mark == "O":
+                    o |= 1 << (r * width + c)
+        if width == 0:
+            raise ImpossiblePositionError("a position needs at least one cell in each row")
+        try:
+            geometry = Geometry.get(len(rows), width, k)
+        except UnsupportedBoardError as error:
+            raise ImpossiblePositionError(str(error)) from None
+        return cls._checked(geometry, x, o)
+
+    # read-only attributes -------------------------------------------------------------
+    @property
+    def geometry(self) -> Geometry:
+        return self._geometry
+
+    @property
+    def x(self) -> int:
+        """Bitmask of the cells holding X (bit ``i`` is cell ``i``)."""
+        return self._x
+
+    @property
+    def o(self) -> int:
+        """Bitmask of the cells holding O."""
+        return self._o
+
+    @property
+    def ply(self) -> int:
+        """The number of marks on the board."""
+        return self._ply
+
+    @property
+    def rows(self) -> int:
+        return self._geometry.rows
+
+    @property
+    def cols(self) -> int:
+        return self._geometry.cols
+
+    @property
+    def k(self) -> int:
+        return self._geometry.k
+
+    @property
+    def size(self) -> int:
+        return self._geometry.size
+
+    @property
+    def key(self) -> int:
+        """An integer that identifies the position among boards of the same geometry."""
+        return self._x | self._o << self._geometry.size
+
+    # state ----------------------------------------------------------------------------
+    @property
+    def winner(self) -> str | None:
+        """``'X'`` or ``'O'`` once a side has ``k`` in a row, else ``None``."""
+        return self._winner
+
+    @property
+    def winning_line(self) -> tuple[int, ...] | None:
+        """The cells of the winning line (the first in scan order if the last move made two)."""
+        return self._geometry.line_cells(self._win_mask) if self._winner else None
+
+    @property
+    def is_draw(self) -> bool:
+        """Every cell is filled and nobody has won (a win on the last cell is a win)."""
+        return self._winner is None and self._ply == self._geometry.size
+
+    @property
+    def is_over(self) -> bool:
+        return self._winner is not None or self._ply == self._geometry.size
+
+    @property
+    def turn(self) -> str | None:
+        """The side to move, or ``None`` once the game is over."""
+        if self._winner is not None or self._ply == self._geometry.size:
+            return None
+        return "O" if self._ply & 1 else "X"
+
+    @property
+    def legal_moves(self) -> tuple[int, ...]:
+        if self._winner is not None:
+            return ()
+        return self._geometry.moves(self._x | self._o)
+
+    def __getitem__(self, cell: int) -> str | None:
+        if not 0 <= cell < self._geometry.size:
+            raise IndexError(f"cell {cell} is off the board")
+        return "X" if self._x >> cell & 1 else "O" if self._o >> cell & 1 else None
+
+    @property
+    def cells(self) -> tuple[str | None, ...]:
+        """The mark in every cell, in reading order."""
+        return tuple(self[c] for c in range(self._geometry.size))
+
+    # moves ----------------------------------------------------------------------------
+    def play(self, cell: int | str) -> Board:
+        """The position after the side to move plays ``cell`` (an index or a name like ``b2``)."""
+        geometry = self._geometry
+        if type(cell) is not int:
+            cell = geometry.parse_cell(cell) if isinstance(cell, str) else _not_a_cell(cell)
+        if self._winner is not None:
+            raise IllegalMoveError(f"the game is over: {self._winner} has won, so no more moves can be played")
+        if not 0 <= cell < geometry.size:
+            raise IllegalMoveError(
+                f"cell index {cell} is off the {geometry.rows}×{geometry.cols} board "
+                f"(indices run from 0 to {geometry.size - 1})")
+        bit = 1 << cell
+        if (self._x | self._o) & bit:
+            raise IllegalMoveError(f"{geometry.cell_name(cell)} is already taken by {self[cell]}")
+        if self._ply & 1:
+            bits = self._o | bit
+            for m in geometry.lines_through[cell]:
+                if bits & m == m:
+                    return Board._make(geometry, self._x, bits, self._ply + 1, m, "O")
+            return Board._make(geometry, self._x, bits, self._ply + 1, 0, None)
+        bits = self._x | bit
+        for m in geometry.lines_through[cell]:
+            if bits & m == m:
+                return Board._make(geometry, bits, self._o, self._ply + 1, m, "X")
+        return Board._make(geometry, bits, self._o, self._ply + 1, 0, None)
+
+    # notation -------------------------------------------------------------------------
+    def parse_cell(self, text: str) -> int:
+        """Read a cell typed by a person (``5`` or ``b2``) on this board's geometry.
+
+        >>> Board().parse_cell("b2"), Board().parse_cell("9")
+        (4, 8)
+        """
+        return self._geometry.parse_cell(text)
+
+    def cell_name(self, cell: int) -> str:
+        """The name people use for a cell index.
+
+        >>> Board().cell_name(4)
+        'b2'
+        """
+        return self._geometry.cell_name(cell)
+
+    def __str__(self) -> str:
+        cols = self._geometry.cols
+        marks = "".join("X" if self._x >> c & 1 else "O" if self._o >> c & 1 else "."
+                        for c in range(self._geometry.size))
+        return "/".join(marks[i:i + cols] for i in range(0, len(marks), cols))
+
+    def __repr__(self) -> str:
+        g = self._geometry
+        default_k = min(g.rows, g.cols, 5)
+        return f"Board.parse({str(self)!r}{'' if g.k == default_k else f', k={g.k}'})"
+
+    # symmetry -------------------------------------------------------------------------
+    def transform(self, perm: tuple[int, ...]) -> Board:
+        """The image of this position under a cell permutation from ``geometry.symmetries``."""
+        x = o = 0
+        for new, old in enumerate(perm):
+            if self._x >> old & 1:
+                x |= 1 << new
+            elif self._o >> old & 1:
+                o |= 1 << new
+        win_mask = 0
+        if self._winner:
+            inverse = {old: new for new, old in enumerate(perm)}
+            win_mask = sum(1 << inverse[c] for c in self.winning_line or ())
+        return Board._make(self._geometry, x, o, self._ply, win_mask, self._winner)
+
+    def symmetries(self) -> tuple[Board, ...]:
+        """This position under each symmetry of the board (8 for a square, 4 for a rectangle)."""
+        return tuple(self.transform(p) for p in self._geometry.symmetries)
+
+    def canonical(self) -> Board:
+        """The symmetric image with the smallest :attr:`key`: equal for all equivalent positions."""
+        return min(self.symmetries(), key=lambda b: b.key)
+
+    # value semantics ------------------------------------------------------------------
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Board):
+            return NotImplemented
+        return self._geometry is other._geometry and self._x == other._x and self._o == other._o
+
+    def __hash__(self) -> int:
+        return hash((self._geometry.rows, self._geometry.cols, self._geometry.k, self._x, self._o))
+
+
+
+def _not_a_cell(cell: object) -> int:
+    raise CellSyntaxError(f"a cell is a number like 4 or a name like b2, not {cell!r}")

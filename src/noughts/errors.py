@@ -1,0 +1,35 @@
+"""The errors a person can cause, each with a message written for that person.
+
+Every error is a :class:`NoughtsError`, which is a :class:`ValueError`, so callers that
+only care that the input was bad can catch either.
+"""
+
+from __future__ import annotations
+
+
+class NoughtsError(ValueError):
+    """Base class of every error noughts raises on purpose."""
+
+
+class CellSyntaxError(NoughtsError):
+    """A cell name that cannot be read, such as ``z9`` or ``10`` on a 3×3 board."""
+
+
+class IllegalMoveError(NoughtsError):
+    """A move onto an occupied cell, off the board, or after the game is over."""
+
+
+class ImpossiblePositionError(NoughtsError):
+    """A position that cannot be read or cannot arise in a real game."""
+
+
+class UnsupportedBoardError(NoughtsError):
+    """A player or tool asked to work on a board geometry it does not support."""
+
+
+class GameRecordError(NoughtsError):
+    """A game record (text or JSON) that cannot be read."""
+
+
+class BudgetExceeded(NoughtsError):
+    """A search gave up because it ran out of its time or node budget."""
