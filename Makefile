@@ -1,0 +1,33 @@
+# Every target sets itself up from nothing: it creates .venv and installs what it needs.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+READY  := $(VENV)/.ready-dev
+BENCH_READY := $(VENV)/.ready-bench
+
+.PHONY: play test bench lint clean
+
+play: $(READY)
+	@$(VENV)/bin/noughts play
+
+test: $(READY)
+	$(PY) -m pytest
+
+bench: $(READY) $(BENCH_READY)
+	$(PY) benchmarks/run.py $(BENCH_ARGS)
+
+lint: $(READY)
+	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/mypy
+
+$(READY): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	@touch $@
+
+$(BENCH_READY): benchmarks/requirements.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -r benchmarks/requirements.txt
+	@touch $@
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis src/*.egg-info

@@ -1,0 +1,440 @@
+"""noughts benchmark suite: ``python benchmarks/run.py [--quick] [--json FILE]``.
+
+Measures, each as the median of repeated runs, next to a baseline:
+  1. the perfect player's move, warm (vs OpenSpiel's Python alpha_beta_search),
+  2. the whole 3×3 solve, cold in a fresh process (vs textbook minimax / alpha-beta, OpenSpiel MinimaxSolver),
+  3. random full games per second through the Board API (vs pyspiel's tic_tac_toe),
+  4. the 4×4 k=4 solve in a fresh process: time and peak memory (vs OpenSpiel on mnk(4,4,4), capped),
+  5. ``import noughts`` in a fresh process (vs ``import pyspiel``).
+Prints one table (figures, ratios, targets, PASS/MISS); progress goes to stderr.  A missing OpenSpiel or
+a missing part of noughts turns its rows into "n/a" with the reason below the table; it never crashes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import time
+import timeit
+import traceback
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+SRC = HERE.parent / "src"
+sys.path[:0] = [str(SRC), str(HERE)]
+
+import baselines  # noqa: E402
+
+# Positions for the perfect-move rows, as cell sequences (cell = row*3 + col, X first).
+POSITIONS = {
+    "empty board": (),
+    "after X b2": (4,),
+    "after X b2, O a1": (4, 0),
+    "after X a1 O b2 X c3": (0, 4, 8),
+    "X to block at b1": (4, 0, 8, 2),
+}
+OPENSPIEL_4X4_CAP = 120.0  # seconds; OpenSpiel's MinimaxSolver does not finish 4×4 in reasonable time
+NOUGHTS_4X4_CAP = 300.0
+CHILD_MEMORY_CAP = 8 << 30  # address-space limit for the 4×4 children, so a runaway cannot hurt the machine
+GIB = 1 << 30
+
+
+@dataclass
+class Row:
+    section: str
+    name: str
+    kind: str  # "time" (s, lower is better) | "rate" (per s, higher is better) | "memory" (bytes, lower)
+    value: float | None = None  # the noughts figure
+    capped: bool = False  # value is only a lower bound: noughts hit its time cap
+    baseline: str = ""
+    base: float | None = None
+    base_capped: bool = False  # base is only a lower bound: the baseline hit its time cap
+    limit: float | None = None  # absolute target for value
+    min_ratio: float | None = None  # target for the speed-up over the baseline
+    note: str = ""  # why a figure is missing, or a remark
+
+    @property
+    def ratio(self) -> float | None:
+        """How many times better noughts is than the baseline (>1 = noughts wins)."""
+        if not self.value or not self.base:
+            return None
+        return self.value / self.base if self.kind == "rate" else self.base / self.value
+
+    @property
+    def status(self) -> str:
+        if self.value is None:
+            return "n/a"
+        if self.limit is None and self.min_ratio is None:
+            return "info"
+        checks = []
+        if self.limit is not None:
+            checks.append(self.value >= self.limit if self.kind == "rate" else self.value <= self.limit)
+        ratio, wanted = self.ratio, self.min_ratio
+        # A capped baseline only bounds the ratio from below: it can prove a PASS, never a MISS.
+        if wanted is not None and ratio is not None and (ratio >= wanted or not self.base_capped):
+            checks.append(ratio >= wanted)
+        if not checks:
+            return "n/a"
+        return "PASS" if all(checks) else "MISS"
+
+
+def log(message: str) -> None:
+    print(f"[bench {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+# --- measuring ---------------------------------------------------------------------------------
+
+
+def per_call(stmt: Any, repeat: int, min_time: float, namespace: dict[str, Any] | None = None) -> float:
+    """Median seconds per call of ``stmt`` (a callable, or a statement using ``namespace``).
+
+    The loop count grows until one sample takes ``min_time``; then ``repeat`` samples are taken."""
+    timer = timeit.Timer(stmt, globals=namespace)
+    number = 1
+    while (elapsed := timer.timeit(number)) < min_time:
+        number = max(number * 2, int(number * min_time / max(elapsed, 1e-9) * 1.2))
+    samples = [elapsed / number] + [timer.timeit(number) / number for _ in range(repeat - 1)]
+    return statistics.median(samples)
+
+
+class ChildFailed(Exception):
+    pass
+
+
+class ChildTimedOut(ChildFailed):
+    pass
+
+
+def run_child(task: str, timeout: float, memory_cap: int | None = None) -> dict[str, Any]:
+    """Run ``child.py TASK`` in a fresh interpreter; its JSON result (seconds, maxrss_kb, info)."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]))
+
+    def limit_memory() -> None:
+        if memory_cap:
+            resource.setrlimit(resource.RLIMIT_AS, (memory_cap, memory_cap))
+
+    try:
+        proc = subprocess.run(
+            [sys.executable, str(HERE / "child.py"), task],
+            capture_output=True, text=True, timeout=timeout, env=env, cwd=HERE, preexec_fn=limit_memory,
+        )
+    except subprocess.TimeoutExpired:
+        raise ChildTimedOut(f"> {timeout:.0f} s (stopped)") from None
+    if proc.returncode != 0:
+        lines = proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"]
+        raise ChildFailed(lines[-1])
+    result: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return result
+
+
+def median_child(task: str, runs: int, timeout: float = 120.0) -> tuple[float, dict[str, Any]]:
+    """Median seconds of ``runs`` fresh-process runs of ``task``, and the last result."""
+    results = [run_child(task, timeout) for _ in range(runs)]
+    return statistics.median(r["seconds"] for r in results), results[-1]
+
+
+def unavailable(exc: BaseException) -> str:
+    """Why a noughts figure is missing: a part not written yet, or a failure."""
+    text = str(exc) if isinstance(exc, ChildFailed) else f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, ImportError | AttributeError) or text.startswith(("ModuleNotFoundError", "Import")):
+        return f"not available yet ({text})"
+    return f"failed ({text})"
+
+
+def board_text(moves: tuple[int, ...]) -> str:
+    cells = ["."] * 9
+    for ply, cell in enumerate(moves):
+        cells[cell] = "XO"[ply % 2]
+    text = "".join(cells)
+    return f"{text[:3]}/{text[3:6]}/{text[6:]}"
+
+
+# --- the five sections -------------------------------------------------------------------------
+
+
+def bench_perfect_move(quick: bool, spiel: Any) -> list[Row]:
+    rows = []
+    try:
+        from noughts import players
+        from noughts.board import Board
+
+        player = players.get("perfect")
+        error = ""
+    except Exception as exc:
+        error = unavailable(exc)
+    game = spiel.load_game("tic_tac_toe") if spiel else None
+    for label, moves in POSITIONS.items():
+        row = Row("1 perfect move (warm)", f"{label}  {board_text(moves)}", "time",
+                  baseline="OpenSpiel alpha_beta_search", limit=2e-6)
+        log(f"perfect move: {label}")
+        if error:
+            row.note = error
+        else:
+            try:
+                board = Board()
+                for move in moves:
+                    board = board.play(move)
+                move = player.choose(board)  # warm up: fills whatever cache the player uses
+                assert move in board.legal_moves, f"perfect player chose illegal move {move}"
+                row.value = per_call("choose(board)", 5 if quick else 9, 0.05 if quick else 0.2,
+                                     {"choose": player.choose, "board": board})
+            except Exception as exc:
+                row.note = unavailable(exc)
+        if game is None:
+            row.note = row.note or baselines.OPENSPIEL_ERROR
+        else:
+            state = baselines.os_state(game, moves)
+            row.base = per_call(lambda s=state: baselines.os_alpha_beta(game, s), 3 if quick else 5,
+                                0.05 if quick else 0.2)
+            if not error:
+                os_value = baselines.os_alpha_beta(game, state)[0]
+                try:
+                    from noughts import solver
+
+                    value = solver.solve(board).value
+                    if value != os_value:
+                        row.note = f"VALUE MISMATCH: noughts {value}, OpenSpiel {os_value}"
+                        log(row.note)
+                except Exception:
+                    pass
+        rows.append(row)
+    # The speed-up target is judged on the total over all positions: late positions need so little
+    # search that no lookup can be 10,000× faster than alpha-beta there.
+    total = Row(rows[0].section, f"all {len(rows)} positions, summed", "time", baseline=rows[0].baseline,
+                min_ratio=10_000, note=rows[0].note)
+    if all(r.value for r in rows):
+        total.value = sum(r.value or 0 for r in rows)
+    if all(r.base for r in rows):
+        total.base = sum(r.base or 0 for r in rows)
+    return [*rows, total]
+
+
+def bench_solve3(quick: bool, spiel: Any) -> list[Row]:
+    section = "2 3×3 full solve (cold)"
+    value, note = None, ""
+    log("3×3 solve: noughts, fresh processes")
+    try:
+        value, result = median_child("solve3", 3 if quick else 9)
+        note = f"noughts: {result['info']}"
+    except ChildFailed as exc:
+        note = unavailable(exc)
+
+    def row(baseline: str, base: float | None = None, why: str = "") -> Row:
+        return Row(section, "solve every position from empty caches", "time", value, baseline=baseline,
+                   base=base, limit=10e-3, note=why or note)
+
+    log("3×3 solve: textbook minimax")
+    rows = [row("textbook minimax (no memo)",
+                per_call(lambda: baselines.textbook_minimax(baselines.empty_board(), "X"), 1 if quick else 3,
+                         0.0))]
+    log("3×3 solve: textbook alpha-beta")
+    rows.append(row("textbook alpha-beta (no memo)",
+                    per_call(lambda: baselines.textbook_alphabeta(baselines.empty_board(), "X"),
+                             3 if quick else 7, 0.1)))
+    if spiel is None:
+        rows.append(row("OpenSpiel MinimaxSolver", why=baselines.OPENSPIEL_ERROR))
+    elif quick:
+        rows.append(row("OpenSpiel MinimaxSolver", why="skipped with --quick"))
+    else:
+        log("3×3 solve: OpenSpiel MinimaxSolver")
+        rows.append(row("OpenSpiel MinimaxSolver",
+                        per_call(lambda: baselines.os_minimax_solver("tic_tac_toe"), 5, 0.2)))
+    return rows
+
+
+def bench_random_games(quick: bool, spiel: Any) -> list[Row]:
+    row = Row("3 random games", "full random games/s (seeded rng)", "rate",
+              baseline="pyspiel tic_tac_toe", min_ratio=2.0)
+    repeat, min_time = (3, 0.1) if quick else (9, 0.3)
+    log("random games: noughts")
+    try:
+        from noughts.board import Board
+
+        rng = random.Random(1)
+
+        def noughts_game() -> None:
+            board = Board()
+            while not board.is_over:
+                board = board.play(rng.choice(board.legal_moves))
+
+        row.value = 1 / per_call(noughts_game, repeat, min_time)
+    except Exception as exc:
+        row.note = unavailable(exc)
+    if spiel is None:
+        row.note = row.note or baselines.OPENSPIEL_ERROR
+    else:
+        log("random games: OpenSpiel")
+        game, rng = spiel.load_game("tic_tac_toe"), random.Random(1)
+        row.base = 1 / per_call(lambda: baselines.os_random_game(game, rng), repeat, min_time)
+    return [row]
+
+
+def bench_solve4(quick: bool, spiel: Any) -> list[Row]:
+    section = "4 4×4 k=4 solve (cold)"
+    time_row = Row(section, "solve(Board(4, 4, 4)) time", "time", baseline="OpenSpiel MinimaxSolver mnk",
+                   limit=30.0)
+    memory_row = Row(section, "solve(Board(4, 4, 4)) peak RSS", "memory",
+                     baseline="OpenSpiel MinimaxSolver mnk", limit=GIB)
+    rows = [time_row, memory_row]
+    if quick:
+        for row in rows:
+            row.note = "skipped with --quick"
+        return rows
+    times, memories = [], []
+    for run in range(3):
+        log(f"4×4 solve: noughts run {run + 1}/3 (cap {NOUGHTS_4X4_CAP:.0f} s)")
+        try:
+            result = run_child("solve4", NOUGHTS_4X4_CAP, CHILD_MEMORY_CAP)
+        except ChildTimedOut:
+            time_row.value, time_row.capped = NOUGHTS_4X4_CAP, True
+            memory_row.note = f"noughts stopped at its {NOUGHTS_4X4_CAP:.0f} s cap"
+            break
+        except ChildFailed as exc:
+            for row in rows:
+                row.note = unavailable(exc)
+            break
+        times.append(result["seconds"])
+        memories.append(result["maxrss_kb"] * 1024)
+        time_row.note = f"noughts: {result['info']}"
+    if times:
+        time_row.value, memory_row.value = statistics.median(times), statistics.median(memories)
+    if spiel is None:
+        for row in rows:
+            row.note = row.note or baselines.OPENSPIEL_ERROR
+        return rows
+    log(f"4×4 solve: OpenSpiel MinimaxSolver on mnk(m=4,n=4,k=4), cap {OPENSPIEL_4X4_CAP:.0f} s")
+    try:
+        result = run_child("os_mnk4", OPENSPIEL_4X4_CAP, CHILD_MEMORY_CAP)
+        time_row.base, memory_row.base = result["seconds"], result["maxrss_kb"] * 1024
+    except ChildTimedOut:
+        time_row.base, time_row.base_capped = OPENSPIEL_4X4_CAP, True
+        memory_row.note = memory_row.note or f"OpenSpiel stopped at its {OPENSPIEL_4X4_CAP:.0f} s cap"
+    except ChildFailed as exc:
+        memory_row.note = f"OpenSpiel failed: {exc}"
+    return rows
+
+
+def bench_import(quick: bool, spiel: Any) -> list[Row]:
+    row = Row("5 import", "import noughts (fresh process)", "time", baseline="import pyspiel", limit=30e-3)
+    log("import time: noughts")
+    try:
+        row.value = median_child("import_noughts", 5 if quick else 11)[0]
+    except ChildFailed as exc:
+        row.note = unavailable(exc)
+    if spiel is None:
+        row.note = row.note or baselines.OPENSPIEL_ERROR
+    else:
+        log("import time: pyspiel")
+        row.base = median_child("import_pyspiel", 3 if quick else 11)[0]
+    return [row]
+
+
+SECTIONS = (bench_perfect_move, bench_solve3, bench_random_games, bench_solve4, bench_import)
+
+
+# --- output ------------------------------------------------------------------------------------
+
+
+def fmt(kind: str, value: float | None, capped: bool = False) -> str:
+    if value is None:
+        return "—"
+    prefix = "> " if capped else ""
+    if kind == "rate":
+        return f"{prefix}{value:,.0f}/s"
+    if kind == "memory":
+        return f"{prefix}{value / 2**20:,.0f} MiB"
+    for unit, scale in (("ns", 1e-9), ("µs", 1e-6), ("ms", 1e-3)):
+        if value < 1000 * scale:
+            return f"{prefix}{value / scale:.3g} {unit}"
+    return f"{prefix}{value:.3g} s"
+
+
+def fmt_ratio(row: Row) -> str:
+    ratio = row.ratio
+    if ratio is None or row.capped:
+        return "—"
+    text = f"{ratio:,.0f}×" if ratio >= 100 else f"{ratio:.3g}×"
+    return f"> {text}" if row.base_capped else text
+
+
+def fmt_target(row: Row) -> str:
+    parts = []
+    if row.limit is not None:
+        parts.append(("≥ " if row.kind == "rate" else "≤ ") + fmt(row.kind, row.limit))
+    if row.min_ratio is not None:
+        parts.append(f"≥ {row.min_ratio:,.0f}× faster")
+    return ", ".join(parts) or "—"
+
+
+def table(rows: list[Row]) -> str:
+    header = ("benchmark", "noughts", "baseline", "baseline figure", "speed-up", "target", "result")
+    notes: list[str] = []
+    body = []
+    section = ""
+    for row in rows:
+        name = row.name
+        if row.note:
+            if row.note not in notes:
+                notes.append(row.note)
+            name += f" [{notes.index(row.note) + 1}]"
+        if row.section != section:
+            section = row.section
+            body.append((f"{section}:", "", "", "", "", "", ""))
+        body.append(("  " + name, fmt(row.kind, row.value, row.capped), row.baseline,
+                      fmt(row.kind, row.base, row.base_capped), fmt_ratio(row), fmt_target(row), row.status))
+    widths = [max(len(line[i]) for line in (header, *body)) for i in range(len(header))]
+    right = {1, 3, 4}
+
+    def line(cells: tuple[str, ...]) -> str:
+        pairs = enumerate(zip(cells, widths, strict=True))
+        return "  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in pairs)
+
+    out = [line(header), "  ".join("-" * w for w in widths)] + [line(b) for b in body]
+    out += [f"[{i}] {note}" for i, note in enumerate(notes, 1)]
+    return "\n".join(text.rstrip() for text in out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true",
+                        help="fewer repetitions; skip the 4×4 solve and OpenSpiel's MinimaxSolver (CI smoke)")
+    parser.add_argument("--json", metavar="FILE", help="also save every figure to FILE as JSON")
+    args = parser.parse_args(argv)
+
+    spiel = baselines.openspiel()
+    if spiel is None:
+        log(baselines.OPENSPIEL_ERROR + "; OpenSpiel rows will be n/a")
+    started = time.perf_counter()
+    rows: list[Row] = []
+    for section in SECTIONS:
+        try:
+            rows += section(args.quick, spiel)
+        except Exception as exc:  # a bug in one section must not hide the others
+            traceback.print_exc()
+            rows.append(Row(section.__name__, "section crashed", "time", note=f"{type(exc).__name__}: {exc}"))
+    print(f"noughts benchmarks — Python {platform.python_version()}, {platform.machine()}, "
+          f"OpenSpiel {baselines.openspiel_version() or 'not installed'}{', --quick' if args.quick else ''}; "
+          "medians of repeated runs")
+    print(table(rows))
+    log(f"done in {time.perf_counter() - started:.0f} s")
+    if args.json:
+        data = {
+            "python": platform.python_version(), "machine": platform.machine(), "quick": args.quick,
+            "openspiel": baselines.openspiel_version() or None, "time": time.strftime("%Y-%m-%dT%H:%M:%S"),
+            "rows": [asdict(r) | {"ratio": r.ratio, "status": r.status} for r in rows],
+        }
+        Path(args.json).write_text(json.dumps(data, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
