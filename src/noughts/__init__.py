@@ -20,7 +20,16 @@ from noughts.errors import (
 )
 
 __all__ = [
-    "Board", "BudgetExceeded", "CellSyntaxError", "GameRecordError", "Geometry",
+    "Board", "BudgetExceeded", "CellSyntaxError", "Game", "GameEvent", "GameRecordError", "Geometry",
     "IllegalMoveError", "ImpossiblePositionError", "NoughtsError", "UnsupportedBoardError",
 ]
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> object:
+    # Game pulls in json and dataclasses; importing it lazily keeps `import noughts` fast.
+    if name in ("Game", "GameEvent"):
+        from noughts import game
+
+        return getattr(game, name)
+    raise AttributeError(f"module 'noughts' has no attribute {name!r}")

@@ -19,8 +19,7 @@ noughts.errors.IllegalMoveError: the game is over: X has won, so no more moves c
 
 from __future__ import annotations
 
-import re
-from typing import ClassVar
+from typing import TYPE_CHECKING
 
 from noughts.errors import (
     CellSyntaxError,
@@ -29,10 +28,12 @@ from noughts.errors import (
     UnsupportedBoardError,
 )
 
+if TYPE_CHECKING:
+    from typing import ClassVar
+
 __all__ = ["Board", "Geometry", "MAX_SIDE"]
 
 MAX_SIDE = 26  # one column letter per column
-_CELL_RE = re.compile(r"([a-z])(\d{1,3})")
 _MARKS = {"x": "X", "o": "O", ".": None, "-": None, "_": None}
 
 
@@ -157,11 +158,11 @@ class Geometry:
             if 1 <= number <= self.size:
                 return number - 1
             raise CellSyntaxError(f"there is no cell {number}: {hint}")
-        match = _CELL_RE.fullmatch(cleaned)
-        if match is None:
+        letter, digits = cleaned[:1], cleaned[1:]
+        if not ("a" <= letter <= "z" and digits.isascii() and digits.isdigit() and len(digits) <= 3):
             raise CellSyntaxError(f"{shown} is not a cell: {hint}")
-        col = ord(match[1]) - ord("a")
-        row = int(match[2]) - 1
+        col = ord(letter) - ord("a")
+        row = int(digits) - 1
         if col >= self.cols or not 0 <= row < self.rows:
             raise CellSyntaxError(f"{cleaned} is off the board: {hint}")
         return row * self.cols + col
