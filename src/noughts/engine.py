@@ -1,0 +1,275 @@
+"""The engine protocol: JSON lines in, JSON lines out, one reply per request, in order.
+
+Other programs drive noughts through ``noughts engine``: they write one JSON object per
+line and read one JSON object per line back. :func:`handle` answers a single request
+(already decoded) and never raises; :func:`run` is the loop around it.
+
+>>> handle({"cmd": "move", "position": "XX./OO./...", "seed": 1})
+{'index': 2, 'cell': 'c1'}
+>>> handle({"cmd": "status", "position": "XXX/OO./...", "id": 7})
+{'id': 7, 'turn': None, 'winner': 'X', 'line': [0, 1, 2], 'over': True, 'legal': []}
+>>> handle({"cmd": "fly"})
+{'error': 'unknown cmd \\'fly\\': the commands are "move", "analyse", "status" and "players"'}
+
+The full description, with an example of every request and reply, is docs/engine-protocol.md.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from collections.abc import Callable
+from typing import IO, Any
+
+from noughts.board import Board
+from noughts.errors import IllegalMoveError, NoughtsError
+
+__all__ = ["MAX_LINE_BYTES", "ProtocolError", "encode", "handle", "handle_line", "run"]
+
+# A request is a few hundred bytes at most (a 26×26 position is ~700); the cap keeps a
+# runaway or hostile client from making the engine hold an unbounded line in memory.
+MAX_LINE_BYTES = 64 * 1024
+DEFAULT_PLAYER = "perfect"
+
+_COMMON = frozenset({"cmd", "id", "position", "rows", "cols", "k"})
+_FIELDS = {
+    "move": _COMMON | {"player", "seed"},
+    "analyse": _COMMON,
+    "status": _COMMON,
+    "players": _COMMON,
+}
+_ALIASES = {"analyze": "analyse"}
+_COMMAND_LIST = '"move", "analyse", "status" and "players"'
+
+
+class ProtocolError(NoughtsError):
+    """A request that is not valid JSON, not an object, or has a missing or ill-typed field."""
+
+
+Reply = dict[str, Any]
+
+
+def handle(request: object) -> Reply:
+    """Answer one decoded request; problems become ``{"error": message}``, never exceptions.
+
+    ``"id"`` (a string, number or null) is copied into the reply, errors included, so a
+    client can match replies to requests.
+    """
+    has_id, request_id = False, None
+    try:
+        if not isinstance(request, dict):
+            raise ProtocolError(
+                f'a request is a JSON object like {{"cmd": "status"}}, not {_json_type(request)}')
+        if "id" in request:
+            request_id = _check_id(request["id"])
+            has_id = True
+        reply = _dispatch(request)
+    except NoughtsError as error:
+        reply = {"error": str(error)}
+    except Exception as error:  # a bug elsewhere must not kill a long-running engine
+        reply = {"error": f"internal error (please report it): {type(error).__name__}: {error}"[:500]}
+    return {"id": request_id, **reply} if has_id else reply
+
+
+def handle_line(line: bytes | str) -> Reply | None:
+    """Decode one line and answer it; ``None`` for a blank line, which gets no reply."""
+    if isinstance(line, bytes):
+        if len(line) > MAX_LINE_BYTES + 2:  # + room for the line ending
+            return _too_long()
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError as error:
+            return {"error": f"the request is not valid UTF-8 (bad byte at offset {error.start})"}
+    else:
+        if len(line) > MAX_LINE_BYTES + 2:
+            return _too_long()
+        text = line
+    text = text.strip().removeprefix("\ufeff")  # a BOM from Windows tools is not an error
+    if not text:
+        return None
+    try:
+        request = json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:
+        return {"error": "the request is nested too deeply to be a request"}
+    except json.JSONDecodeError as error:
+        return {"error": f"the request is not valid JSON: {error}"}
+    except ValueError as error:  # e.g. an integer with more digits than Python will convert
+        return {"error": f"the request is not valid JSON: {str(error)[:200]}"}
+    return handle(request)
+
+
+def encode(reply: Reply) -> str:
+    """One reply as a single line of compact JSON (ASCII only, so any terminal encoding works)."""
+    return json.dumps(reply, separators=(",", ":"), allow_nan=False)
+
+
+def run(stdin: IO[bytes], stdout: IO[str]) -> int:
+    """Answer requests from ``stdin`` until end of input; returns the exit status (0).
+
+    ``stdin`` must be binary so that over-long lines are skipped without being held whole
+    and invalid UTF-8 is reported instead of crashing the loop.
+    """
+    while True:
+        line = stdin.readline(MAX_LINE_BYTES + 1)
+        if not line:
+            return 0
+        reply: Reply | None
+        if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+            _skip_rest_of_line(stdin)
+            reply = _too_long()
+        else:
+            reply = handle_line(line)
+        if reply is not None:
+            stdout.write(encode(reply) + "\n")
+            stdout.flush()  # the client is waiting for this line before it sends the next
+
+
+# requests ---------------------------------------------------------------------------------
+
+def _dispatch(request: dict[Any, Any]) -> Reply:
+    if "cmd" not in request:
+        raise ProtocolError(f'a request needs a "cmd": one of {_COMMAND_LIST}')
+    cmd = request["cmd"]
+    if not isinstance(cmd, str):
+        raise ProtocolError(f'"cmd" must be a string like "move", not {_json_type(cmd)}')
+    cmd = _ALIASES.get(cmd, cmd)
+    if cmd not in _FIELDS:
+        raise ProtocolError(f"unknown cmd {_show(cmd)}: the commands are {_COMMAND_LIST}")
+    for field in request:
+        if field not in _FIELDS[cmd]:
+            known = ", ".join(f'"{f}"' for f in sorted(_FIELDS[cmd]))
+            raise ProtocolError(f'unknown field {_show(field)} in a "{cmd}" request: the fields are {known}')
+    return _HANDLERS[cmd](request)
+
+
+def _move(request: dict[str, Any]) -> Reply:
+    board = _board(request)
+    name = _optional(request, "player", str, "a player name like \"perfect\"")
+    seed = _optional(request, "seed", int, "a whole number")
+    if board.is_over:
+        raise IllegalMoveError(f"the game is over ({_outcome(board)}), so there is no move to choose")
+    from noughts import players  # the registry pulls in every player: only load it when asked
+
+    # A fresh generator per request: the same seed gives the same move whatever came before.
+    rng = random.Random(seed) if seed is not None else random.Random()
+    player = players.get(name if name is not None else DEFAULT_PLAYER, rng=rng)
+    cell = player.choose(board)
+    if type(cell) is not int or cell not in board.legal_moves:
+        raise RuntimeError(f"player {player.name!r} chose {cell!r}, which is not a legal move")
+    return {"index": cell, "cell": board.cell_name(cell)}
+
+
+def _analyse(request: dict[str, Any]) -> Reply:
+    board = _board(request)
+    from noughts import solver  # heavy and not needed by the other commands
+
+    # The solver raises BudgetExceeded (a NoughtsError) on boards it cannot finish in time.
+    analysis = solver.analyse(board)
+    return {
+        "value": analysis.value,
+        "plies": analysis.plies,
+        "moves": [{"index": m.index, "cell": board.cell_name(m.index), "value": m.value, "plies": m.plies}
+                  for m in analysis.moves],
+    }
+
+
+def _status(request: dict[str, Any]) -> Reply:
+    board = _board(request)
+    line = board.winning_line
+    return {
+        "turn": board.turn,
+        "winner": board.winner,
+        "line": list(line) if line is not None else None,
+        "over": board.is_over,
+        "legal": list(board.legal_moves),
+    }
+
+
+def _players(request: dict[str, Any]) -> Reply:
+    _board(request)  # rows/cols/k are allowed on every request, so they are still checked
+    from noughts import players
+
+    names = list(players.names())
+    return {"players": names, "descriptions": {name: players.describe(name) for name in names}}
+
+
+_HANDLERS: dict[str, Callable[[dict[str, Any]], Reply]] = {
+    "move": _move, "analyse": _analyse, "status": _status, "players": _players,
+}
+
+
+# fields -----------------------------------------------------------------------------------
+
+def _board(request: dict[str, Any]) -> Board:
+    """The position a request is about: its "position", or the empty board of "rows"×"cols"."""
+    rows = _optional(request, "rows", int, "a whole number")
+    cols = _optional(request, "cols", int, "a whole number")
+    k = _optional(request, "k", int, "a whole number")
+    position = _optional(request, "position", str, 'text like "X.O/.X./..O"')
+    if position is None:
+        return Board(3 if rows is None else rows, 3 if cols is None else cols, k)
+    board = Board.parse(position, k)
+    for name, given, actual in (("rows", rows, board.rows), ("cols", cols, board.cols)):
+        if given is not None and given != actual:
+            raise ProtocolError(
+                f'"{name}" is {given} but the position is {board.rows}×{board.cols}: '
+                f'leave "{name}" out or make them agree')
+    return board
+
+
+def _optional(request: dict[str, Any], field: str, kind: type, wanted: str) -> Any:
+    """The value of an optional field, ``None`` if absent or null; a wrong type is an error."""
+    value = request.get(field)
+    # bool is a subclass of int, but true is not a number of rows
+    if value is not None and (type(value) is not kind):
+        raise ProtocolError(f'"{field}" must be {wanted}, not {_json_type(value)}')
+    return value
+
+
+def _check_id(value: object) -> object:
+    if value is None or isinstance(value, str | bool | int):
+        return value
+    if isinstance(value, float) and math.isfinite(value):
+        return value
+    raise ProtocolError(f'"id" must be a string, a number or null, not {_json_type(value)}')
+
+
+def _reject_constant(name: str) -> object:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _skip_rest_of_line(stdin: IO[bytes]) -> None:
+    while True:  # in bounded pieces, so a gigabyte line never sits in memory
+        chunk = stdin.readline(MAX_LINE_BYTES)
+        if not chunk or chunk.endswith(b"\n"):
+            return
+
+
+def _too_long() -> Reply:
+    return {"error": f"the request is longer than {MAX_LINE_BYTES} bytes and was skipped"}
+
+
+def _outcome(board: Board) -> str:
+    return f"{board.winner} has won" if board.winner else "the board is full"
+
+
+def _json_type(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return f"the number {value}" if len(str(value)) <= 20 else "a huge number"
+    if isinstance(value, str):
+        return f"the string {_show(value)}"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def _show(text: str) -> str:
+    """A short, printable quotation of text the client sent."""
+    return repr(text) if len(text) <= 40 else repr(text[:40]) + "…"
