@@ -8,8 +8,8 @@ line and read one JSON object per line back. :func:`handle` answers a single req
 {'index': 2, 'cell': 'c1'}
 >>> handle({"cmd": "status", "position": "XXX/OO./...", "id": 7})
 {'id': 7, 'turn': None, 'winner': 'X', 'line': [0, 1, 2], 'over': True, 'legal': []}
->>> handle({"cmd": "fly"})
-{'error': 'unknown cmd \\'fly\\': the commands are "move", "analyse", "status" and "players"'}
+>>> print(handle({"cmd": "fly"})["error"])
+unknown cmd 'fly': the commands are "move", "analyse", "status" and "players"
 
 The full description, with an example of every request and reply, is docs/engine-protocol.md.
 """
@@ -18,19 +18,32 @@ from __future__ import annotations
 
 import json
 import math
-import random
-from collections.abc import Callable
-from typing import IO, Any
 
 from noughts.board import Board
 from noughts.errors import IllegalMoveError, NoughtsError
 
-__all__ = ["MAX_LINE_BYTES", "ProtocolError", "encode", "handle", "handle_line", "run"]
+TYPE_CHECKING = False  # `import typing` costs milliseconds at every engine start; mypy still reads it
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import IO, Any
+
+    Reply = dict[str, Any]
+
+__all__ = [
+    "ANALYSE_MAX_NODES", "ANALYSE_MAX_SECONDS", "MAX_LINE_BYTES", "ProtocolError", "encode", "handle",
+    "handle_line", "run",
+]
 
 # A request is a few hundred bytes at most (a 26×26 position is ~700); the cap keeps a
 # runaway or hostile client from making the engine hold an unbounded line in memory.
 MAX_LINE_BYTES = 64 * 1024
 DEFAULT_PLAYER = "perfect"
+# "analyse" gives up (an error reply, not a hang) after this many positions or seconds. Every
+# board up to 4×4 needs at most ~150,000 (about a second); 4 in a row on 4×5 or 5×5 does not
+# finish. The node limit gives the same answer on any machine; the clock is a backstop for
+# big boards, where each position costs more.
+ANALYSE_MAX_NODES = 500_000
+ANALYSE_MAX_SECONDS = 10.0
 
 _COMMON = frozenset({"cmd", "id", "position", "rows", "cols", "k"})
 _FIELDS = {
@@ -45,9 +58,6 @@ _COMMAND_LIST = '"move", "analyse", "status" and "players"'
 
 class ProtocolError(NoughtsError):
     """A request that is not valid JSON, not an object, or has a missing or ill-typed field."""
-
-
-Reply = dict[str, Any]
 
 
 def handle(request: object) -> Reply:
@@ -138,6 +148,8 @@ def _dispatch(request: dict[Any, Any]) -> Reply:
         raise ProtocolError(f"unknown cmd {_show(cmd)}: the commands are {_COMMAND_LIST}")
     for field in request:
         if field not in _FIELDS[cmd]:
+            if not isinstance(field, str):  # only possible when called from Python, not from JSON
+                raise ProtocolError(f"field names must be strings, not {_json_type(field)}")
             known = ", ".join(f'"{f}"' for f in sorted(_FIELDS[cmd]))
             raise ProtocolError(f'unknown field {_show(field)} in a "{cmd}" request: the fields are {known}')
     return _HANDLERS[cmd](request)
@@ -149,7 +161,9 @@ def _move(request: dict[str, Any]) -> Reply:
     seed = _optional(request, "seed", int, "a whole number")
     if board.is_over:
         raise IllegalMoveError(f"the game is over ({_outcome(board)}), so there is no move to choose")
-    from noughts import players  # the registry pulls in every player: only load it when asked
+    import random
+
+    from noughts import players  # only load players (and random) when a move is asked for
 
     # A fresh generator per request: the same seed gives the same move whatever came before.
     rng = random.Random(seed) if seed is not None else random.Random()
@@ -162,10 +176,13 @@ def _move(request: dict[str, Any]) -> Reply:
 
 def _analyse(request: dict[str, Any]) -> Reply:
     board = _board(request)
+    import time
+
     from noughts import solver  # heavy and not needed by the other commands
 
-    # The solver raises BudgetExceeded (a NoughtsError) on boards it cannot finish in time.
-    analysis = solver.analyse(board)
+    # The solver raises BudgetExceeded (a NoughtsError) when the budget runs out.
+    analysis = solver.analyse(board, max_nodes=ANALYSE_MAX_NODES,
+                              deadline=time.monotonic() + ANALYSE_MAX_SECONDS)
     return {
         "value": analysis.value,
         "plies": analysis.plies,
@@ -260,7 +277,9 @@ def _json_type(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | float):
-        return f"the number {value}" if len(str(value)) <= 20 else "a huge number"
+        # str() of a huge int can itself fail (Python's digit limit), so test the size first
+        small = abs(value) < 1e15 if isinstance(value, int) else math.isfinite(value)
+        return f"the number {value}" if small else "a huge number"
     if isinstance(value, str):
         return f"the string {_show(value)}"
     if isinstance(value, list):

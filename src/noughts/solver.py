@@ -229,23 +229,27 @@ class _Solver:
             tables.append(tuple(per_chunk))
         self._sym_tables = tables
         self._chunks = chunks
-        self.table: dict[int, tuple[int, int]] = {}
-        # history heuristic: cells that caused cut-offs before are tried first
-        self.history = [0] * size
+        # canonical key -> (lower bound, upper bound, best move in the canonical frame or -1)
+        self.table: dict[int, tuple[int, int, int]] = {}
+        self.perms = geometry.symmetries  # perm[canonical cell] = actual cell
+        self.targets = tuple(tuple(perm.index(c) for c in range(size)) for perm in self.perms)
         # static order: cells on more lines first (the centre of 3×3 before corners before edges)
         self.order = sorted(range(size), key=lambda c: -len(geometry.lines_through[c]))
 
-    def canonical(self, key: int) -> int:
+    def orient(self, key: int) -> tuple[int, int]:
+        """The canonical key of ``key`` and the index of the symmetry that produces it."""
         best = key
+        index = 0
         n = self._chunks
         parts = [key >> (8 * i) & 255 for i in range(n)]
-        for tables in self._sym_tables:
+        for s, tables in enumerate(self._sym_tables, 1):
             image = 0
             for i in range(n):
                 image |= tables[i][parts[i]]
             if image < best:
                 best = image
-        return best
+                index = s
+        return best, index
 
     def exact(self, mover: int, other: int, budget: _Budget) -> int:
         """The exact score of an unfinished position (``mover`` to move)."""
@@ -281,8 +285,8 @@ class _Solver:
             search.flush()
 
     def bounds(self, mover: int, other: int) -> tuple[int, int]:
-        entry = self.table.get(self.canonical(mover | other << self.size))
-        return entry if entry is not None else (-self.size, self.size)
+        entry = self.table.get(self.orient(mover | other << self.size)[0])
+        return (entry[0], entry[1]) if entry is not None else (-self.size, self.size)
 
     def _searcher(self, budget: _Budget) -> _Search:
         return _Search(self, budget)
@@ -299,12 +303,15 @@ class _Search:
         size = solver.size
         full = geometry.full
         lines = geometry.line_masks
+        cells_of = geometry.lines
         table = solver.table
-        canonical = solver.canonical
-        history = solver.history
+        orient = solver.orient
+        perms = solver.perms
+        targets = solver.targets
         order = solver.order
         win_now = size
         lose_next = 1 - size
+        win_soon = size - 2
         none = size + 1  # "no line left": more marks than any line needs
         state = [0, budget.limit()]  # nodes since the last check, nodes allowed before the next
 
@@ -319,24 +326,39 @@ class _Search:
             mover_left = (n + 1) >> 1
             other_left = n >> 1
             mover_need = other_need = none
-            threats = 0
+            threats = mover_two = double = 0
+            pairs: list[int] = []  # empty cells of our lines that need two more marks
             for line in lines:
                 if not line & other:
-                    c = (line & empty).bit_count()
+                    cells = line & empty
+                    c = cells.bit_count()
                     if c == 1:
                         return win_now
-                    if c < mover_need and c <= mover_left:
-                        mover_need = c
+                    if c <= mover_left:
+                        if c < mover_need:
+                            mover_need = c
+                        if c == 2:
+                            if cells & mover_two:
+                                # overlapping windows on one row can share both empty cells
+                                for pair in pairs:
+                                    if pair & cells and pair != cells:
+                                        double |= pair & cells
+                            mover_two |= cells
+                            pairs.append(cells)
                 if not line & mover:
-                    c = (line & empty).bit_count()
+                    cells = line & empty
+                    c = cells.bit_count()
                     if c == 1:
-                        threats |= line & empty
-                    elif c < other_need and c <= other_left:
-                        other_need = c
+                        threats |= cells
+                    elif c <= other_left:
+                        if c < other_need:
+                            other_need = c
             if threats:
                 if threats & (threats - 1):
                     return lose_next  # two threats: block one, lose to the other
                 low = 3 - size  # the block is forced, and no loss can come before ply 4
+            elif double:
+                return win_soon  # a cell on two of our lines needing two: two threats at once
             elif other_need < none:
                 low = 2 * other_need - size - 1
             elif mover_need == none:
@@ -348,10 +370,13 @@ class _Search:
                 return low
             if high <= alpha:
                 return high
-            key = canonical(mover | other << size)
+            key, sym = orient(mover | other << size)
             entry = table.get(key)
+            first = -1
             if entry is not None:
-                lo, hi = entry
+                lo, hi, first = entry
+                if first >= 0:
+                    first = perms[sym][first]
                 if lo > low:
                     low = lo
                 if hi < high:
@@ -366,9 +391,23 @@ class _Search:
             if threats:
                 moves: list[int] = [threats.bit_length() - 1]
             else:
+                weight = [0] * size
+                for line, line_cells in zip(lines, cells_of):
+                    if not line & other:
+                        w = 2 << (line & mover).bit_count()
+                        for c in line_cells:
+                            weight[c] += w
+                    if not line & mover:
+                        w = 1 << (line & other).bit_count()
+                        for c in line_cells:
+                            weight[c] += w
                 moves = [c for c in order if empty >> c & 1]
-                moves.sort(key=history.__getitem__, reverse=True)
+                moves.sort(key=weight.__getitem__, reverse=True)
+                if first >= 0:
+                    moves.remove(first)
+                    moves.insert(0, first)
             best = -none
+            best_cell = -1
             for cell in moves:
                 child_alpha = -b - 1 if b > 0 else -b + 1 if b < 0 else 0
                 child_beta = -a - 1 if a > 0 else -a + 1 if a < 0 else 0
@@ -376,9 +415,9 @@ class _Search:
                 value = -s + 1 if s > 0 else -s - 1 if s < 0 else 0
                 if value > best:
                     best = value
+                    best_cell = cell
                     if value > a:
                         if value >= b:
-                            history[cell] += n * n
                             break
                         a = value
             if best >= b:
@@ -389,7 +428,7 @@ class _Search:
                 low = high = best
             if len(table) >= _TABLE_LIMIT:
                 table.clear()  # memory over speed: the table only ever speeds things up
-            table[key] = (low, high)
+            table[key] = (low, high, targets[sym][best_cell])
             return best
 
         self._search = search

@@ -1,0 +1,284 @@
+"""The ``noughts`` command: one-shot questions, the JSON-lines engine and a terminal game.
+
+Every subcommand imports what it needs when it runs, so ``noughts --help`` and the start of
+``noughts engine`` stay fast (the solver and the players are only loaded when asked for).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from noughts import __version__
+from noughts.board import Board
+from noughts.errors import NoughtsError
+
+TYPE_CHECKING = False  # typing and argparse cost milliseconds; `noughts engine` needs neither
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable, Sequence
+    from typing import Any, NoReturn
+
+__all__ = ["build_parser", "main"]
+
+PROG = "noughts"
+EXIT_USAGE = 2  # bad arguments, bad positions, illegal moves: anything the person can fix
+EXIT_INTERRUPTED = 130  # the shell's convention for a program stopped by Ctrl-C (128 + SIGINT)
+
+_DESCRIPTION = """\
+Noughts and crosses (tic-tac-toe) on any rows×cols board with k in a row.
+
+A position is written row by row, rows joined by '/', with X, O and . for an empty
+cell: X.O/.X./..O (3×3 also as nine characters, X.O.X...O). Cells are named by
+column letter and row number from the top-left (a1 .. c3), or numbered 1-9 in
+reading order."""
+
+_EPILOG = """\
+examples:
+  noughts move X.O/.X./..O --player perfect --seed 7
+  noughts analyse X.O/.X./... --json
+  noughts status XXX/OO./...
+  echo '{"cmd":"move","position":"X.O/.X./..O"}' | noughts engine
+  noughts play --opponent hard
+
+Errors are one line on stderr ("noughts: ...") and exit status 2."""
+
+
+class _Failure(NoughtsError):
+    """An error reply from the engine, re-raised so the one-shot commands exit with status 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every subcommand (argparse is imported only here)."""
+    import argparse
+
+    class _Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> NoReturn:
+            # One line like every other noughts error, instead of argparse's usage block.
+            self.exit(EXIT_USAGE, f"{PROG}: {message} (see '{self.prog} --help')\n")
+
+    parser = _Parser(prog=PROG, description=_DESCRIPTION, epilog=_EPILOG,
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands", parser_class=_Parser)
+
+    def board_options(p: argparse.ArgumentParser, json_flag: bool = True) -> None:
+        p.add_argument("position", nargs="?", metavar="POSITION",
+                       help="the position, e.g. X.O/.X./..O (default: the empty board)")
+        p.add_argument("--k", type=int, metavar="K",
+                       help="marks in a row to win (default: min(rows, cols, 5), so 3 on 3×3)")
+        p.add_argument("--rows", type=int, metavar="N",
+                       help="rows of the empty board when no POSITION is given (default 3)")
+        p.add_argument("--cols", type=int, metavar="N",
+                       help="columns of the empty board when no POSITION is given (default 3)")
+        if json_flag:
+            p.add_argument("--json", action="store_true",
+                           help="print the engine's JSON reply instead of text")
+
+    p = sub.add_parser("move", help="ask a computer player for its move",
+                       description="Ask a computer player which move it makes in POSITION. "
+                                   "Prints e.g. 'perfect plays b2 (cell 5)'.")
+    board_options(p)
+    p.add_argument("--player", default="perfect", metavar="NAME",
+                   help="the player to ask (default: perfect; see 'noughts players')")
+    p.add_argument("--seed", type=int, metavar="N",
+                   help="seed for the player's random choices: the same seed gives the same move "
+                        "(default: a fresh random seed)")
+    p.set_defaults(run=_cmd_move)
+
+    p = sub.add_parser("analyse", aliases=["analyze"], help="solve a position exactly, move by move",
+                       description="The value of POSITION for the side to move under perfect play, and "
+                                   "the result of every legal move for the player who makes it "
+                                   "(win in N plies / draw / loss in N plies), best first. Gives up "
+                                   "with an error on boards too big to solve in the engine's budget.")
+    board_options(p)
+    p.set_defaults(run=_cmd_analyse)
+
+    p = sub.add_parser("status", help="whose turn, who has won, the legal moves",
+                       description="Whose turn it is in POSITION, whether the game is over and how, "
+                                   "and the legal moves.")
+    board_options(p)
+    p.set_defaults(run=_cmd_status)
+
+    p = sub.add_parser("players", help="list the computer players",
+                       description="The computer players, with a line about each.")
+    p.add_argument("--json", action="store_true", help="print the engine's JSON reply instead of text")
+    p.set_defaults(run=_cmd_players)
+
+    p = sub.add_parser("engine", help="answer JSON requests on stdin, one per line",
+                       description="Read one JSON request per line on stdin and write one JSON reply "
+                                   "per line on stdout, in order, until end of input. Requests: "
+                                   '{"cmd":"move"|"analyse"|"status"|"players", ...}; see '
+                                   "docs/engine-protocol.md.")
+    p.set_defaults(run=_cmd_engine)
+
+    p = sub.add_parser("play", help="play a game in the terminal against the computer",
+                       description="Play against a computer player in the terminal. You are X and "
+                                   "move first; type cells as 1-9 or a1-c3.")
+    p.add_argument("--opponent", default="hard", metavar="NAME",
+                   help="the computer player (default: hard; see 'noughts players')")
+    p.add_argument("--seed", type=int, metavar="N", help="seed for the computer's random choices")
+    p.set_defaults(run=_cmd_play)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status (the console script exits with it)."""
+    for stream in (sys.stdout, sys.stderr):
+        # A message quoting odd input must never crash on a narrow terminal encoding.
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    if arguments == ["engine"]:
+        # Programs start the engine often and wait for it: skip building the parser.
+        return _guarded(_cmd_engine, None)
+    args = build_parser().parse_args(arguments)
+    if args.command is None:
+        print(f"{PROG}: say what to do: move, analyse, status, players, engine or play "
+              f"(see '{PROG} --help')", file=sys.stderr)
+        return EXIT_USAGE
+    return _guarded(args.run, args)
+
+
+def _guarded(command: Callable[[Any], int], args: argparse.Namespace | None) -> int:
+    """Run a subcommand, turning every error a person can cause into one line and status 2."""
+    try:
+        status = command(args)
+        sys.stdout.flush()  # a closed pipe shows up here, inside the handlers below
+        return status
+    except NoughtsError as error:
+        message = " ".join(str(error).split())  # one line, whatever the message held
+        print(f"{PROG}: {message}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        _silence_stdout()  # the reader left (e.g. `| head`): nothing more to say to anyone
+        return 1
+
+
+def _silence_stdout() -> None:
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # so the interpreter's final flush cannot fail again
+    except (OSError, ValueError):  # not a real file (e.g. captured by a test): nothing to protect
+        pass
+
+
+# subcommands --------------------------------------------------------------------------------
+
+def _ask(args: argparse.Namespace, cmd: str, **extra: Any) -> dict[str, Any]:
+    """Send a request through the engine's own handler, so the JSON is the engine's exactly."""
+    from noughts import engine
+
+    request: dict[str, Any] = {"cmd": cmd, **extra}
+    for field in ("position", "rows", "cols", "k"):
+        if getattr(args, field, None) is not None:
+            request[field] = getattr(args, field)
+    reply = engine.handle(request)
+    if "error" in reply:
+        raise _Failure(reply["error"])
+    if getattr(args, "json", False):
+        print(engine.encode(reply))
+    return reply
+
+
+def _board(args: argparse.Namespace) -> Board:
+    if args.position is not None:
+        return Board.parse(args.position, args.k)
+    return Board(3 if args.rows is None else args.rows, 3 if args.cols is None else args.cols, args.k)
+
+
+def _cmd_move(args: argparse.Namespace) -> int:
+    reply = _ask(args, "move", player=args.player, seed=args.seed)
+    if not args.json:
+        print(f"{args.player} plays {reply['cell']} (cell {reply['index'] + 1})")
+    return 0
+
+
+def _cmd_analyse(args: argparse.Namespace) -> int:
+    reply = _ask(args, "analyse")
+    if not args.json:
+        print(_analysis_text(_board(args), reply))
+    return 0
+
+
+def _cmd_status(args: argparse.Namespace) -> int:
+    reply = _ask(args, "status")
+    if not args.json:
+        from noughts.terminal import render
+
+        board = _board(args)
+        print(render(board))
+        print(_status_text(board, reply))
+    return 0
+
+
+def _cmd_players(args: argparse.Namespace) -> int:
+    reply = _ask(args, "players")
+    if not args.json:
+        names = reply["players"]
+        width = max((len(n) for n in names), default=0)
+        for name in names:
+            print(f"{name:<{width}}  {reply['descriptions'][name]}")
+    return 0
+
+
+def _cmd_engine(args: argparse.Namespace | None) -> int:
+    from noughts import engine
+
+    return engine.run(sys.stdin.buffer, sys.stdout)
+
+
+def _cmd_play(args: argparse.Namespace) -> int:
+    from noughts import terminal
+
+    return terminal.play(args.opponent, args.seed)
+
+
+# text output --------------------------------------------------------------------------------
+
+def _plies(n: int) -> str:
+    return f"{n} ply" if n == 1 else f"{n} plies"
+
+
+def _outcome(value: int, plies: int, *, short: bool) -> str:
+    """'win in 3', 'draw', 'loss in 4' (short) or with 'plies' and the draw's length (long)."""
+    if value == 0:
+        return "draw" if short else f"draw in {_plies(plies)}"
+    word = "win" if value > 0 else "loss"
+    return f"{word} in {plies}" if short else f"{word} in {_plies(plies)}"
+
+
+def _analysis_text(board: Board, reply: dict[str, Any]) -> str:
+    if board.is_over:
+        return _over_text(board)
+    side = board.turn
+    lines = [f"{side} to move: {_outcome(reply['value'], reply['plies'], short=False)}"]
+
+    def preference(move: dict[str, Any]) -> tuple[int, int, int]:
+        # quick wins first, then draws, then the slowest losses
+        v, p = move["value"], move["plies"]
+        return (-v, p if v > 0 else -p if v < 0 else 0, move["index"])
+
+    lines.append(f"  cell  no.  result for {side}")
+    for move in sorted(reply["moves"], key=preference):
+        best = (move["value"], move["plies"]) == (reply["value"], reply["plies"])
+        result = _outcome(move["value"], move["plies"], short=True)
+        lines.append(f"  {move['cell']:<4}  {move['index'] + 1:>3}  {result}{'  (best)' if best else ''}")
+    return "\n".join(lines)
+
+
+def _status_text(board: Board, reply: dict[str, Any]) -> str:
+    if reply["over"]:
+        return _over_text(board)
+    legal = " ".join(board.cell_name(c) for c in reply["legal"])
+    return f"{reply['turn']} to move; legal moves: {legal}"
+
+
+def _over_text(board: Board) -> str:
+    if board.winner:
+        cells = " ".join(board.cell_name(c) for c in board.winning_line or ())
+        return f"game over: {board.winner} has won ({cells})"
+    return "game over: a draw (the board is full)"

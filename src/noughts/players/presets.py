@@ -1,0 +1,77 @@
+"""The difficulty presets of the EV3 robot (seed 003): ``easy``, ``medium`` and ``hard``.
+
+* ``easy`` — a random empty cell every move.
+* ``medium`` — every move a fair coin (from the caller's ``rng``) chooses between the perfect
+  player's move and a random empty cell. The robot does this with RobotC's ``random(1)``,
+  which is 0 or 1, and ``openSpots[random(openCounter - 1)]``, uniform over the open cells.
+* ``hard`` — always the perfect player's move. (The robot's own hard mode is its minimax,
+  available as the ``minimax`` player; both never lose.)
+
+All three work on any board the perfect player can solve.
+"""
+
+from __future__ import annotations
+
+import random
+
+from noughts.board import Board
+from noughts.players.base import ensure_playable, make_rng
+from noughts.players.perfect import PerfectPlayer
+from noughts.players.random_player import RandomPlayer
+
+__all__ = ["EasyPlayer", "HardPlayer", "MediumPlayer"]
+
+
+def _perfect_candidates(perfect: PerfectPlayer, board: Board) -> tuple[int, ...]:
+    candidates = getattr(perfect, "candidates", None)
+    if candidates is not None:
+        return tuple(candidates(board))
+    from noughts.solver import best_moves  # the cells a perfect player chooses among
+
+    ensure_playable(board)
+    return best_moves(board)
+
+
+class EasyPlayer(RandomPlayer):
+    """Seed 003's easy mode: any empty cell, uniformly."""
+
+    name = "easy"
+
+
+class HardPlayer:
+    """Seed 003's hard mode: always a best move."""
+
+    name = "hard"
+
+    def __init__(self, rng: random.Random | None = None) -> None:
+        self.rng = make_rng(rng)
+        self.perfect = PerfectPlayer(self.rng)
+
+    def candidates(self, board: Board) -> tuple[int, ...]:
+        """The cells :meth:`choose` picks among: the perfect player's."""
+        return _perfect_candidates(self.perfect, board)
+
+    def choose(self, board: Board) -> int:
+        ensure_playable(board)
+        return self.perfect.choose(board)
+
+
+class MediumPlayer:
+    """Seed 003's medium mode: each move, heads the best move, tails a random one."""
+
+    name = "medium"
+
+    def __init__(self, rng: random.Random | None = None) -> None:
+        self.rng = make_rng(rng)
+        self.perfect = PerfectPlayer(self.rng)
+
+    def candidates(self, board: Board) -> tuple[int, ...]:
+        """The cells :meth:`choose` picks among: any legal move (tails)."""
+        ensure_playable(board)
+        return board.legal_moves
+
+    def choose(self, board: Board) -> int:
+        ensure_playable(board)
+        if self.rng.random() < 0.5:
+            return self.perfect.choose(board)
+        return self.rng.choice(board.legal_moves)

@@ -1,0 +1,401 @@
+"""The noughts command: one-shot commands, errors, --help/--version and the terminal game."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import select
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from noughts import Board, __version__, solver
+from noughts.cli import main
+from noughts.engine import handle
+
+COMMANDS = ["move", "analyse", "status", "players", "engine", "play"]
+
+
+def noughts(*args: str, stdin: bytes = b"", timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """Run the real command (as `python -m noughts`, which is what the console script calls)."""
+    result = subprocess.run([sys.executable, "-m", "noughts", *args], input=stdin, capture_output=True,
+                            timeout=timeout)
+    return subprocess.CompletedProcess(result.args, result.returncode,
+                                       result.stdout.decode("utf-8", "replace"),
+                                       result.stderr.decode("utf-8", "replace"))
+
+
+def run_main(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    try:
+        status = main(list(args))
+    except SystemExit as exit_:  # argparse exits for --help, --version and usage errors
+        status = exit_.code if isinstance(exit_.code, int) else 1
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def assert_one_line_error(status: int, err: str, *words: str) -> None:
+    assert status == 2
+    assert err.startswith("noughts: ") and err.endswith("\n") and err.count("\n") == 1, err
+    assert "Traceback" not in err
+    for word in words:
+        assert word in err, (word, err)
+
+
+# --help and --version ----------------------------------------------------------------------
+
+def test_help_documents_every_subcommand() -> None:
+    result = noughts("--help")
+    assert result.returncode == 0 and result.stderr == ""
+    for command in COMMANDS:
+        assert f"    {command}" in result.stdout, command
+    for command in COMMANDS:
+        sub = noughts(command, "--help")
+        assert sub.returncode == 0 and sub.stdout.startswith(f"usage: noughts {command}"), command
+
+
+def test_version() -> None:
+    result = noughts("--version")
+    assert (result.returncode, result.stdout) == (0, f"noughts {__version__}\n")
+
+
+def test_no_command_is_a_one_line_error(capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run_main(capsys)
+    assert_one_line_error(status, err, "move")
+
+
+def test_help_does_not_import_the_solver_or_the_players() -> None:
+    code = ("import sys\nfrom noughts.cli import main\n"
+            "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.startswith('noughts')), file=sys.stderr)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "noughts.solver" not in result.stderr and "noughts.players" not in result.stderr
+    assert "noughts.engine" not in result.stderr
+
+
+# move --------------------------------------------------------------------------------------
+
+def test_move_prints_the_players_choice(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run_main(capsys, "move", "X.O/.X./..O", "--player", "perfect", "--seed", "7")
+    assert (status, out, err) == (0, "perfect plays c2 (cell 6)\n", "")
+
+
+def test_move_json_is_the_engines_reply(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run_main(capsys, "move", "X../O../...", "--k", "2", "--json", "--seed", "3")
+    assert status == 0
+    reply = json.loads(out)
+    assert reply == handle({"cmd": "move", "position": "X../O../...", "k": 2, "seed": 3})
+    assert reply["cell"] in {"b1", "b2"}
+    assert out == json.dumps(reply, separators=(",", ":")) + "\n"
+
+
+def test_move_seeds_are_reproducible_between_runs() -> None:
+    first = noughts("move", "--player", "random", "--seed", "99")
+    again = noughts("move", "--player", "random", "--seed", "99")
+    assert first.returncode == 0 and first.stdout == again.stdout
+    assert first.stdout.startswith("random plays ")
+
+
+def test_move_on_an_empty_board_of_another_size(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run_main(capsys, "move", "--rows", "5", "--cols", "7", "--player", "random",
+                              "--seed", "1", "--json")
+    assert status == 0 and 0 <= json.loads(out)["index"] < 35
+
+
+# analyse -----------------------------------------------------------------------------------
+
+def test_analyse_text(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run_main(capsys, "analyse", "X.O/.X./..O")
+    assert status == 0
+    lines = out.splitlines()
+    assert lines[0] == "X to move: draw in 5 plies"
+    assert lines[1].split() == ["cell", "no.", "result", "for", "X"]
+    assert lines[2].split() == ["c2", "6", "draw", "(best)"]  # the best move comes first
+    assert sorted(line.split()[0] for line in lines[3:]) == ["a2", "a3", "b1", "b3"]
+    assert all(line.split()[2:] == ["loss", "in", "2"] for line in lines[3:])
+
+
+def test_analyse_text_orders_quick_wins_first(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run_main(capsys, "analyse", "XX./OO./...")
+    assert status == 0
+    lines = out.splitlines()
+    assert lines[0] == "X to move: win in 1 ply"
+    assert [line.split()[0] for line in lines[2:]] == ["c1", "c2", "a3", "b3", "c3"]
+    assert lines[2].split()[2:] == ["win", "in", "1", "(best)"]
+    assert lines[3].split()[2:] == ["draw"]
+
+
+def test_analyse_text_of_a_finished_game(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_main(capsys, "analyse", "XXX/OO./...")[1] == "game over: X has won (a1 b1 c1)\n"
+    assert run_main(capsys, "analyze", "XOX/XOO/OXX")[1] == "game over: a draw (the board is full)\n"
+
+
+def test_analyse_json_and_the_empty_board(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run_main(capsys, "analyse", "--json")
+    reply = json.loads(out)
+    assert status == 0 and (reply["value"], reply["plies"]) == tuple(solver.solve(Board()))
+    assert len(reply["moves"]) == 9
+    status, out, _ = run_main(capsys, "analyse", "--rows", "4", "--cols", "4")
+    assert status == 0 and out.startswith("X to move: draw in 16 plies\n")
+
+
+# status and players ------------------------------------------------------------------------
+
+def test_status_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run_main(capsys, "status", "X.O/.X./..O")
+    assert status == 0
+    assert " 1   X | 2 | O" in out
+    assert out.splitlines()[-1] == "X to move; legal moves: b1 a2 c2 a3 b3"
+    status, out, _ = run_main(capsys, "status", "OOO/XX./X..", "--json")
+    assert json.loads(out) == {"turn": None, "winner": "O", "line": [0, 1, 2], "over": True, "legal": []}
+
+
+def test_players_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
+    from noughts import players
+
+    status, out, _ = run_main(capsys, "players")
+    assert status == 0
+    assert [line.split()[0] for line in out.splitlines()] == players.names()
+    status, out, _ = run_main(capsys, "players", "--json")
+    assert json.loads(out)["players"] == players.names()
+
+
+# errors ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["move", "XXX/OO./..."], ["game is over"]),
+    (["move", "XXXX"], ["not a position"]),
+    (["move", "--player", "nobody"], ["nobody"]),
+    (["move", "--player", "parsons", "--rows", "4", "--cols", "4"], ["3×3"]),
+    (["move", "--seed", "seven"], ["--seed"]),
+    (["move", "--bogus"], ["--bogus"]),
+    (["analyse", "X.O/.X./..O", "--k", "9"], ["k"]),
+    (["analyse", "X.O/.X./..O", "--rows", "4"], ["rows"]),
+    (["analyse", "XXO/X../..."], ["X has 3 marks"]),
+    (["status", "--rows", "0"], ["rows"]),
+    (["status", "a", "b"], ["unrecognized"]),
+    (["frobnicate"], ["frobnicate"]),
+    (["play", "--opponent", "nobody"], ["nobody"]),
+    (["move", "\udcff\udcfe"], ["not a position"]),
+])
+def test_errors_are_one_line_on_stderr_with_status_2(capsys: pytest.CaptureFixture[str], args: list[str],
+                                                     words: list[str]) -> None:
+    status, out, err = run_main(capsys, *args)
+    assert out == ""
+    assert_one_line_error(status, err, *words)
+
+
+def test_errors_from_the_real_command() -> None:
+    result = noughts("analyse", "X.O/.X")
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith("noughts: ") and result.stderr.count("\n") == 1
+    assert "Traceback" not in result.stderr
+    # undecodable bytes in an argument are reported, not crashed on
+    raw = subprocess.run([sys.executable.encode(), b"-m", b"noughts", b"status", b"X\xff./.../..."],
+                         capture_output=True, timeout=60)
+    assert raw.returncode == 2 and b"Traceback" not in raw.stderr and raw.stderr.count(b"\n") == 1
+
+
+def test_an_error_reply_from_the_engine_with_json_still_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run_main(capsys, "move", "XXX/OO./...", "--json")
+    assert out == ""
+    assert_one_line_error(status, err, "game is over")
+
+
+@pytest.mark.slow
+def test_analyse_on_a_board_too_big_to_solve_is_an_error_not_a_hang() -> None:
+    start = time.monotonic()
+    result = noughts("analyse", "--rows", "5", "--cols", "5", "--k", "4", timeout=60)
+    assert time.monotonic() - start < 30
+    assert result.returncode == 2
+    assert result.stderr == ("noughts: the solver gave up after searching 500,000 positions, its budget "
+                             "(max_nodes); this board is too big to solve exactly in that budget\n")
+
+
+def test_a_closed_pipe_is_not_an_error() -> None:
+    proc = subprocess.Popen([sys.executable, "-m", "noughts", "players"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # the reader goes away before the output is written
+    proc.wait(timeout=30)
+    assert proc.stderr.read() == b""
+    proc.stderr.close()
+
+
+# play --------------------------------------------------------------------------------------
+
+PROMPT = "Your move (X): "
+
+
+def play(stdin: bytes, *args: str) -> subprocess.CompletedProcess[str]:
+    return noughts("play", *args, stdin=stdin)
+
+
+def final_board(transcript: str) -> Board:
+    """The last grid the game printed, read back into a Board."""
+    rows: list[str] = []
+    for line in transcript.splitlines():
+        parts = line.split()
+        if parts and parts[0] in {"1", "2", "3"} and "|" in line:
+            cells = [c.strip() for c in line.split(None, 1)[1].split("|")]
+            row = "".join(c if c in {"X", "O"} else "." for c in cells)
+            rows = [row] if parts[0] == "1" else [*rows, row]
+    return Board.parse("/".join(rows))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_whole_game_against_hard_is_never_won_by_the_person(seed: int) -> None:
+    # Offer every cell in a shuffled order, again and again: taken cells are refused with a
+    # message, so each turn the person plays the first free cell of the list.
+    order = list(range(1, 10))
+    random.Random(seed).shuffle(order)
+    script = "".join(f"{cell}\n" for cell in order * 5).encode()
+    result = play(script, "--seed", str(seed))
+    assert result.returncode == 0 and result.stderr == ""
+    out = result.stdout
+    assert out.startswith("noughts: you are X and move first; the computer (hard) is O.\n")
+    assert "Type a cell as a number 1-9 or as column and row, a1-c3" in out
+    assert " 1   1 | 2 | 3" in out  # the numbered grid
+    assert "Computer move: " in out
+    last = out.rstrip("\n").splitlines()[-1]
+    assert last in {"It's a draw."} or last.startswith("The computer wins with "), last
+    board = final_board(out)
+    assert board.is_over and board.winner != "X"
+    # every computer move announced is on the final board as an O
+    announced = [line.split()[-1] for line in out.splitlines() if line.startswith("Computer move: ")]
+    assert all(board[board.parse_cell(cell)] == "O" for cell in announced)
+    assert len(announced) == bin(board.o).count("1")
+
+
+def test_the_game_accepts_cell_names_too() -> None:
+    result = play(b"b2\nA1\nc3\nc1\na3\nb1\nb3\na2\nc2\n" * 2, "--seed", "1")
+    assert result.returncode == 0
+    assert "(X): " in result.stdout and final_board(result.stdout).winner != "X"
+
+
+def test_bad_input_gets_one_clear_line_and_the_prompt_again() -> None:
+    bad = [b"abc", b"0", b"10", b"z9", b"", b"x" * 100_000, b"\xff\xfe\x00\x01junk", b"   "]
+    # b2 is good; after the computer answers, b2 again is taken: then end of input
+    script = b"\n".join([*bad, b"b2", b"5"]) + b"\n"
+    result = play(script, "--seed", "4")
+    assert result.returncode == 0 and result.stderr == "" and "Traceback" not in result.stdout
+    out = result.stdout
+    # one prompt per line read, plus the one answered by end of input
+    assert out.count(PROMPT) == len(bad) + 3
+    replies = [chunk.split("\n", 1)[0] for chunk in out.split(PROMPT)[1:]]
+    expected = [
+        "'abc' is not a cell",
+        "there is no cell 0:",
+        "there is no cell 10:",
+        "z9 is off the board",
+        "Type a cell as a number 1-9",
+        "That line is far too long",
+        "is not a cell",
+        "Type a cell as a number 1-9",
+    ]
+    for reply, start in zip(replies, expected, strict=False):
+        assert start in reply, (start, reply)
+    assert replies[len(bad)] == ""  # b2 accepted: the board is redrawn
+    assert "b2 is already taken by X" in replies[len(bad) + 1]
+    assert out.endswith("\nGoodbye.\n")
+
+
+def test_end_of_input_says_goodbye_and_exits_0() -> None:
+    result = play(b"")
+    assert result.returncode == 0 and result.stdout.endswith(PROMPT + "\nGoodbye.\n")
+    assert result.stderr == ""
+    assert play(b"quit\n").stdout.endswith("Goodbye.\n")
+
+
+def test_another_opponent_and_a_seed() -> None:
+    script = b"".join(b"%d\n" % c for c in range(1, 10)) * 3
+    first = play(script, "--opponent", "random", "--seed", "5")
+    assert first.returncode == 0 and "the computer (random) is O" in first.stdout
+    assert play(script, "--opponent", "random", "--seed", "5").stdout == first.stdout
+
+
+def read_until(fd: int, marker: bytes, timeout: float = 30) -> bytes:
+    data = b""
+    deadline = time.monotonic() + timeout
+    while marker not in data:
+        ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+        assert ready, f"{marker!r} did not appear; got {data!r}"
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:  # a pseudo-terminal whose child has exited
+            break
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def test_ctrl_c_while_waiting_for_a_move_exits_130_cleanly() -> None:
+    proc = subprocess.Popen([sys.executable, "-m", "noughts", "play"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert proc.stdout is not None and proc.stderr is not None
+        read_until(proc.stdout.fileno(), PROMPT.encode())
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 130
+        rest = proc.stdout.read().decode()
+        assert "Interrupted" in rest
+        assert "Traceback" not in proc.stderr.read().decode()
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_ctrl_c_typed_at_a_real_terminal() -> None:
+    import pty
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the game, on the terminal
+        os.execv(sys.executable, [sys.executable, "-m", "noughts", "play"])
+    try:
+        seen = read_until(fd, PROMPT.encode())
+        os.write(fd, b"5\n")
+        seen += read_until(fd, b"Computer move: ")
+        seen += read_until(fd, PROMPT.encode())
+        os.write(fd, b"\x03")  # what Ctrl-C sends; the terminal turns it into SIGINT
+        seen += read_until(fd, b"Interrupted")
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 130
+        with_rest = seen.decode(errors="replace")
+        assert "Traceback" not in with_rest
+    finally:
+        os.close(fd)
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+
+
+# fuzz the argument parser -----------------------------------------------------------------
+
+def test_fuzz_arguments(capsys: pytest.CaptureFixture[str]) -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    words = st.sampled_from(["move", "analyse", "status", "players", "--json", "--k", "--rows", "--cols",
+                             "--seed", "--player", "X.O/.X./..O", "3", "-1", "99", "perfect", "random",
+                             "XXX", "", "--", "-"]) | st.text(max_size=12)
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(words, max_size=6))
+    def check(argv: list[str]) -> None:
+        if any(a in ("engine", "play") for a in argv[:1]):
+            return
+        status, _, err = run_main(capsys, *argv)
+        assert status in (0, 2), (argv, status, err)
+        assert "Traceback" not in err
+        if status == 2:
+            assert err.startswith("noughts: ") and err.count("\n") == 1, (argv, err)
+
+    check()
