@@ -437,9 +437,13 @@ def test_fuzz_the_position_and_cell_parsers(text: str) -> None:
 
 # the real thing: a subprocess -------------------------------------------------------------
 
+# Without PYTHONUNBUFFERED, so a reply only arrives if the engine really flushes it.
+BUFFERED = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+
+
 def engine_process() -> subprocess.Popen[bytes]:
     return subprocess.Popen([sys.executable, "-m", "noughts", "engine"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=BUFFERED)
 
 
 def read_reply(proc: subprocess.Popen[bytes], timeout: float = 20) -> dict[str, Any]:

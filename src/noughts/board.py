@@ -14,7 +14,7 @@ rows joined by ``/`` with ``X``, ``O`` and ``.``:
 >>> won.play("c2")
 Traceback (most recent call last):
   ...
-noughts.errors.IllegalMoveError: the game is over: X has won, so no more moves can be played
+noughts.errors.IllegalMoveError: cannot play c2: the game is over, X has won
 """
 
 from __future__ import annotations
@@ -59,10 +59,13 @@ class Geometry:
     @classmethod
     def get(cls, rows: int = 3, cols: int = 3, k: int | None = None) -> Geometry:
         """The geometry of a ``rows``×``cols`` board with ``k`` in a row (default min(rows, cols, 5))."""
+        for name, value in (("rows", rows), ("columns", cols), ("k", k)):
+            if type(value) is not int and not (name == "k" and value is None):
+                raise UnsupportedBoardError(f"the number of {name} must be a whole number, not {value!r:.40}")
         key = (rows, cols, k if k is not None else min(rows, cols, 5))
-        geometry = cls._cache.get(key)  # type: ignore[arg-type]
+        geometry = cls._cache.get(key)
         if geometry is None:
-            geometry = cls._cache[key] = cls(*key)  # type: ignore[arg-type]
+            geometry = cls._cache[key] = cls(*key)
         return geometry
 
     def __init__(self, rows: int, cols: int, k: int) -> None:
@@ -140,7 +143,7 @@ class Geometry:
 
     def cell_name(self, cell: int) -> str:
         """``b2`` for cell 4 of 3×3: column letter, then row number counted from the top."""
-        if not 0 <= cell < self.size:
+        if type(cell) is not int or not 0 <= cell < self.size:
             raise IllegalMoveError(f"cell index {cell} is off the {self.rows}×{self.cols} board")
         row, col = divmod(cell, self.cols)
         return f"{chr(ord('a') + col)}{row + 1}"
@@ -153,13 +156,15 @@ class Geometry:
         shown = repr(text) if len(text) <= 20 else repr(text[:20]) + "…"
         last_col = chr(ord("a") + self.cols - 1)
         hint = f"type a number from 1 to {self.size} or a column a-{last_col} and a row 1-{self.rows}, like a1"
-        if cleaned.isascii() and cleaned.isdigit() and len(cleaned) <= 4:
+        if not text.isascii():  # "K" (Kelvin sign) lowercases to "k": only ASCII names count
+            raise CellSyntaxError(f"{shown} is not a cell: {hint}")
+        if cleaned.isdigit() and len(cleaned) <= 4:
             number = int(cleaned)
             if 1 <= number <= self.size:
                 return number - 1
             raise CellSyntaxError(f"there is no cell {number}: {hint}")
         letter, digits = cleaned[:1], cleaned[1:]
-        if not ("a" <= letter <= "z" and digits.isascii() and digits.isdigit() and len(digits) <= 3):
+        if not ("a" <= letter <= "z" and digits.isdigit() and len(digits) <= 3):
             raise CellSyntaxError(f"{shown} is not a cell: {hint}")
         col = ord(letter) - ord("a")
         row = int(digits) - 1
@@ -211,6 +216,8 @@ class Board:
     def from_bits(cls, x: int, o: int, rows: int = 3, cols: int = 3, k: int | None = None) -> Board:
         """A position from two bitmasks (bit ``i`` set: cell ``i`` holds that mark), checked."""
         geometry = Geometry.get(rows, cols, k)
+        if type(x) is not int or type(o) is not int:
+            raise ImpossiblePositionError("a position's marks are two whole-number bitmasks")
         if x < 0 or o < 0 or (x | o) & ~geometry.full:
             raise ImpossiblePositionError(f"marks lie outside the {rows}×{cols} board")
         if x & o:
@@ -261,8 +268,13 @@ class Board:
         if len(text) > MAX_SIDE * (MAX_SIDE + 1) + 64:
             raise ImpossiblePositionError(f"a position of {len(text)} characters is too long for any board")
         cleaned = text.strip()
-        rows = cleaned.split("/") if "/" in cleaned else [cleaned[i:i + 3] for i in range(0, 9, 3)]
-        if "/" not in cleaned and len(cleaned) != 9:
+        if cleaned.endswith("/") and cleaned.count("/") == 1:  # a one-row board: "X.O./"
+            rows = [cleaned[:-1]]
+        elif "/" in cleaned:
+            rows = cleaned.split("/")
+        elif len(cleaned) == 9:
+            rows = [cleaned[i:i + 3] for i in range(0, 9, 3)]
+        else:
             raise ImpossiblePositionError(
                 f"{cleaned[:40]!r} is not a position: write rows joined by '/' with X, O and . "
                 "for empty, like X.O/.X./..O (nine characters without '/' for 3×3)")
@@ -381,7 +393,7 @@ class Board:
         if type(cell) is not int:
             cell = geometry.parse_cell(cell) if isinstance(cell, str) else _not_a_cell(cell)
         if self._winner is not None:
-            raise IllegalMoveError(f"the game is over: {self._winner} has won, so no more moves can be played")
+            raise IllegalMoveError(f"cannot play {_name(geometry, cell)}: the game is over, {self._winner} has won")
         if not 0 <= cell < geometry.size:
             raise IllegalMoveError(
                 f"cell index {cell} is off the {geometry.rows}×{geometry.cols} board "
@@ -422,7 +434,8 @@ class Board:
         cols = self._geometry.cols
         marks = "".join("X" if self._x >> c & 1 else "O" if self._o >> c & 1 else "."
                         for c in range(self._geometry.size))
-        return "/".join(marks[i:i + cols] for i in range(0, len(marks), cols))
+        text = "/".join(marks[i:i + cols] for i in range(0, len(marks), cols))
+        return text + "/" if self._geometry.rows == 1 else text  # "X.." alone would read as 3×3
 
     def __repr__(self) -> str:
         g = self._geometry
@@ -438,10 +451,9 @@ class Board:
                 x |= 1 << new
             elif self._o >> old & 1:
                 o |= 1 << new
-        win_mask = 0
-        if self._winner:
-            inverse = {old: new for new, old in enumerate(perm)}
-            win_mask = sum(1 << inverse[c] for c in self.winning_line or ())
+        # The first winning line in scan order, as for any other board with these marks.
+        winner_bits = x if self._winner == "X" else o
+        win_mask = next((m for m in self._geometry.line_masks if winner_bits & m == m), 0) if self._winner else 0
         return Board._make(self._geometry, x, o, self._ply, win_mask, self._winner)
 
     def symmetries(self) -> tuple[Board, ...]:
@@ -461,6 +473,10 @@ class Board:
     def __hash__(self) -> int:
         return hash((self._geometry.rows, self._geometry.cols, self._geometry.k, self._x, self._o))
 
+
+
+def _name(geometry: Geometry, cell: int) -> str:
+    return geometry.cell_name(cell) if 0 <= cell < geometry.size else f"cell index {cell}"
 
 
 def _not_a_cell(cell: object) -> int:

@@ -154,6 +154,14 @@ def _guarded(command: Callable[[Any], int], args: argparse.Namespace | None) -> 
     except BrokenPipeError:
         _silence_stdout()  # the reader left (e.g. `| head`): nothing more to say to anyone
         return 1
+    except Exception as error:  # a bug: still one line, unless asked for the traceback
+        import os
+
+        if os.environ.get("NOUGHTS_DEBUG"):
+            raise
+        print(f"{PROG}: internal error (please report it; NOUGHTS_DEBUG=1 shows where): "
+              f"{type(error).__name__}: {error}", file=sys.stderr)
+        return 1
 
 
 def _silence_stdout() -> None:

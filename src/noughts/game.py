@@ -118,9 +118,7 @@ class Game:
     # moves ----------------------------------------------------------------------------
     def play(self, cell: int | str) -> Board:
         """Play ``cell`` (index or name) for the side to move; the redo list is cleared."""
-        board = self._advance(cell, "move")
-        self._redo.clear()
-        return board
+        return self._advance(cell, "move")
 
     def play_computer(self, player: Chooser) -> int:
         """Ask ``player`` for a move in the current position, play it and return the cell."""
@@ -135,6 +133,8 @@ class Game:
         index = cell if isinstance(cell, int) else before.parse_cell(cell)
         self._positions.append(board)
         self._moves.append(index)
+        if kind == "move":  # a new move abandons the undone line, even if a listener fails below
+            self._redo.clear()
         self._tell(GameEvent(kind, board, index, mark))
         if board.is_over:
             self._tell(GameEvent("end", board, index, mark, board.winner, board.winning_line))
@@ -142,6 +142,8 @@ class Game:
 
     def undo(self, count: int = 1) -> tuple[int, ...]:
         """Take back the last ``count`` moves (they can be redone); returns their cells."""
+        if type(count) is not int or count < 1:
+            raise IllegalMoveError(f"undo takes a number of moves of at least 1, not {count!r:.20}")
         if count > len(self._moves):
             raise IllegalMoveError(
                 "there is no move to undo" if not self._moves
@@ -254,6 +256,8 @@ class Game:
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Game:
+        if not isinstance(text, str | bytes | bytearray):
+            raise GameRecordError(f"a game record is JSON text, not {type(text).__name__}")
         if len(text) > MAX_RECORD_CHARS:
             raise GameRecordError(f"a game record of {len(text)} characters is too long")
         try:
@@ -282,7 +286,9 @@ def _start_board(rows: object, cols: object, k: object, start: object) -> Board:
         raise GameRecordError("the start position must be text like X.O/.X./..O")
     board = Board.parse(start, k=k)  # type: ignore[arg-type]
     if (rows is not None and rows != board.rows) or (cols is not None and cols != board.cols):
-        raise GameRecordError(f"the start position is {board.rows}×{board.cols}, not {rows}×{cols}")
+        said = (f"{rows}×{cols}" if rows is not None and cols is not None
+                else f"{rows} rows" if rows is not None else f"{cols} columns")
+        raise GameRecordError(f"the start position is {board.rows}×{board.cols}, but the record says {said}")
     return board
 
 

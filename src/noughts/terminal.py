@@ -68,15 +68,14 @@ def play(opponent: str = DEFAULT_OPPONENT, seed: int | None = None,
         say()
         say(render(game.board))
         while not game.board.is_over:
-            if game.board.turn == "X":
-                cell = _ask(game.board, source, out)
-                if cell is None:
-                    say("\nGoodbye.")
-                    return 0
-                game.play(cell)
-            else:
-                cell = game.play_computer(computer)
-                say(f"Computer move: {game.board.cell_name(cell)}")
+            cell = _ask(game.board, source, out)
+            if cell is None:
+                say("\nGoodbye.")
+                return 0
+            game.play(cell)
+            if not game.board.is_over:  # the computer answers at once; one redraw shows both moves
+                reply = game.play_computer(computer)
+                say(f"Computer move: {game.board.cell_name(reply)}")
             say()
             say(render(game.board))
         say(_result(game.board))
