@@ -52,7 +52,7 @@ ProgressCallback = Callable[[int, float], None]
 
 PROGRESS_INTERVAL = 0.5  # seconds between progress reports
 _CHECK_EVERY = 1024  # nodes between looks at the clock: cheap enough, and a Ctrl-C lands fast
-_TABLE_LIMIT = 6_000_000  # transposition entries (~100 bytes each) before the table is dropped
+_TABLE_LIMIT = 4_000_000  # transposition entries (~130 bytes each) before the table is dropped
 
 
 class Solution(NamedTuple):
@@ -65,7 +65,7 @@ class Solution(NamedTuple):
 class MoveAnalysis(NamedTuple):
     """One legal move: the result for the player who makes it, and plies from now (this move included)."""
 
-    index: int
+    index: int  # type: ignore[assignment]  # the contract's name; shadows tuple.index
     value: int
     plies: int
 
@@ -94,16 +94,6 @@ def _decode(score: int, size: int, empty: int) -> Solution:
 
 def _encode(value: int, plies: int, size: int) -> int:
     return value * (size + 1 - plies) if value else 0
-
-
-def _back(score: int) -> int:
-    """The mover's score for a move into a position whose score (for the opponent) is ``score``."""
-    return -score + 1 if score > 0 else -score - 1 if score < 0 else 0
-
-
-def _window(bound: int) -> int:
-    """The child score that maps to the parent's ``bound`` (inverse of :func:`_back`)."""
-    return -bound - 1 if bound > 0 else -bound + 1 if bound < 0 else 0
 
 
 # 3×3 -----------------------------------------------------------------------------------------
@@ -253,7 +243,7 @@ class _Solver:
 
     def exact(self, mover: int, other: int, budget: _Budget) -> int:
         """The exact score of an unfinished position (``mover`` to move)."""
-        search = self._searcher(budget)
+        search = _Search(self, budget)
         size = self.size
         try:
             score = search.run(mover, other, -1, 1)
@@ -288,17 +278,12 @@ class _Solver:
         entry = self.table.get(self.orient(mover | other << self.size)[0])
         return (entry[0], entry[1]) if entry is not None else (-self.size, self.size)
 
-    def _searcher(self, budget: _Budget) -> _Search:
-        return _Search(self, budget)
-
-
 
 class _Search:
     """A negamax search bound to one budget; ``run`` is the entry point."""
 
     def __init__(self, solver: _Solver, budget: _Budget) -> None:
         self.budget = budget
-        self.counted = 0
         geometry = solver.geometry
         size = solver.size
         full = geometry.full
@@ -350,9 +335,8 @@ class _Search:
                     c = cells.bit_count()
                     if c == 1:
                         threats |= cells
-                    elif c <= other_left:
-                        if c < other_need:
-                            other_need = c
+                    elif c < other_need and c <= other_left:
+                        other_need = c
             if threats:
                 if threats & (threats - 1):
                     return lose_next  # two threats: block one, lose to the other
@@ -392,7 +376,7 @@ class _Search:
                 moves: list[int] = [threats.bit_length() - 1]
             else:
                 weight = [0] * size
-                for line, line_cells in zip(lines, cells_of):
+                for line, line_cells in zip(lines, cells_of, strict=True):
                     if not line & other:
                         w = 2 << (line & mover).bit_count()
                         for c in line_cells:

@@ -1,0 +1,158 @@
+"""The perfect player: plays the exact solver's best moves (the "hard" difficulty of seed 003).
+
+Source: :mod:`noughts.solver`, which solves positions exactly. Its rules, in order:
+
+1. Never give away a result: play a move with the position's game-theoretic value (win, draw
+   or loss for the side to move).
+2. Win in the fewest moves; when lost, hold out the longest.
+3. Among moves equal on 1 and 2, prefer the one that gives an imperfect opponent the most ways
+   to go wrong: the most replies that are worse for them than their best reply.
+4. Any tie left is broken at random, using only this player's ``rng``.
+
+On 3×3 every position's moves are worked out once, on first use, so a move is a dict lookup.
+Other boards are solved as they come, within a node budget (``max_nodes``): if the solver
+cannot finish, :meth:`PerfectPlayer.choose` raises :class:`~noughts.errors.UnsupportedBoardError`
+rather than play a move it cannot vouch for. If rule 3 alone runs out of budget it is skipped
+and the tie goes to rule 4.
+
+>>> from noughts.board import Board
+>>> player = PerfectPlayer(random.Random(1))
+>>> player.choose(Board()) in (0, 2, 6, 8)  # a corner: O then has 7 losing replies
+True
+>>> player.choose(Board.parse("XX./OO./..."))
+2
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+
+from noughts import solver
+from noughts.board import Board, Geometry
+from noughts.errors import BudgetExceeded, IllegalMoveError, UnsupportedBoardError
+
+__all__ = ["DEFAULT_MAX_NODES", "PerfectPlayer"]
+
+DEFAULT_MAX_NODES = 2_000_000
+"""Positions the solver may search for one move off 3×3 (a few seconds to a minute)."""
+
+_G33 = Geometry.get(3, 3, 3)
+_moves_33: dict[int, tuple[int, ...]] | None = None
+
+
+def _build_33() -> dict[int, tuple[int, ...]]:
+    """Best cells of every unfinished 3×3 position by ``Board.key``, after rules 1-3."""
+    global _moves_33
+    # the solver's raw table (score for the side to move, by key) is read directly: a board
+    # object per position would make this first use several times slower
+    scores = solver._table_33()
+    lines = _G33.line_masks
+    memo: dict[int, list[tuple[int, int, int]]] = {}
+
+    def moves(key: int) -> list[tuple[int, int, int]]:
+        """(cell, score for the mover, child key or -1 when the move ends the game)."""
+        found = memo.get(key)
+        if found is not None:
+            return found
+        x, o = key & 511, key >> 9
+        x_moves = x.bit_count() == o.bit_count()
+        mover, other = (x, o) if x_moves else (o, x)
+        taken = x | o
+        last = taken.bit_count() == 8
+        found = []
+        for cell in range(9):
+            if taken >> cell & 1:
+                continue
+            after = mover | 1 << cell
+            if any(after & line == line for line in lines):
+                found.append((cell, 9, -1))  # a win now: score of a win in one ply
+            elif last:
+                found.append((cell, 0, -1))
+            else:
+                child = after | other << 9 if x_moves else other | after << 9
+                score = scores[child]
+                found.append((cell, -score + 1 if score > 0 else -score - 1 if score < 0 else 0, child))
+        memo[key] = found
+        return found
+
+    def replies(child: int) -> list[int]:
+        return [score for _, score, _ in moves(child)] if child >= 0 else []
+
+    table: dict[int, tuple[int, ...]] = {}
+    for key in scores:
+        options = moves(key)
+        top = max(score for _, score, _ in options)
+        best = {cell: child for cell, score, child in options if score == top}
+        cells = list(best)
+        if len(cells) > 1:
+            cells = _most_traps({cell: replies(child) for cell, child in best.items()})
+        table[key] = tuple(cells)
+    _moves_33 = table  # published only when complete
+    return table
+
+
+def _most_traps(replies: dict[int, list[int]]) -> list[int]:
+    """The cells after which the opponent has the most replies worse than their best reply.
+
+    ``replies[cell]`` holds the opponent's score (higher is better for them) of each reply
+    after ``cell``; it is empty when ``cell`` ends the game.
+    """
+    counts = {cell: _mistakes(scores) for cell, scores in replies.items()}
+    most = max(counts.values())
+    return [cell for cell, count in counts.items() if count == most]
+
+
+def _mistakes(scores: list[int]) -> int:
+    """How many of these replies are worse than the best of them."""
+    if not scores:
+        return 0
+    top = max(scores)
+    return sum(1 for score in scores if score < top)
+
+
+class PerfectPlayer:
+    """Never loses; wins as fast as possible; sets the most traps; breaks ties with ``rng``."""
+
+    name = "perfect"
+
+    def __init__(self, rng: random.Random | None = None, *, max_nodes: int = DEFAULT_MAX_NODES) -> None:
+        self.rng = rng if rng is not None else random.Random()
+        self.max_nodes = max_nodes
+
+    def choose(self, board: Board) -> int:
+        """A best cell for the side to move on ``board``."""
+        if board.geometry is _G33:
+            table = _moves_33 if _moves_33 is not None else _build_33()
+            try:
+                cells = table[board.key]
+            except KeyError:
+                raise IllegalMoveError("the game is over, so there is no move to choose") from None
+            return cells[0] if len(cells) == 1 else cells[self.rng.randrange(len(cells))]
+        return self._choose_solved(board)
+
+    def _choose_solved(self, board: Board) -> int:
+        if board.is_over:
+            raise IllegalMoveError("the game is over, so there is no move to choose")
+        try:
+            analysis = solver.analyse(board, max_nodes=self.max_nodes)
+        except BudgetExceeded:
+            g = board.geometry
+            raise UnsupportedBoardError(
+                f"the perfect player cannot solve this {g.rows}×{g.cols} board (k={g.k}) within "
+                f"{self.max_nodes:,} positions; use a player that searches to a limited depth") from None
+        cells = [m.index for m in analysis.moves if (m.value, m.plies) == (analysis.value, analysis.plies)]
+        if len(cells) > 1:
+            share = max(1, self.max_nodes // len(cells))  # rule 3's budget, split between the moves
+            # rule 3 is a nicety: out of budget, keep every best move and let rule 4 pick
+            with contextlib.suppress(BudgetExceeded):
+                cells = _most_traps({cell: _reply_scores(board.play(cell), share) for cell in cells})
+        return cells[0] if len(cells) == 1 else cells[self.rng.randrange(len(cells))]
+
+
+def _reply_scores(board: Board, max_nodes: int) -> list[int]:
+    """Each reply's result for the side to move on ``board`` as one number (higher is better)."""
+    if board.is_over:
+        return []
+    size = board.geometry.size
+    return [m.value * (size + 1 - m.plies) for m in solver.analyse(board, max_nodes=max_nodes).moves]

@@ -1,0 +1,272 @@
+"""The exact solver against a plain, obviously correct negamax, plus budgets and interrupts."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from noughts import solver
+from noughts.board import Board, Geometry
+from noughts.errors import BudgetExceeded
+from noughts.solver import Analysis, MoveAnalysis, Solution, analyse, best_moves, solve
+
+Result = tuple[int, int]  # (value for the side to move, plies to the end)
+
+
+def lines_of(rows: int, cols: int, k: int) -> list[int]:
+    """Every k-in-a-row as a bitmask, worked out here rather than taken from Geometry."""
+    masks = set()
+    for r in range(rows):
+        for c in range(cols):
+            for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+                cells = [(r + dr * i, c + dc * i) for i in range(k)]
+                if all(0 <= rr < rows and 0 <= cc < cols for rr, cc in cells):
+                    masks.add(sum(1 << (rr * cols + cc) for rr, cc in cells))
+    return sorted(masks)
+
+
+def preference(result: Result) -> tuple[int, int]:
+    """Higher is better for the player: win sooner, lose later; a draw is a draw."""
+    value, plies = result
+    return value, -plies if value > 0 else plies if value < 0 else 0
+
+
+def negamax(rows: int, cols: int, k: int) -> Callable[[int, int], Result]:
+    """Plain negamax over every move, memoised by (x, o) only so that it finishes."""
+    lines = lines_of(rows, cols, k)
+    size = rows * cols
+    memo: dict[tuple[int, int], Result] = {}
+
+    def value(x: int, o: int) -> Result:
+        if (x, o) in memo:
+            return memo[x, o]
+        x_to_move = x.bit_count() == o.bit_count()
+        last_mover = o if x_to_move else x
+        if any(last_mover & line == line for line in lines):
+            result = (-1, 0)
+        elif (x | o).bit_count() == size:
+            result = (0, 0)
+        else:
+            options = []
+            for cell in range(size):
+                if (x | o) >> cell & 1:
+                    continue
+                child = value(x | 1 << cell, o) if x_to_move else value(x, o | 1 << cell)
+                options.append((-child[0], child[1] + 1))
+            result = max(options, key=preference)
+        memo[x, o] = result
+        return result
+
+    return value
+
+
+def reachable(board: Board) -> Iterator[Board]:
+    """Every position reachable from ``board``, each once."""
+    seen = {board}
+    stack = [board]
+    while stack:
+        position = stack.pop()
+        yield position
+        for cell in position.legal_moves:
+            child = position.play(cell)
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+
+
+def random_position(rows: int, cols: int, k: int, marks: int, rng: random.Random) -> Board:
+    board = Board(rows, cols, k)
+    while board.ply < marks and not board.is_over:
+        board = board.play(rng.choice(board.legal_moves))
+    return board
+
+
+def check(board: Board, brute: Callable[[int, int], Result]) -> None:
+    """solve, analyse and best_moves of ``board`` all agree with the brute force."""
+    assert tuple(solve(board)) == brute(board.x, board.o), str(board)
+    result = analyse(board)
+    expected_moves = []
+    for cell in board.legal_moves:
+        child = board.play(cell)
+        value, plies = brute(child.x, child.o)
+        expected_moves.append(MoveAnalysis(cell, -value, plies + 1))
+    assert result.moves == tuple(expected_moves), str(board)
+    assert (result.value, result.plies) == brute(board.x, board.o), str(board)
+    assert best_moves(board) == tuple(
+        m.index for m in expected_moves if (m.value, m.plies) == (result.value, result.plies))
+
+
+# 3×3 -----------------------------------------------------------------------------------------
+def test_every_reachable_3x3_position_and_move_matches_negamax() -> None:
+    brute = negamax(3, 3, 3)
+    positions = list(reachable(Board()))
+    assert len(positions) == 5478
+    for board in positions:
+        check(board, brute)
+
+
+def test_general_search_agrees_on_every_3x3_position() -> None:
+    """3×3 answers come from a table; the search used on other boards must agree with it too."""
+    brute = negamax(3, 3, 3)
+    search = solver._Solver(Geometry.get(3, 3, 3))
+    budget = solver._Budget(None, None, None)
+    for board in reachable(Board()):
+        if board.is_over:
+            continue
+        mover, other = (board.o, board.x) if board.ply & 1 else (board.x, board.o)
+        got = solver._decode(search.exact(mover, other, budget), 9, 9 - board.ply)
+        assert tuple(got) == brute(board.x, board.o), str(board)
+
+
+def test_known_3x3_values() -> None:
+    assert solve(Board()) == Solution(0, 9)
+    assert solve(Board.parse("X../.../...")) == Solution(0, 8)
+    assert solve(Board.parse("XX./OO./...")) == Solution(1, 1)  # X completes the top row
+    assert solve(Board.parse("X../.O./...").play(8)) == Solution(0, 6)
+    # X's edge opening answered badly by O: X forks and wins on ply 5 of the game
+    assert solve(Board.parse(".X./..O/...")) == Solution(1, 5)
+    assert best_moves(Board()) == tuple(range(9))  # everything draws
+
+
+def test_finished_positions() -> None:
+    won = Board.parse("XXX/OO./...")
+    assert solve(won) == Solution(-1, 0)
+    assert analyse(won) == Analysis(-1, 0, ())
+    assert best_moves(won) == ()
+    drawn = Board.parse("XOX/XOO/OXX")
+    assert solve(drawn) == Solution(0, 0)
+    assert analyse(drawn) == Analysis(0, 0, ())
+    big_won = Board.parse("XXXX/OOO./..../....")
+    assert solve(big_won) == Solution(-1, 0)
+
+
+# other small boards --------------------------------------------------------------------------
+@pytest.mark.parametrize(("rows", "cols", "k", "marks", "count"), [
+    (3, 3, 2, 0, 40), (3, 4, 3, 2, 60), (4, 3, 3, 2, 60), (2, 5, 3, 0, 60), (1, 6, 3, 0, 30),
+    (1, 1, 1, 0, 1), (2, 2, 2, 0, 10), (3, 5, 4, 5, 40), (4, 4, 3, 6, 30), (2, 3, 3, 0, 20),
+])
+def test_small_boards_match_negamax(rows: int, cols: int, k: int, marks: int, count: int) -> None:
+    brute = negamax(rows, cols, k)
+    rng = random.Random(f"{rows}x{cols}k{k}")
+    for _ in range(count):
+        check(random_position(rows, cols, k, rng.randint(marks, rows * cols), rng), brute)
+
+
+def test_symmetric_positions_share_values() -> None:
+    rng = random.Random(3)
+    for _ in range(20):
+        board = random_position(4, 5, 4, 9, rng)
+        if board.is_over:
+            continue
+        results = {solve(image) for image in board.symmetries()}
+        assert len(results) == 1, str(board)
+
+
+# 4×4, four in a row --------------------------------------------------------------------------
+def test_empty_4x4_is_a_draw() -> None:
+    assert solve(Board(4, 4, 4)) == Solution(0, 16)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_4x4_mid_game_matches_negamax(seed: int) -> None:
+    brute = negamax(4, 4, 4)
+    rng = random.Random(seed)
+    checked = 0
+    while checked < 12:
+        board = random_position(4, 4, 4, rng.choice((9, 10, 11)), rng)
+        if not board.is_over:
+            check(board, brute)
+            checked += 1
+
+
+def test_4x4_seven_marks_matches_negamax() -> None:
+    """Nine empty cells: the deepest mid-game 4×4 check that the plain negamax does quickly."""
+    brute = negamax(4, 4, 4)
+    for text in ("XO../.X../..O./X.OX", "X..O/.OX./.X../O..X"):
+        check(Board.parse(text), brute)
+
+
+def test_4x4_openings_are_consistent() -> None:
+    """A few plies in (too deep for the negamax): every move's result is its child's solution."""
+    rng = random.Random(11)
+    for marks in (1, 2, 3, 4, 5):
+        board = random_position(4, 4, 4, marks, rng)
+        result = analyse(board)
+        for move in result.moves:
+            child = solve(board.play(move.index))
+            assert (move.value, move.plies) == (-child.value, child.plies + 1)
+        best = max(result.moves, key=lambda m: preference((m.value, m.plies)))
+        assert (result.value, result.plies) == (best.value, best.plies) == tuple(solve(board))
+
+
+def test_4x4_forced_wins() -> None:
+    # X to move has two ways to finish the top row: win now
+    assert solve(Board.parse("XXX./OOO./..../....")) == Solution(1, 1)
+    # O to move faces two X threats (a1-d1 needs d1, the diagonal needs d4): O loses next ply
+    board = Board.parse("XXX./.XOO/.OX./.O..")
+    assert solve(board) == Solution(-1, 2)
+    assert {m.value for m in analyse(board).moves} == {-1}
+
+
+# budgets, progress and interrupts ------------------------------------------------------------
+def test_node_budget_on_a_huge_board_raises_and_leaves_the_cache_usable() -> None:
+    board = Board(15, 15, 5)
+    with pytest.raises(BudgetExceeded, match="gave up"):
+        solve(board, max_nodes=300)
+    with pytest.raises(BudgetExceeded):
+        analyse(board, max_nodes=300)
+    # the same geometry still answers a position it can finish
+    near_end = Board.parse("XXXX" + "." * 11 + "/OOOO" + "." * 11 + ("/" + "." * 15) * 13, k=5)
+    assert solve(near_end) == Solution(1, 1)
+    assert solve(Board(4, 4, 4)) == Solution(0, 16)
+
+
+def test_deadline_raises() -> None:
+    with pytest.raises(BudgetExceeded, match="time"):
+        solve(Board(15, 15, 5), deadline=time.monotonic())
+
+
+def test_progress_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(solver, "PROGRESS_INTERVAL", 0.0)
+    solver.clear_cache()
+    reports: list[tuple[int, float]] = []
+    assert solve(Board(4, 4, 4), progress=lambda n, t: reports.append((n, t))) == Solution(0, 16)
+    assert reports
+    assert all(n > 0 and t >= 0 for n, t in reports)
+    assert [n for n, _ in reports] == sorted(n for n, _ in reports)
+
+
+def test_interrupt_propagates_and_leaves_only_true_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(solver, "PROGRESS_INTERVAL", 0.0)
+    solver.clear_cache()
+    calls = 0
+
+    def interrupt(nodes: int, elapsed: float) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 5:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        solve(Board(4, 5, 4), progress=interrupt)
+    geometry = Geometry.get(4, 5, 4)
+    table = solver._solver(geometry).table
+    assert table
+    # every bound left behind holds: compare a sample with a separate, uninterrupted search
+    fresh = solver._Solver(geometry)
+    budget = solver._Budget(None, None, None)
+    size = geometry.size
+    for key in random.Random(0).sample(sorted(table), 15):
+        low, high, _ = table[key]
+        mover, other = key & geometry.full, key >> size
+        assert low <= fresh.exact(mover, other, budget) <= high
+    # and the interrupted cache goes on to give the right answers
+    assert solve(Board(4, 5, 4)) == Solution(0, 20)
+
+
+def test_bad_budget() -> None:
+    with pytest.raises(ValueError, match="max_nodes"):
+        solve(Board(4, 4, 4), max_nodes=-1)
