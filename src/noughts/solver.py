@@ -12,8 +12,10 @@ Solution(value=0, plies=9)
 Solution(value=1, plies=1)
 >>> analyse(Board.parse("XX./OO./...")).moves[0]
 MoveAnalysis(index=2, value=1, plies=1)
->>> best_moves(Board.parse("X../.O./..."))
-(1, 3, 5, 7)
+>>> solve(Board.parse("X.O/.../..."))  # O's corner reply loses: X forks
+Solution(value=1, plies=5)
+>>> best_moves(Board.parse("X.O/.../..."))
+(3, 6, 8)
 
 How it works. 3×3 (k = 3) is small enough to solve outright: on first use a tight loop over
 bitmasks scores all 4,520 unfinished positions into a dict, and every later answer is a lookup.
