@@ -129,6 +129,9 @@ def test_move_errors() -> None:
     assert_error(ask(cmd="move", seed="7"), "seed", "whole number")
     assert_error(ask(cmd="move", seed=1.5), "seed")
     assert_error(ask(cmd="move", player=3), "player")
+    long_name = ask(cmd="move", player="z" * 60_000)
+    assert_error(long_name, "zzz")
+    assert len(long_name["error"]) <= 1001
 
 
 # analyse -----------------------------------------------------------------------------------
@@ -306,6 +309,28 @@ def test_a_line_of_exactly_the_limit_is_read() -> None:
     assert_error(too_long[0], "longer than")
 
 
+@pytest.mark.skipif(not hasattr(__import__("signal"), "setitimer"), reason="needs a timer signal")
+def test_run_stops_a_request_that_takes_too_long_and_carries_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    from noughts import engine
+
+    # no node budget, so only the engine's clock can stop this search
+    monkeypatch.setattr(engine, "ANALYSE_MAX_NODES", None)
+    monkeypatch.setattr(engine, "ANALYSE_MAX_SECONDS", 1000.0)
+    solver.clear_cache()
+    data = b'{"cmd":"analyse","rows":6,"cols":6,"k":5,"id":1}\n{"cmd":"status","id":2}\n'
+    out = io.StringIO()
+    start = time.monotonic()
+    assert run(io.BytesIO(data), out, max_seconds=0.5) == 0
+    assert time.monotonic() - start < 10
+    first, second = (json.loads(line) for line in out.getvalue().splitlines())
+    assert first == {"id": 1, "error": "the engine gave up on this request after 0.5 seconds"}
+    assert second["id"] == 2 and second["turn"] == "X"
+    import signal
+
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)  # nothing left ticking
+    assert signal.getsignal(signal.SIGALRM) == signal.SIG_DFL  # and the old handler is back
+
+
 def test_invalid_utf8_gets_an_error_and_the_engine_carries_on() -> None:
     replies = run_lines(b'{"cmd":"status","id":"\xc3\x28"}\n\x80\x81\n{"cmd":"status","id":2}\n')
     assert_error(replies[0], "UTF-8")
@@ -390,7 +415,7 @@ def test_fuzz_every_field_with_wrong_and_odd_values(data: st.DataObject) -> None
     request["cmd"] = VALID["cmd"] if "cmd" not in request else request["cmd"]
     for field in data.draw(st.lists(st.sampled_from(FIELDS), max_size=4, unique=True), label="fields"):
         request[field] = data.draw(FIELD_VALUES.get(field, json_values) | json_values, label=field)
-    if request.get("cmd") in ("analyse", "analyze"):  # keep the solver to boards it finishes fast
+    if request.get("cmd") in ("analyse", "analyze", "move"):  # keep the solver to boards it finishes fast
         for f in ("rows", "cols"):
             if isinstance(request.get(f), int) and request[f] > 4:
                 request[f] = 4

@@ -10,7 +10,6 @@ import pytest
 
 from noughts.board import Board
 from noughts.errors import IllegalMoveError, UnsupportedBoardError
-from noughts.players import perfect
 from noughts.players.perfect import PerfectPlayer
 
 Result = tuple[int, int]  # (value for the side to move, plies to the end)
@@ -73,14 +72,15 @@ def best_cells(board: Board) -> set[int]:
     return {cell for cell, result in mover.items() if result == top}
 
 
+PLAYER = PerfectPlayer(random.Random(0))
+
+
 def options(board: Board) -> tuple[int, ...]:
     """Every cell the player may pick here (its random tie-break chooses among these)."""
-    assert perfect._moves_33 is not None
-    return perfect._moves_33[board.key]
+    return PLAYER.candidates(board)
 
 
 def test_every_choice_is_optimal_in_every_3x3_position() -> None:
-    PerfectPlayer().choose(Board())  # builds the table
     for board in reachable(Board()):
         if board.is_over:
             continue
@@ -103,7 +103,6 @@ def outcomes(board: Board, perfect_side: str) -> frozenset[tuple[str | None, int
 
 @pytest.mark.parametrize("side", ["X", "O"])
 def test_never_loses_and_wins_won_positions_in_the_fewest_plies(side: str) -> None:
-    PerfectPlayer().choose(Board())
     # every game from the empty board, whatever the opponent does and whichever tie it takes
     games = outcomes(Board(), side)
     assert {winner for winner, _ in games} == {side, None}  # it wins some, loses none
@@ -168,6 +167,7 @@ def test_plays_4x4_from_the_solver() -> None:
         if board.is_over:
             continue
         cell = player.choose(board)
+        assert cell in player.candidates(board)
         value, plies = big_brute(board.x, board.o)
         child = board.play(cell)
         child_value, child_plies = big_brute(child.x, child.o)

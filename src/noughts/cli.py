@@ -201,7 +201,8 @@ def _board(args: argparse.Namespace) -> Board:
 def _cmd_move(args: argparse.Namespace) -> int:
     reply = _ask(args, "move", player=args.player, seed=args.seed)
     if not args.json:
-        print(f"{args.player} plays {reply['cell']} (cell {reply['index'] + 1})")
+        name = args.player.strip().lower()  # as the registry reads it
+        print(f"{name} plays {reply['cell']} (cell {reply['index'] + 1})")
     return 0
 
 

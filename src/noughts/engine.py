@@ -30,20 +30,23 @@ if TYPE_CHECKING:
     Reply = dict[str, Any]
 
 __all__ = [
-    "ANALYSE_MAX_NODES", "ANALYSE_MAX_SECONDS", "MAX_LINE_BYTES", "ProtocolError", "encode", "handle",
-    "handle_line", "run",
+    "ANALYSE_MAX_NODES", "ANALYSE_MAX_SECONDS", "MAX_LINE_BYTES", "REQUEST_MAX_SECONDS", "ProtocolError",
+    "encode", "handle", "handle_line", "run",
 ]
 
 # A request is a few hundred bytes at most (a 26×26 position is ~700); the cap keeps a
 # runaway or hostile client from making the engine hold an unbounded line in memory.
 MAX_LINE_BYTES = 64 * 1024
 DEFAULT_PLAYER = "perfect"
-# "analyse" gives up (an error reply, not a hang) after this many positions or seconds. Every
-# board up to 4×4 needs at most ~150,000 (about a second); 4 in a row on 4×5 or 5×5 does not
-# finish. The node limit gives the same answer on any machine; the clock is a backstop for
-# big boards, where each position costs more.
-ANALYSE_MAX_NODES = 500_000
-ANALYSE_MAX_SECONDS = 10.0
+# "analyse" gives up (an error reply, not a hang) after this many positions or seconds: the
+# perfect player's budget, so what one can solve the other can too. Every board up to 4×4
+# needs at most ~150,000 positions (about a second). The node limit gives the same answer on
+# any machine; the clock is a backstop for big boards, where each position costs more.
+ANALYSE_MAX_NODES = 2_000_000
+ANALYSE_MAX_SECONDS = 30.0
+# run() stops any one request after this long, whatever it is doing (a player's own budget
+# counts positions, and on a 26×26 board those come slowly).
+REQUEST_MAX_SECONDS = 60.0
 
 _COMMON = frozenset({"cmd", "id", "position", "rows", "cols", "k"})
 _FIELDS = {
@@ -76,7 +79,8 @@ def handle(request: object) -> Reply:
             has_id = True
         reply = _dispatch(request)
     except NoughtsError as error:
-        reply = {"error": str(error)}
+        message = str(error)  # some messages quote the request: keep a huge one readable
+        reply = {"error": message if len(message) <= 1000 else message[:1000] + "…"}
     except Exception as error:  # a bug elsewhere must not kill a long-running engine
         reply = {"error": f"internal error (please report it): {type(error).__name__}: {error}"[:500]}
     return {"id": request_id, **reply} if has_id else reply
@@ -114,25 +118,87 @@ def encode(reply: Reply) -> str:
     return json.dumps(reply, separators=(",", ":"), allow_nan=False)
 
 
-def run(stdin: IO[bytes], stdout: IO[str]) -> int:
+def run(stdin: IO[bytes], stdout: IO[str], *, max_seconds: float | None = REQUEST_MAX_SECONDS) -> int:
     """Answer requests from ``stdin`` until end of input; returns the exit status (0).
 
     ``stdin`` must be binary so that over-long lines are skipped without being held whole
-    and invalid UTF-8 is reported instead of crashing the loop.
+    and invalid UTF-8 is reported instead of crashing the loop. A request still running
+    after ``max_seconds`` is answered with an error (on Unix, in the main thread, where a
+    timer signal can interrupt it; elsewhere only the solver's own budgets apply).
     """
-    while True:
-        line = stdin.readline(MAX_LINE_BYTES + 1)
-        if not line:
-            return 0
-        reply: Reply | None
-        if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
-            _skip_rest_of_line(stdin)
-            reply = _too_long()
-        else:
-            reply = handle_line(line)
-        if reply is not None:
-            stdout.write(encode(reply) + "\n")
-            stdout.flush()  # the client is waiting for this line before it sends the next
+    alarm = _Alarm.start(max_seconds) if max_seconds else None
+    try:
+        while True:
+            line = stdin.readline(MAX_LINE_BYTES + 1)
+            if not line:
+                return 0
+            reply: Reply | None
+            if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+                _skip_rest_of_line(stdin)
+                reply = _too_long()
+            elif alarm is None:
+                reply = handle_line(line)
+            else:
+                try:
+                    alarm.arm()
+                    try:
+                        reply = handle_line(line)
+                    finally:
+                        alarm.disarm()
+                except _TimeUp as error:  # only if it struck outside handle(), which answers it itself
+                    reply = {"error": str(error)}
+            if reply is not None:
+                stdout.write(encode(reply) + "\n")
+                stdout.flush()  # the client is waiting for this line before it sends the next
+    finally:
+        if alarm is not None:
+            alarm.close()
+
+
+class _TimeUp(NoughtsError):
+    """Raised by the timer signal inside a request that ran too long."""
+
+
+class _Alarm:
+    """A SIGALRM timer that interrupts one request at a time."""
+
+    def __init__(self, seconds: float, previous: object) -> None:
+        self.seconds = seconds
+        self.previous = previous
+
+    @classmethod
+    def start(cls, seconds: float) -> _Alarm | None:
+        import signal
+
+        if not hasattr(signal, "setitimer"):
+            return None  # Windows
+        alarm = cls(seconds, None)
+        try:
+            alarm.previous = signal.signal(signal.SIGALRM, alarm._fire)
+        except ValueError:  # not the main thread: signals cannot reach us
+            return None
+        return alarm
+
+    def _fire(self, signum: int, frame: object) -> None:
+        raise _TimeUp(f"the engine gave up on this request after {self.seconds:g} seconds")
+
+    def arm(self) -> None:
+        import signal
+
+        # Fires again every second, in case something caught the first one and went on working.
+        signal.setitimer(signal.ITIMER_REAL, self.seconds, 1.0)
+
+    def disarm(self) -> None:
+        import signal
+
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+    def close(self) -> None:
+        import signal
+
+        self.disarm()
+        previous = self.previous if self.previous is not None else signal.SIG_DFL  # None: set from C
+        signal.signal(signal.SIGALRM, previous)  # type: ignore[arg-type]
 
 
 # requests ---------------------------------------------------------------------------------

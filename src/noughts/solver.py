@@ -28,7 +28,9 @@ lower and upper bounds between calls. Before a position is searched the lines de
 a side that can complete a line now has won; two open threats against the side to move lose;
 one threat forces the block; a side with no line free of the other's marks (counting the moves
 it has left) cannot win, and a position nobody can win is a draw; and the fewest marks a side
-still needs bound how soon it can win. That solves 4×4 with four in a row in about a second.
+still needs bound how soon it can win; a cell that makes two threats at once wins. Moves are
+tried attack-first (cells on lines with more of the mover's marks). That proves 4×4 with four
+in a row a draw in about 0.3 s and 30,000 positions (5×5 with four in a row: about 5 s).
 
 Long searches report progress, can be stopped with Ctrl-C (the table only ever holds bounds of
 searches that finished, so it stays correct), and accept a node or time budget that raises
@@ -54,7 +56,7 @@ ProgressCallback = Callable[[int, float], None]
 
 PROGRESS_INTERVAL = 0.5  # seconds between progress reports
 _CHECK_EVERY = 1024  # nodes between looks at the clock: cheap enough, and a Ctrl-C lands fast
-_TABLE_LIMIT = 4_000_000  # transposition entries (~130 bytes each) before the table is dropped
+_TABLE_BYTES = 400_000_000  # about how much the transposition table may hold before it is dropped
 
 
 class Solution(NamedTuple):
@@ -119,32 +121,55 @@ def _table_33() -> dict[int, int]:
             sub = (sub - 1) & rest
     scores: dict[int, int] = {}
     get = scores.get
-    bits = tuple(1 << c for c in range(9))
+    bits = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 
-    def score(mover: int, other: int, x_moves: bool) -> int:
-        taken = mover | other
+    # one function per side to move keeps the key arithmetic free of branches
+    def x_score(x: int, o: int) -> int:
+        taken = x | o
+        last = taken.bit_count() == 8
+        o_key = o << 9
+        best = -10
+        for bit in bits:
+            if taken & bit:
+                continue
+            after = x | bit
+            if won[after]:
+                best = 9  # a win in one ply: nothing beats it, but every child still gets a score
+            elif last:
+                best = 0  # the only move fills the board
+            else:
+                child = get(after | o_key)
+                if child is None:
+                    child = o_score(after, o)
+                value = -child + 1 if child > 0 else -child - 1 if child < 0 else 0
+                if value > best:
+                    best = value
+        scores[x | o_key] = best
+        return best
+
+    def o_score(x: int, o: int) -> int:
+        taken = x | o
         last = taken.bit_count() == 8
         best = -10
         for bit in bits:
             if taken & bit:
                 continue
-            after = mover | bit
+            after = o | bit
             if won[after]:
-                value = 9  # a win in one ply: the best there is
+                best = 9
             elif last:
-                value = 0
+                best = 0
             else:
-                key = after | other << 9 if x_moves else other | after << 9
-                child = get(key)
+                child = get(x | after << 9)
                 if child is None:
-                    child = score(other, after, not x_moves)
+                    child = x_score(x, after)
                 value = -child + 1 if child > 0 else -child - 1 if child < 0 else 0
-            if value > best:
-                best = value
-        scores[mover | other << 9 if x_moves else other | mover << 9] = best
+                if value > best:
+                    best = value
+        scores[x | o << 9] = best
         return best
 
-    score(0, 0, True)
+    x_score(0, 0)
     _scores_33 = scores  # published only when complete, so an interrupted build leaves nothing
     return scores
 
@@ -273,6 +298,10 @@ class _Solver:
                 else:
                     lo = result + (result - size - 1) % 2  # loss scores share size + 1's parity
             return hi
+        except RecursionError:
+            raise BudgetExceeded(
+                f"the solver gave up: lines of play on this {self.geometry.rows}×{self.geometry.cols} "
+                "board run deeper than Python's recursion limit") from None
         finally:
             search.flush()
 
@@ -300,6 +329,7 @@ class _Search:
         lose_next = 1 - size
         win_soon = size - 2
         none = size + 1  # "no line left": more marks than any line needs
+        table_limit = _TABLE_BYTES // (130 + size // 4)  # dict slot, bounds tuple, key of 2·size bits
         state = [0, budget.limit()]  # nodes since the last check, nodes allowed before the next
 
         def search(mover: int, other: int, alpha: int, beta: int) -> int:
@@ -377,6 +407,9 @@ class _Search:
             if threats:
                 moves: list[int] = [threats.bit_length() - 1]
             else:
+                # attack first: a cell scores for every line through it that either side can
+                # still complete, doubling per mark already on the line, and the mover's own
+                # lines count twice the opponent's
                 weight = [0] * size
                 for line, line_cells in zip(lines, cells_of, strict=True):
                     if not line & other:
@@ -412,7 +445,7 @@ class _Search:
                 high = best
             else:
                 low = high = best
-            if len(table) >= _TABLE_LIMIT:
+            if len(table) >= table_limit:
                 table.clear()  # memory over speed: the table only ever speeds things up
             table[key] = (low, high, targets[sym][best_cell])
             return best
@@ -484,11 +517,15 @@ def analyse(board: Board, *, progress: ProgressCallback | None = None, max_nodes
     geometry = board.geometry
     size = geometry.size
     mover, other = _sides(board)
-    x_moves = not board.ply & 1
+    child_score: Callable[[int], int]  # score of the position after a move, for the opponent
+    if _is_33(geometry):
+        table = _table_33()
+        child_score = (lambda after: table[other | after << 9]) if board.ply & 1 \
+            else (lambda after: table[after | other << 9])
+    else:
+        solver, budget = _solver(geometry), _Budget(max_nodes, deadline, progress)
+        child_score = lambda after: solver.exact(other, after, budget)
     last = board.ply == size - 1
-    budget = _Budget(max_nodes, deadline, progress)
-    table = _table_33() if _is_33(geometry) else None
-    solver = None if table is not None else _solver(geometry)
     moves: list[MoveAnalysis] = []
     best = -size - 2
     for cell in board.legal_moves:
@@ -498,12 +535,7 @@ def analyse(board: Board, *, progress: ProgressCallback | None = None, max_nodes
         elif last:
             move = MoveAnalysis(cell, 0, 1)
         else:
-            if table is not None:
-                child = table[after | other << 9 if x_moves else other | after << 9]
-            else:
-                assert solver is not None
-                child = solver.exact(other, after, budget)
-            value, plies = _decode(child, size, size - board.ply - 1)
+            value, plies = _decode(child_score(after), size, size - board.ply - 1)
             move = MoveAnalysis(cell, -value, plies + 1)
         moves.append(move)
         best = max(best, _encode(move.value, move.plies, size))

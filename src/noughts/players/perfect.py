@@ -30,7 +30,8 @@ import random
 
 from noughts import solver
 from noughts.board import Board, Geometry
-from noughts.errors import BudgetExceeded, IllegalMoveError, UnsupportedBoardError
+from noughts.errors import BudgetExceeded, UnsupportedBoardError
+from noughts.players.base import ensure_playable, make_rng
 
 __all__ = ["DEFAULT_MAX_NODES", "PerfectPlayer"]
 
@@ -117,23 +118,27 @@ class PerfectPlayer:
     name = "perfect"
 
     def __init__(self, rng: random.Random | None = None, *, max_nodes: int = DEFAULT_MAX_NODES) -> None:
-        self.rng = rng if rng is not None else random.Random()
+        self.rng = make_rng(rng)
         self.max_nodes = max_nodes
 
     def choose(self, board: Board) -> int:
         """A best cell for the side to move on ``board``."""
-        if board.geometry is _G33:
+        if board.geometry is _G33:  # the hot path: one lookup, one random draw at most
             table = _moves_33 if _moves_33 is not None else _build_33()
             try:
                 cells = table[board.key]
             except KeyError:
-                raise IllegalMoveError("the game is over, so there is no move to choose") from None
-            return cells[0] if len(cells) == 1 else cells[self.rng.randrange(len(cells))]
-        return self._choose_solved(board)
+                ensure_playable(board)  # every unfinished position is in the table
+                raise
+        else:
+            cells = self.candidates(board)
+        return cells[0] if len(cells) == 1 else cells[self.rng.randrange(len(cells))]
 
-    def _choose_solved(self, board: Board) -> int:
-        if board.is_over:
-            raise IllegalMoveError("the game is over, so there is no move to choose")
+    def candidates(self, board: Board) -> tuple[int, ...]:
+        """The cells :meth:`choose` picks among (rules 1-3), ascending."""
+        ensure_playable(board)
+        if board.geometry is _G33:
+            return (_moves_33 if _moves_33 is not None else _build_33())[board.key]
         try:
             analysis = solver.analyse(board, max_nodes=self.max_nodes)
         except BudgetExceeded:
@@ -147,7 +152,7 @@ class PerfectPlayer:
             # rule 3 is a nicety: out of budget, keep every best move and let rule 4 pick
             with contextlib.suppress(BudgetExceeded):
                 cells = _most_traps({cell: _reply_scores(board.play(cell), share) for cell in cells})
-        return cells[0] if len(cells) == 1 else cells[self.rng.randrange(len(cells))]
+        return tuple(cells)
 
 
 def _reply_scores(board: Board, max_nodes: int) -> list[int]:
