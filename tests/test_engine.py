@@ -21,7 +21,9 @@ from hypothesis import strategies as st
 from noughts import Board, NoughtsError, solver
 from noughts.engine import MAX_LINE_BYTES, encode, handle, handle_line, run
 
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "engine-protocol.md"
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs" / "engine-protocol.md"
+README = ROOT / "README.md"
 
 
 def ask(**request: Any) -> dict[str, Any]:
@@ -340,14 +342,14 @@ def test_invalid_utf8_gets_an_error_and_the_engine_carries_on() -> None:
 
 # the docs ---------------------------------------------------------------------------------
 
-def doc_examples() -> list[tuple[str, str]]:
-    """Pairs of (request, reply) lines from the protocol document: '→ ' then '← '."""
-    lines = DOCS.read_text(encoding="utf-8").splitlines()
+def doc_examples(document: Path = DOCS) -> list[tuple[str, str]]:
+    """Pairs of (request, reply) lines from a document: '→ ' then '← '."""
+    lines = document.read_text(encoding="utf-8").splitlines()
     pairs = []
     for i, line in enumerate(lines):
         if line.startswith("→ "):
             reply = lines[i + 1]
-            assert reply.startswith("← "), f"line {i + 2} of {DOCS.name} should be the reply"
+            assert reply.startswith("← "), f"line {i + 2} of {document.name} should be the reply"
             pairs.append((line[2:], reply[2:]))
     return pairs
 
@@ -358,7 +360,12 @@ def test_the_protocol_document_has_examples_of_every_command() -> None:
     assert len(doc_examples()) >= 10
 
 
-@pytest.mark.parametrize(("line", "reply"), doc_examples())
+def test_the_readme_shows_every_command() -> None:
+    commands = {re.sub(r'.*"cmd":"(\w+)".*', r"\1", line) for line, _ in doc_examples(README)}
+    assert commands >= {"move", "analyse", "status", "players"}
+
+
+@pytest.mark.parametrize(("line", "reply"), doc_examples() + doc_examples(README))
 def test_every_example_in_the_protocol_document_is_true(line: str, reply: str) -> None:
     actual = encode(handle_line(line) or {})
     if reply.endswith("…"):  # a long reply, shortened in the document: the start must match
