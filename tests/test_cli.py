@@ -1,13 +1,9 @@
-"""The noughts command: one-shot commands, errors, --help/--version and the terminal game."""
+"""The noughts command: one-shot commands, errors, --help/--version (the game: test_terminal.py)."""
 
 from __future__ import annotations
 
 import json
 import os
-import random
-import re
-import select
-import signal
 import subprocess
 import sys
 import time
@@ -18,7 +14,7 @@ from noughts import Board, __version__, solver
 from noughts.cli import main
 from noughts.engine import handle
 
-COMMANDS = ["move", "analyse", "status", "players", "engine", "play"]
+COMMANDS = ["move", "analyse", "status", "players", "engine", "play", "history", "replay", "scores"]
 
 
 # Without PYTHONUNBUFFERED, so prompts only appear if the game really flushes them.
@@ -185,6 +181,8 @@ def test_players_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     (["status", "a", "b"], ["unrecognized"]),
     (["frobnicate"], ["frobnicate"]),
     (["play", "--opponent", "nobody"], ["nobody"]),
+    (["play", "--mark", "O", "--first", "me"], ["--mark O means --first computer"]),
+    (["replay", "seven"], ["invalid int value"]),
     (["move", "\udcff\udcfe"], ["not a position"]),
 ])
 def test_errors_are_one_line_on_stderr_with_status_2(capsys: pytest.CaptureFixture[str], args: list[str],
@@ -231,155 +229,7 @@ def test_a_closed_pipe_is_not_an_error() -> None:
     proc.stderr.close()
 
 
-# play --------------------------------------------------------------------------------------
-
-PROMPT = "Your move (X): "
-
-
-def play(stdin: bytes, *args: str) -> subprocess.CompletedProcess[str]:
-    return noughts("play", *args, stdin=stdin)
-
-
-def final_board(transcript: str) -> Board:
-    """The last grid the game printed, read back into a Board."""
-    rows: list[str] = []
-    for line in transcript.splitlines():
-        parts = line.split()
-        if parts and parts[0] in {"1", "2", "3"} and "|" in line:
-            cells = [c.strip() for c in line.split(None, 1)[1].split("|")]
-            row = "".join(c if c in {"X", "O"} else "." for c in cells)
-            rows = [row] if parts[0] == "1" else [*rows, row]
-    return Board.parse("/".join(rows))
-
-
-@pytest.mark.parametrize("seed", range(6))
-def test_a_whole_game_against_hard_is_never_won_by_the_person(seed: int) -> None:
-    # Offer every cell in a shuffled order, again and again: taken cells are refused with a
-    # message, so each turn the person plays the first free cell of the list.
-    order = list(range(1, 10))
-    random.Random(seed).shuffle(order)
-    script = "".join(f"{cell}\n" for cell in order * 5).encode()
-    result = play(script, "--seed", str(seed))
-    assert result.returncode == 0 and result.stderr == ""
-    out = result.stdout
-    assert out.startswith("noughts: you are X and move first; the computer (hard) is O.\n")
-    assert "Type a cell as a number 1-9 or as column and row, a1-c3" in out
-    assert " 1   1 | 2 | 3" in out  # the numbered grid
-    assert "Computer move: " in out
-    last = out.rstrip("\n").splitlines()[-1]
-    assert last in {"It's a draw."} or last.startswith("The computer wins with "), last
-    board = final_board(out)
-    assert board.is_over and board.winner != "X"
-    # every computer move announced is on the final board as an O
-    announced = re.findall(r"Computer move: (\w+)", out)
-    assert all(board[board.parse_cell(cell)] == "O" for cell in announced)
-    assert len(announced) == bin(board.o).count("1")
-
-
-def test_the_game_accepts_cell_names_too() -> None:
-    result = play(b"b2\nA1\nc3\nc1\na3\nb1\nb3\na2\nc2\n" * 2, "--seed", "1")
-    assert result.returncode == 0
-    assert "(X): " in result.stdout and final_board(result.stdout).winner != "X"
-
-
-def test_bad_input_gets_one_clear_line_and_the_prompt_again() -> None:
-    bad = [b"abc", b"0", b"10", b"z9", b"", b"x" * 100_000, b"\xff\xfe\x00\x01junk", b"   "]
-    # b2 is good; after the computer answers, b2 again is taken: then end of input
-    script = b"\n".join([*bad, b"b2", b"5"]) + b"\n"
-    result = play(script, "--seed", "4")
-    assert result.returncode == 0 and result.stderr == "" and "Traceback" not in result.stdout
-    out = result.stdout
-    # one prompt per line read, plus the one answered by end of input
-    assert out.count(PROMPT) == len(bad) + 3
-    replies = [chunk.split("\n", 1)[0] for chunk in out.split(PROMPT)[1:]]
-    expected = [
-        "'abc' is not a cell",
-        "there is no cell 0:",
-        "there is no cell 10:",
-        "z9 is off the board",
-        "Type a cell as a number 1-9",
-        "That line is far too long",
-        "is not a cell",
-        "Type a cell as a number 1-9",
-    ]
-    for reply, start in zip(replies, expected, strict=False):
-        assert start in reply, (start, reply)
-    assert replies[len(bad)].startswith("Computer move: ")  # b2 accepted: the computer answers
-    assert "b2 is already taken by X" in replies[len(bad) + 1]
-    assert out.endswith("\nGoodbye.\n")
-
-
-def test_end_of_input_says_goodbye_and_exits_0() -> None:
-    result = play(b"")
-    assert result.returncode == 0 and result.stdout.endswith(PROMPT + "\nGoodbye.\n")
-    assert result.stderr == ""
-    assert play(b"quit\n").stdout.endswith("Goodbye.\n")
-
-
-def test_another_opponent_and_a_seed() -> None:
-    script = b"".join(b"%d\n" % c for c in range(1, 10)) * 3
-    first = play(script, "--opponent", "random", "--seed", "5")
-    assert first.returncode == 0 and "the computer (random) is O" in first.stdout
-    assert play(script, "--opponent", "random", "--seed", "5").stdout == first.stdout
-
-
-def read_until(fd: int, marker: bytes, *, data: bytes = b"", count: int = 1, timeout: float = 30) -> bytes:
-    """Read until ``marker`` has appeared ``count`` times in all the output (``data`` so far)."""
-    deadline = time.monotonic() + timeout
-    while data.count(marker) < count:
-        ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
-        assert ready, f"{marker!r} did not appear; got {data!r}"
-        try:
-            chunk = os.read(fd, 4096)
-        except OSError:  # a pseudo-terminal whose child has exited
-            break
-        if not chunk:
-            break
-        data += chunk
-    return data
-
-
-def test_ctrl_c_while_waiting_for_a_move_exits_130_cleanly() -> None:
-    proc = subprocess.Popen([sys.executable, "-m", "noughts", "play"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=BUFFERED)
-    try:
-        assert proc.stdout is not None and proc.stderr is not None
-        read_until(proc.stdout.fileno(), PROMPT.encode())
-        proc.send_signal(signal.SIGINT)
-        assert proc.wait(timeout=30) == 130
-        rest = proc.stdout.read().decode()
-        assert "Interrupted" in rest
-        assert "Traceback" not in proc.stderr.read().decode()
-    finally:
-        proc.kill()
-        proc.wait()
-
-
-@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
-def test_ctrl_c_typed_at_a_real_terminal() -> None:
-    import pty
-
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: the game, on the terminal
-        os.execve(sys.executable, [sys.executable, "-m", "noughts", "play"], BUFFERED)
-    try:
-        seen = read_until(fd, PROMPT.encode())
-        os.write(fd, b"5\n")
-        seen = read_until(fd, PROMPT.encode(), data=seen, count=2)
-        assert b"Computer move: " in seen
-        os.write(fd, b"\x03")  # what Ctrl-C sends; the terminal turns it into SIGINT
-        seen = read_until(fd, b"Interrupted", data=seen)
-        _, status = os.waitpid(pid, 0)
-        assert os.waitstatus_to_exitcode(status) == 130
-        with_rest = seen.decode(errors="replace")
-        assert "Traceback" not in with_rest
-    finally:
-        os.close(fd)
-        try:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-        except (ProcessLookupError, ChildProcessError):
-            pass
+# play, history, replay and scores: tests/test_terminal.py drives them as a person would.
 
 
 # fuzz the argument parser -----------------------------------------------------------------
@@ -395,7 +245,7 @@ def test_fuzz_arguments(capsys: pytest.CaptureFixture[str]) -> None:
     @settings(max_examples=300, deadline=None)
     @given(st.lists(words, max_size=6))
     def check(argv: list[str]) -> None:
-        if any(a in ("engine", "play") for a in argv[:1]):
+        if any(a in ("engine", "play", "history", "replay", "scores") for a in argv[:1]):  # stdin, databases
             return
         status, _, err = run_main(capsys, *argv)
         assert status in (0, 2), (argv, status, err)

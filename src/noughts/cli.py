@@ -1,4 +1,4 @@
-"""The ``noughts`` command: one-shot questions, the JSON-lines engine and a terminal game.
+"""The ``noughts`` command: one-shot questions, the JSON-lines engine, a terminal game and its scores.
 
 Every subcommand imports what it needs when it runs, so ``noughts --help`` and the start of
 ``noughts engine`` stay fast (the solver and the players are only loaded when asked for).
@@ -38,7 +38,8 @@ examples:
   noughts analyse X.O/.X./... --json
   noughts status XXX/OO./...
   echo '{"cmd":"move","position":"X.O/.X./..O"}' | noughts engine
-  noughts play --opponent hard
+  noughts play --opponent hard --first me
+  noughts replay 3 --all
 
 Errors are one line on stderr ("noughts: ...") and exit status 2."""
 
@@ -60,6 +61,11 @@ def build_parser() -> argparse.ArgumentParser:
                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands", parser_class=_Parser)
+
+    def db_option(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--db", metavar="PATH",
+                       help="the scores and history database (default: $NOUGHTS_DB, else "
+                            "~/.local/share/noughts/noughts.db)")
 
     def board_options(p: argparse.ArgumentParser, json_flag: bool = True) -> None:
         p.add_argument("position", nargs="?", metavar="POSITION",
@@ -111,13 +117,57 @@ def build_parser() -> argparse.ArgumentParser:
                                    "docs/engine-protocol.md.")
     p.set_defaults(run=_cmd_engine)
 
-    p = sub.add_parser("play", help="play a game in the terminal against the computer",
-                       description="Play against a computer player in the terminal. You are X and "
-                                   "move first; type cells as 1-9 or a1-c3.")
-    p.add_argument("--opponent", default="hard", metavar="NAME",
-                   help="the computer player (default: hard; see 'noughts players')")
-    p.add_argument("--seed", type=int, metavar="N", help="seed for the computer's random choices")
+    p = sub.add_parser("play", help="play in the terminal: against the computer or another person",
+                       description=_PLAY_DESCRIPTION, epilog=_PLAY_EPILOG,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    # Values stay text here: terminal.play_options checks them, for this parser and for the
+    # fast path in main() alike, so both give the same game and the same errors.
+    p.add_argument("--opponent", metavar="NAME",
+                   help="easy, medium, hard, any player of 'noughts players', or person (another person "
+                        "at this keyboard); the menu's default is medium")
+    p.add_argument("--first", metavar="WHO",
+                   help="who moves first, and so plays X: me, computer (with two people: the second "
+                        "person), alternate (each game, you first) or random; the menu's default is alternate")
+    p.add_argument("--mark", metavar="X|O",
+                   help="your mark; X always moves first, so X is --first me and O is --first computer")
+    p.add_argument("--best-of", metavar="N",
+                   help="play matches of N games (ending early once someone has won most of them) "
+                        "and name each match's winner")
+    p.add_argument("--seed", metavar="N", help="seed for the computer's random choices and random first moves")
+    p.add_argument("--size", metavar="N|RxC", help="board size: 4 is 4×4, 4x5 is 4 rows of 5 (default 3)")
+    p.add_argument("--k", metavar="K", help="marks in a row to win (default: min(rows, cols, 5))")
+    db_option(p)
+    p.add_argument("--name", action="append", metavar="NAME",
+                   help="your name for the scores (default: $USER, else You); give it twice to name "
+                        "both people of a two-person game")
+    p.add_argument("--no-scores", action="store_true", help="record nothing: no scores, no history")
     p.set_defaults(run=_cmd_play)
+
+    p = sub.add_parser("history", help="list the games played, newest first",
+                       description="The stored games, newest first: number, when (local time), who played "
+                                   "X and O, the result and the moves.")
+    db_option(p)
+    p.add_argument("--limit", type=int, default=20, metavar="N", help="how many games to list (default 20)")
+    p.set_defaults(run=_cmd_history)
+
+    p = sub.add_parser("replay", help="step through a stored game move by move",
+                       description="Show a stored game (see 'noughts history') move by move: press Enter "
+                                   "for the next move, q to stop.")
+    p.add_argument("id", type=int, metavar="ID", help="the game's number in 'noughts history'")
+    p.add_argument("--all", action="store_true", help="print every move at once, without waiting")
+    db_option(p)
+    p.set_defaults(run=_cmd_replay)
+
+    p = sub.add_parser("scores", help="high scores, the current run and wins/losses/draws",
+                       description="The high score of each difficulty (the EV3 robot's rules: a win scores "
+                                   "1 on easy, 2 on medium, 3 on hard, and a loss or draw ends the run), the "
+                                   "current run, and wins, losses and draws against each computer player "
+                                   "and between people.")
+    db_option(p)
+    p.add_argument("--reset", action="store_true",
+                   help="delete every score (after asking; the game history is kept)")
+    p.add_argument("--yes", action="store_true", help="with --reset: do not ask")
+    p.set_defaults(run=_cmd_scores)
     return parser
 
 
@@ -131,15 +181,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     if arguments == ["engine"]:
         # Programs start the engine often and wait for it: skip building the parser.
         return _guarded(_cmd_engine, None)
+    if arguments[:1] == ["play"]:
+        quick = quick_play_args(arguments[1:])
+        if quick is not None:  # a person waits for the menu: skip building the parser
+            return _guarded(_cmd_play, _QuickArgs(quick))
     args = build_parser().parse_args(arguments)
     if args.command is None:
-        print(f"{PROG}: say what to do: move, analyse, status, players, engine or play "
+        print(f"{PROG}: say what to do: play, history, replay, scores, move, analyse, status, players "
+              "or engine "
               f"(see '{PROG} --help')", file=sys.stderr)
         return EXIT_USAGE
     return _guarded(args.run, args)
 
 
-def _guarded(command: Callable[[Any], int], args: argparse.Namespace | None) -> int:
+def _guarded(command: Callable[[Any], int], args: Any) -> int:
     """Run a subcommand, turning every error a person can cause into one line and status 2."""
     try:
         status = command(args)
@@ -243,7 +298,100 @@ def _cmd_engine(args: argparse.Namespace | None) -> int:
 def _cmd_play(args: argparse.Namespace) -> int:
     from noughts import terminal
 
-    return terminal.play(args.opponent, args.seed)
+    options = terminal.play_options(
+        opponent=args.opponent, first=args.first, mark=args.mark, best_of=args.best_of, seed=args.seed,
+        size=args.size, k=args.k, db=args.db, names=args.name, no_scores=args.no_scores)
+    return terminal.play(options)
+
+
+def _cmd_history(args: argparse.Namespace) -> int:
+    from noughts import terminal
+
+    return terminal.history(args.db, args.limit)
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from noughts import terminal
+
+    return terminal.replay(args.id, db=args.db, step=not args.all)
+
+
+def _cmd_scores(args: argparse.Namespace) -> int:
+    from noughts import terminal
+
+    if args.yes and not args.reset:
+        raise NoughtsError("--yes only goes with --reset")
+    return terminal.scores(args.db, reset=args.reset, yes=args.yes)
+
+
+# `noughts play` without argparse: its import and the parser's construction alone take longer
+# than Python's own start-up, and the menu must appear at once. Only the plain forms are read
+# here (--opt VALUE, --opt=VALUE); anything else (--help, abbreviations, a value starting
+# with '-', an unknown word) goes to argparse, which then decides.
+_PLAY_VALUES = {"--opponent": "opponent", "--first": "first", "--mark": "mark", "--best-of": "best_of",
+                "--seed": "seed", "--size": "size", "--k": "k", "--db": "db", "--name": "name"}
+
+
+class _QuickArgs:
+    """The attributes argparse's Namespace would have for `noughts play`."""
+
+    def __init__(self, values: dict[str, Any]) -> None:
+        self.__dict__.update(values)
+
+
+def quick_play_args(tokens: Sequence[str]) -> dict[str, Any] | None:
+    """The options of `noughts play` as argparse would read them, or ``None`` to let argparse read them."""
+    values: dict[str, Any] = dict.fromkeys(_PLAY_VALUES.values())
+    values["no_scores"] = False
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token == "--no-scores":
+            values["no_scores"] = True
+            i += 1
+            continue
+        option, equals, value = token.partition("=")
+        dest = _PLAY_VALUES.get(option)
+        if dest is None:
+            return None
+        if equals:
+            i += 1
+        elif i + 1 < len(tokens) and not tokens[i + 1].startswith("-"):
+            value = tokens[i + 1]
+            i += 2
+        else:
+            return None
+        if dest == "name":
+            values["name"] = [*(values["name"] or []), value]
+        else:
+            values[dest] = value
+    return values
+
+
+_PLAY_DESCRIPTION = """\
+Play noughts and crosses in the terminal, against a computer player or another person
+at the same keyboard. With no options a short menu asks who to play and who moves
+first; pressing Enter through it starts a game against medium, you first.
+
+X always moves first and O second, so choosing who moves first chooses the marks too:
+the first mover is X. --first alternate swaps every game (you first in game 1).
+
+Type moves as a number 1-9 (reading order) or as column and row, a1-c3. At the move
+prompt you can also type undo (take back your move and the computer's reply), hint
+(the best move and where it leads), help and quit. Every finished game is recorded
+with the scores (see 'noughts scores' and 'noughts history'); a game left unfinished
+(quit, Ctrl-D, Ctrl-C) is not. When --opponent and --first (or --mark) are given, the
+menu is skipped."""
+
+_PLAY_EPILOG = """\
+examples:
+  noughts play                                  the menu
+  noughts play --opponent hard --first me       straight into a game
+  noughts play --opponent person --name Ann --name Bob --first alternate
+  noughts play --opponent easy --mark O --best-of 3 --seed 7
+  noughts play --opponent perfect --first me --size 4
+
+Exit status: 0 when you stop or input ends, 130 on Ctrl-C, 2 for bad options."""
 
 
 # text output --------------------------------------------------------------------------------

@@ -1,4 +1,12 @@
-"""A plain game in the terminal: the person is X and moves first, a computer player is O.
+"""The terminal game: a short menu, games against the computer or another person, and scores.
+
+Pressing Enter through the menu starts a game at once: ``medium`` (it wins sometimes and
+loses sometimes, where ``hard`` can only be drawn and ``easy`` hardly resists), and first
+moves that alternate, you first. X always moves first, so choosing who moves first also
+chooses the marks: the first mover is X.
+
+The board shows the number to type in every empty cell, the last move in brackets and a
+winning line between stars:
 
 >>> print(render(Board.parse("X../.O./...")))
      a   b   c
@@ -7,128 +15,901 @@
  2   4 | O | 6
     ---+---+---
  3   7 | 8 | 9
+>>> print(render(Board.parse("XXX/OO./..."), last=2, line=(0, 1, 2)))
+     a   b   c
+ 1  *X*|*X*|*X*
+    ---+---+---
+ 2   O | O | 6
+    ---+---+---
+ 3   7 | 8 | 9
+
+Only the standard library and the core modules are used, and only what the next step needs
+is imported, so the first prompt appears as fast as Python itself starts.
 """
 
 from __future__ import annotations
 
-import random
+import os
 import sys
-from typing import IO
 
 from noughts.board import Board
 from noughts.errors import NoughtsError
 
-__all__ = ["DEFAULT_OPPONENT", "MAX_INPUT_BYTES", "play", "render"]
+TYPE_CHECKING = False  # typing costs milliseconds at import; mypy still reads the block
+if TYPE_CHECKING:
+    import random
+    from collections.abc import Iterable, Mapping, Sequence
+    from typing import IO, Any
 
-DEFAULT_OPPONENT = "hard"
-MAX_INPUT_BYTES = 256  # nobody types a longer move; longer lines are skipped, not stored
+    from noughts.game import Game
+    from noughts.players.base import Player
+    from noughts.store import Participant, Store
+
+__all__ = [
+    "DEFAULT_FIRST", "DEFAULT_OPPONENT", "FIRST_CHOICES", "MAX_INPUT_BYTES", "PERSON", "PlayOptions",
+    "describe_line", "history", "play", "play_options", "render", "replay", "scores", "use_colour",
+]
+
+DEFAULT_OPPONENT = "medium"  # wins some, loses some: a newcomer's first game should be winnable
+DEFAULT_FIRST = "alternate"  # you start the first game, then the computer, and so on
+PERSON = "person"  # the opponent that is another person at the same keyboard
+FIRST_CHOICES = ("me", "computer", "alternate", "random")
+MAX_INPUT_BYTES = 256  # nobody types a longer line; longer lines are skipped, not stored
+MAX_NAME = 40  # a name is shown in tables and prompts
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+_PERSON_WORDS = frozenset({PERSON, "human", "friend", "people", "2"})
+_FIRST_WORDS = {"me": "me", "you": "me", "i": "me", "computer": "computer", "them": "computer",
+                "other": "computer", "alternate": "alternate", "alt": "alternate", "random": "random"}
 _QUIT = frozenset({"q", "quit", "exit"})
 _HELP = frozenset({"?", "h", "help"})
+_UNDO = frozenset({"u", "undo"})
+_HINT = frozenset({"hint"})
+_YES = frozenset({"y", "yes"})
+_NO = frozenset({"n", "no"})
+_TOO_LONG = "\0too long\0"  # compared by identity: no line read from input is this object
+
+# ANSI colours, only ever used on a terminal that has not asked for none (NO_COLOR).
+_RESET = "\x1b[0m"
+_STYLE = {"X": "\x1b[1;36m", "O": "\x1b[1;33m", None: "\x1b[2m"}
+_WIN = "\x1b[1;7m"
+_BOLD = "\x1b[1m"
 
 
-def render(board: Board) -> str:
-    """The board with column letters and row numbers; an empty cell shows the number to type."""
+# rendering -----------------------------------------------------------------------------------
+
+def use_colour(stream: IO[str], environ: Mapping[str, str] | None = None) -> bool:
+    """Colour only on a terminal, and never when NO_COLOR is set (https://no-color.org) or TERM=dumb."""
+    env = os.environ if environ is None else environ
+    if env.get("NO_COLOR") or env.get("TERM") == "dumb":
+        return False
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # a closed or fake stream
+        return False
+
+
+def render(board: Board, *, last: int | None = None, line: Iterable[int] | None = None,
+           colour: bool = False) -> str:
+    """The board with column letters and row numbers; an empty cell shows the number to type.
+
+    ``last`` is shown in brackets and the cells of ``line`` between stars (and, with
+    ``colour``, in reverse video), so both show without colour too.
+    """
     width = len(str(board.size))
     rule = "+".join("-" * (width + 2) for _ in range(board.cols))
     margin = len(str(board.rows)) + 2
     header = " " * (margin + 1) + "".join(f" {chr(ord('a') + c):^{width}}  " for c in range(board.cols))
+    winning = set(line or ())
     lines = [header.rstrip()]
     for r in range(board.rows):
         cells = []
         for c in range(board.cols):
             cell = r * board.cols + c
-            cells.append(f" {board[cell] or str(cell + 1):>{width}} ")
+            mark = board[cell]
+            text = f"{mark or str(cell + 1):>{width}}"
+            if colour:
+                text = f"{_WIN if cell in winning else ''}{_STYLE[mark]}{text}{_RESET}"
+            left, right = ("*", "*") if cell in winning else ("[", "]") if cell == last else (" ", " ")
+            cells.append(f"{left}{text}{right}")
         if r:
             lines.append(" " * (margin + 1) + rule)
         lines.append(f" {r + 1:<{margin}}" + "|".join(cells).rstrip())
     return "\n".join(lines)
 
 
-def play(opponent: str = DEFAULT_OPPONENT, seed: int | None = None,
-         stdin: IO[bytes] | None = None, stdout: IO[str] | None = None) -> int:
-    """Play one game; returns the exit status (0 when it ends or on end of input, 130 on Ctrl-C).
+def describe_line(board: Board, line: Sequence[int], dash: str = "–") -> str:
+    """Name a line of cells: 'the top row a1–c1', 'the left column a1–a3', 'the diagonal a1–c3'.
 
-    Raises :class:`~noughts.errors.NoughtsError` if ``opponent`` is not a player's name.
+    >>> board = Board()
+    >>> describe_line(board, (0, 1, 2)), describe_line(board, (2, 4, 6), "-")
+    ('the top row a1–c1', 'the diagonal c1-a3')
+    >>> describe_line(Board(4, 4), (1, 5, 9, 13))
+    'column b b1–b4'
     """
-    from noughts import players
-    from noughts.game import Game
+    rows, cols = board.rows, board.cols
+    (r0, c0), (r1, c1) = divmod(line[0], cols), divmod(line[-1], cols)
+    if r0 == r1:
+        name = ("the top row" if r0 == 0 else "the bottom row" if r0 == rows - 1
+                else "the middle row" if rows == 3 else f"row {r0 + 1}")
+    elif c0 == c1:
+        name = ("the left column" if c0 == 0 else "the right column" if c0 == cols - 1
+                else "the middle column" if cols == 3 else f"column {chr(ord('a') + c0)}")
+    else:
+        name = "the diagonal"
+    return f"{name} {board.cell_name(line[0])}{dash}{board.cell_name(line[-1])}"
 
-    source = stdin if stdin is not None else sys.stdin.buffer
-    out = stdout if stdout is not None else sys.stdout
-    computer = players.get(opponent, rng=random.Random(seed))
-    game = Game(x_name="you", o_name=opponent)
+
+def _instructions(board: Board) -> str:
+    last_col = chr(ord("a") + board.cols - 1)
+    return "\n".join([
+        f"Take turns to put your mark in a free cell; {board.k} in a row (across, down or diagonally) "
+        "wins. X always moves first.",
+        f"Type a cell as a number 1-{board.size} or as column and row, a1-{last_col}{board.rows}:",
+        "",
+        render(board),
+        "",
+        "The last move is shown [in brackets], a winning line *between stars*.",
+        "At your move you can also type: undo (take back your last move), hint (the best move",
+        "and where it leads), help (this text), quit (or Ctrl-D; a game left unfinished is not counted).",
+    ])
+
+
+def _shown(text: str, limit: int = 20) -> str:
+    """Echo what someone typed safely: quoted, control characters escaped, cut short."""
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + "…"
+
+
+def _plural(n: int, word: str, plural: str | None = None) -> str:
+    return f"{n} {word if n == 1 else plural or word + 's'}"
+
+
+# options -------------------------------------------------------------------------------------
+
+class PlayOptions:
+    """Everything `noughts play` can be told; ``None`` for a choice the menu should ask."""
+
+    __slots__ = ("opponent", "first", "best_of", "seed", "rows", "cols", "k", "db", "names", "scores")
+
+    def __init__(self, opponent: str | None = None, first: str | None = None, best_of: int | None = None,
+                 seed: int | None = None, rows: int = 3, cols: int = 3, k: int | None = None,
+                 db: str | None = None, names: Sequence[str] = (), scores: bool = True) -> None:
+        self.opponent = opponent
+        self.first = first
+        self.best_of = best_of
+        self.seed = seed
+        self.rows, self.cols, self.k = rows, cols, k
+        self.db = db
+        self.names = list(names)
+        self.scores = scores
+
+
+def _whole(text: str, flag: str, what: str, low: int | None = None, high: int | None = None) -> int:
+    cleaned = text.strip()
+    digits = cleaned[1:] if cleaned[:1] in "+-" else cleaned
+    if not (digits.isascii() and digits.isdigit() and len(digits) <= 18):
+        raise NoughtsError(f"{flag} takes {what}, not {_shown(text)}")
+    value = int(cleaned)
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise NoughtsError(f"{flag} takes {what}, not {value}")
+    return value
+
+
+def _opponent(text: str) -> str:
+    """A player's registry name, or PERSON; raises a NoughtsError that lists the choices."""
+    from noughts import players
+
+    name = text.strip().lower()
+    if name in _PERSON_WORDS:
+        return PERSON
+    if name in players.names():
+        return name
+    raise NoughtsError(f"there is no opponent called {_shown(text)}; choose one of: "
+                       f"{', '.join(players.names())}, or {PERSON} (another person at this keyboard)")
+
+
+def _check_name(text: str, what: str) -> str:
+    name = " ".join(text.split())
+    if not name:
+        raise NoughtsError(f"{what} cannot be empty")
+    if len(name) > MAX_NAME:
+        raise NoughtsError(f"{what} is at most {MAX_NAME} characters long, not {len(name)}")
+    if not name.isprintable():
+        raise NoughtsError(f"{what} can only hold printable characters, not {_shown(name)}")
+    return name
+
+
+def default_name(environ: Mapping[str, str] | None = None, fallback: str = "You") -> str:
+    """The person's name when none is given: the login name, else ``fallback``."""
+    env = os.environ if environ is None else environ
+    for variable in ("USER", "USERNAME", "LOGNAME"):
+        try:
+            return _check_name(env.get(variable, ""), "a name")
+        except NoughtsError:
+            continue
+    return fallback
+
+
+def play_options(*, opponent: str | None = None, first: str | None = None, mark: str | None = None,
+                 best_of: str | None = None, seed: str | None = None, size: str | None = None,
+                 k: str | None = None, db: str | None = None, names: Sequence[str] | None = None,
+                 no_scores: bool = False) -> PlayOptions:
+    """Check the flags of `noughts play` (as typed) and turn them into :class:`PlayOptions`.
+
+    X always moves first, so ``--mark X`` is ``--first me`` and ``--mark O`` is
+    ``--first computer``; contradicting ``--first`` is an error.
+
+    >>> options = play_options(opponent="Hard", mark="o", size="4x5", k="4")
+    >>> options.opponent, options.first, options.rows, options.cols, options.k
+    ('hard', 'computer', 4, 5, 4)
+    >>> play_options(first="me", mark="O")
+    Traceback (most recent call last):
+      ...
+    noughts.errors.NoughtsError: X always moves first, so --mark O means --first computer, not --first me
+    """
+    options = PlayOptions()
+    if opponent is not None:
+        options.opponent = _opponent(opponent)
+    if first is not None:
+        chosen = _FIRST_WORDS.get(first.strip().lower())
+        if chosen is None:
+            raise NoughtsError(f"--first takes me, computer, alternate or random, not {_shown(first)}")
+        options.first = chosen
+    if mark is not None:
+        side = mark.strip().upper()
+        if side not in ("X", "O"):
+            raise NoughtsError(f"--mark takes X or O, not {_shown(mark)}")
+        implied = "me" if side == "X" else "computer"
+        if options.first is not None and options.first != implied:
+            raise NoughtsError(f"X always moves first, so --mark {side} means --first {implied}, "
+                               f"not --first {options.first}")
+        options.first = implied
+    if best_of is not None:
+        options.best_of = _whole(best_of, "--best-of", "a number of games from 1 to 99, like 3", 1, 99)
+    if seed is not None:
+        options.seed = _whole(seed, "--seed", "a whole number")
+    if size is not None:
+        text = size.strip().lower().replace("×", "x")
+        rows_text, cross, cols_text = text.partition("x")
+        what = "a board size like 4 (4×4) or 4x5 (4 rows, 5 columns)"
+        options.rows = _whole(rows_text, "--size", what, 1)
+        options.cols = _whole(cols_text, "--size", what, 1) if cross else options.rows
+    if k is not None:
+        options.k = _whole(k, "--k", "the number of marks in a row that wins, like 3", 1)
+    Board(options.rows, options.cols, options.k)  # a bad shape is refused now, with the reason
+    options.db = db
+    given = list(names or ())
+    if len(given) > 2:
+        raise NoughtsError("--name can be given twice at most: your name, then the other person's")
+    options.names = [_check_name(n, "a name") for n in given]
+    if len(options.names) == 2 and options.names[0].lower() == options.names[1].lower():
+        raise NoughtsError("the two people need different names")
+    options.scores = not no_scores
+    return options
+
+
+# input ---------------------------------------------------------------------------------------
+
+class _Input:
+    """Lines typed by the person, read as bytes so that no input whatever can crash the game."""
+
+    def __init__(self, source: IO[bytes], out: IO[str]) -> None:
+        self.source = source
+        self.out = out
+
+    def ask(self, prompt: str) -> str | None:
+        """Show ``prompt`` and read a line: stripped text, ``_TOO_LONG``, or ``None`` at end of input."""
+        self.out.write(prompt)
+        self.out.flush()
+        raw = self.source.readline(MAX_INPUT_BYTES + 1)
+        if not raw:
+            return None
+        if len(raw) > MAX_INPUT_BYTES and not raw.endswith(b"\n"):
+            while True:  # drop the rest in bounded pieces: memory stays small whatever arrives
+                more = self.source.readline(MAX_INPUT_BYTES)
+                if not more or more.endswith(b"\n"):
+                    break
+            return _TOO_LONG
+        return raw.decode("utf-8", "replace").strip()
+
+
+# the session ---------------------------------------------------------------------------------
+
+class _Stop(Exception):
+    """The person left: end of input or 'quit'."""
+
+
+class _Abandoned(Exception):
+    """The game cannot go on (the computer player cannot play this board)."""
+
+
+class _Session:
+    """One run of `noughts play`: the menu, then games until the person stops."""
+
+    def __init__(self, options: PlayOptions, source: IO[bytes], out: IO[str],
+                 environ: Mapping[str, str]) -> None:
+        self.options = options
+        self.out = out
+        self.input = _Input(source, out)
+        self.environ = environ
+        self.colour = use_colour(out, environ)
+        encoding = (getattr(out, "encoding", None) or "ascii").lower().replace("-", "").replace("_", "")
+        self.dash = "–" if encoding in ("utf8", "utf8sig") else "-"  # en dash only where it can print
+        self.names = list(options.names)
+        self.store: Store | None = None
+        self.computer: Player | None = None
+        self.first_rng: random.Random | None = None
+        self.games_started = 0  # games begun in this session: 'alternate' counts them
+        self.in_game = False
+        # the session's tally, from the first person's side: wins, losses, draws
+        self.tally = [0, 0, 0]
+
+    # output helpers
+    def say(self, text: str = "") -> None:
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    def bold(self, text: str) -> str:
+        return f"{_BOLD}{text}{_RESET}" if self.colour else text
+
+    def ask(self, prompt: str) -> str:
+        answer = self.input.ask(prompt)
+        if answer is None:
+            raise _Stop
+        return answer
+
+    @property
+    def two_people(self) -> bool:
+        return self.options.opponent == PERSON
+
+    def other_name(self) -> str:
+        """The second person's name, or the computer player's."""
+        if not self.two_people:
+            return f"the computer ({self.options.opponent})"
+        return self.names[1]
+
+    # the whole run
+    def run(self) -> int:
+        try:
+            try:
+                return self._run()
+            except _Stop:
+                self.say("\nGoodbye." if not self.in_game else "\nGoodbye. (The unfinished game is not counted.)")
+                return 0
+            except _Abandoned:
+                return EXIT_USAGE
+            except KeyboardInterrupt:
+                note = " The unfinished game is not counted." if self.in_game else ""
+                self.say(f"\nInterrupted.{note}")
+                return EXIT_INTERRUPTED
+        finally:
+            if self.store is not None:
+                self.store.close()
+
+    def _run(self) -> int:
+        options = self.options
+        asked = options.opponent is None or options.first is None
+        if asked:
+            self.say(self.bold("noughts: noughts and crosses (tic-tac-toe).")
+                     + " Press Enter to take the choice in [brackets].")
+            self.menu()
+        self.name_people()
+        self.start_up()
+        self.say()
+        self.say(_instructions(self.start_board()))
+        while True:
+            self.match()
+            answer = self.play_again()
+            if answer == "menu":
+                self.menu(again=True)
+                self.name_people()
+                self.start_up(store=False)
+
+    def name_people(self) -> None:
+        """Names not given: the login name (else You, or Player 1 beside another person), Player 2."""
+        if not self.names:
+            self.names.append(default_name(self.environ, "Player 1" if self.two_people else "You"))
+        if self.two_people and len(self.names) < 2:
+            self.names.append("Player 2" if self.names[0].lower() != "player 2" else "Player 1")
+
+    def start_board(self) -> Board:
+        return Board(self.options.rows, self.options.cols, self.options.k)
+
+    def start_up(self, store: bool = True) -> None:
+        """Open the score store and print its notices (after the menu, so the first prompt comes fast)."""
+        self.computer = None  # a new opponent may have been chosen: loaded at its first move
+        if store and self.store is None and self.options.scores:
+            from noughts.store import open_store
+
+            self.store = open_store(self.options.db, environ=self.environ)
+            for notice in self.store.notices:
+                self.say(" ".join(notice.split()))
+
+    def computer_player(self) -> Player:
+        """The computer opponent, loaded when it first moves (the solver takes a moment to import)."""
+        if self.computer is None:
+            import random
+
+            from noughts import players
+
+            assert self.options.opponent is not None
+            self.computer = players.get(self.options.opponent, rng=random.Random(self.options.seed))
+        return self.computer
+
+    # the menu
+    def menu(self, again: bool = False) -> None:
+        from noughts import players
+
+        options = self.options
+        if options.opponent is None or again:
+            names = [*players.names(), PERSON]
+            default = options.opponent or DEFAULT_OPPONENT
+            self.say()
+            self.say("Who would you like to play?")
+            width = max(len(n) for n in names)
+            for number, name in enumerate(names, 1):
+                about = ("Another person at this keyboard: you take turns" if name == PERSON
+                         else players.describe(name))
+                self.say(f"  {number:>2}  {name:<{width}}  {about}")
+            while True:
+                answer = self.ask(f"Opponent [{default}]: ")
+                if answer is _TOO_LONG:
+                    self.say("That line is far too long. Type a number or a name from the list.")
+                    continue
+                if answer.lower() in _QUIT:
+                    raise _Stop
+                if not answer:
+                    options.opponent = default
+                    break
+                if answer.isascii() and answer.isdigit() and 1 <= int(answer) <= len(names):
+                    options.opponent = names[int(answer) - 1]
+                    break
+                try:
+                    options.opponent = _opponent(answer)
+                    break
+                except NoughtsError:
+                    self.say(f"{_shown(answer)} is not on the list: type a number from 1 to {len(names)} "
+                             f"or a name, or press Enter for {default}.")
+        if self.two_people and (len(self.names) < 2 or again):
+            self.say()
+            first_default = self.names[0] if self.names else default_name(self.environ, "Player 1")
+            self.names[:1] = [self.ask_name("First player's name", first_default)]
+            default_other = self.names[1] if len(self.names) > 1 else "Player 2"
+            if default_other.lower() == self.names[0].lower():
+                default_other = "Player 2" if self.names[0].lower() != "player 2" else "Player 1"
+            second = self.ask_name("Second player's name", default_other, avoid=self.names[0])
+            self.names[1:] = [second]
+        self.name_people()
+        if options.first is None or again:
+            default = options.first or DEFAULT_FIRST
+            me, other = self.names[0], self.names[1] if self.two_people else "the computer"
+            labels = {
+                "me": (f"{me} is X" if self.two_people else "you are X", me if self.two_people else "me"),
+                "computer": (f"{other} is X" if self.two_people else "you are O",
+                             other if self.two_people else "computer"),
+                "alternate": (f"swap every game, {me if self.two_people else 'you'} first", "alternate"),
+                "random": ("a coin toss before each game", "random"),
+            }
+            self.say()
+            self.say("Who moves first? X always moves first, O second.")
+            width = max(len(label) for _, label in labels.values())
+            for number, choice in enumerate(FIRST_CHOICES, 1):
+                about, label = labels[choice]
+                self.say(f"  {number:>2}  {label:<{width}}  {about}")
+            while True:
+                answer = self.ask(f"First [{labels[default][1]}]: ")
+                if answer is _TOO_LONG:
+                    self.say("That line is far too long. Type a number from 1 to 4.")
+                    continue
+                word = answer.lower()
+                if word in _QUIT:
+                    raise _Stop
+                if not word:
+                    options.first = default
+                    break
+                if word in ("1", "2", "3", "4"):
+                    options.first = FIRST_CHOICES[int(word) - 1]
+                    break
+                by_label = {label.lower(): choice for choice, (_, label) in labels.items()}
+                chosen = _FIRST_WORDS.get(word) or by_label.get(word)
+                if chosen is not None:
+                    options.first = chosen
+                    break
+                self.say(f"{_shown(answer)} is not on the list: type a number from 1 to 4, "
+                         f"or press Enter for {labels[default][1]}.")
+
+    def ask_name(self, question: str, default: str, avoid: str | None = None) -> str:
+        while True:
+            answer = self.ask(f"{question} [{default}]: ")
+            if answer is _TOO_LONG:
+                self.say(f"That line is far too long for a name (at most {MAX_NAME} characters).")
+                continue
+            try:
+                name = _check_name(answer, "a name") if answer else default
+            except NoughtsError as error:
+                self.say(f"Please type another name: {error}.")
+                continue
+            if avoid is not None and name.lower() == avoid.lower():
+                self.say("The two people need different names.")
+                continue
+            return name
+
+    # matches and games
+    def match(self) -> None:
+        """Play one game, or a best-of-N match."""
+        best_of = self.options.best_of
+        score = [0, 0, 0]  # this match: first person's wins, other side's wins, draws
+        played = 0
+        while True:
+            played += 1
+            score[self.game(played if best_of else None)] += 1
+            if best_of is None:
+                return None
+            me, other = (self.names[0], self.names[1]) if self.two_people else ("you", "the computer")
+            line = f"Match, best of {best_of}: {me} {score[0]}, {other} {score[1]}"
+            if score[2]:
+                line += f", {_plural(score[2], 'draw')}"
+            need = best_of // 2 + 1
+            if score[0] >= need or score[1] >= need or played >= best_of:
+                self.say(line + ".")
+                a, b = score[0], score[1]
+                if a == b:
+                    self.say(self.bold(f"The match is drawn {a}{self.dash}{b}."))
+                elif a > b:
+                    winner = self.names[0] if self.two_people else "You"
+                    self.say(self.bold(f"{winner} win{'s' if self.two_people else ''} the match {a}{self.dash}{b}!"))
+                else:
+                    winner = self.names[1] if self.two_people else f"The computer ({self.options.opponent})"
+                    self.say(self.bold(f"{winner} wins the match {b}{self.dash}{a}."))
+                return None
+            self.say(line + f"; game {played + 1} next.")
+
+    def play_again(self) -> str:
+        what = "another match" if self.options.best_of else "again"
+        while True:
+            answer = self.ask(f"\nPlay {what}? [Y/n, m for the menu] ")
+            word = answer.lower() if answer is not _TOO_LONG else "?"
+            if word in _QUIT or word in _NO:
+                raise _Stop
+            if not word or word in _YES:
+                return "again"
+            if word in ("m", "menu"):
+                return "menu"
+            self.say("Please answer y (or just press Enter) to play, n to stop, or m for the menu.")
+
+    def first_mover_is_me(self) -> bool:
+        first = self.options.first
+        if first == "me":
+            return True
+        if first == "computer":
+            return False
+        if first == "alternate":
+            return self.games_started % 2 == 0
+        if self.first_rng is None:
+            import random
+
+            # the coin has a stream of its own, so tossing it cannot shift the computer's choices
+            seed = self.options.seed
+            self.first_rng = random.Random(None if seed is None else f"first {seed}")
+        return self.first_rng.random() < 0.5
+
+    def game(self, number_in_match: int | None) -> int:
+        """Play one game; returns 0 (first person won), 1 (other side won), 2 (draw), or raises _Stop."""
+        me_first = self.first_mover_is_me()
+        self.games_started += 1
+        start = self.start_board()
+        boards = [start]
+        moves: list[int] = []
+        mine = "X" if me_first else "O"  # the first person's mark
+        other_mark = "O" if me_first else "X"
+        name_of = {mine: self.names[0], other_mark: self.other_name()}
+        label = f"Game {self.games_started}"
+        if number_in_match is not None:
+            label = f"Game {number_in_match} of the match (best of {self.options.best_of})"
+        if self.two_people:
+            intro = f"{name_of['X']} is X and moves first; {name_of['O']} is O."
+        elif me_first:
+            intro = f"you are X and move first; {self.other_name()} is O."
+        else:
+            intro = f"{self.other_name()} is X and moves first; you are O."
+        self.say()
+        self.say(self.bold(f"{label}: {intro}"))
+        self.say()
+        self.say(render(start, colour=self.colour))
+        self.in_game = True
+        while not boards[-1].is_over:
+            board = boards[-1]
+            mark = board.turn
+            assert mark is not None
+            if not self.two_people and mark == other_mark:
+                try:
+                    cell = self.computer_player().choose(board)
+                    boards.append(board.play(cell))
+                except NoughtsError as error:  # e.g. a 3×3-only player on a bigger board
+                    self.say(f"The computer cannot go on: {' '.join(str(error).split())}.")
+                    self.say("The game is abandoned and not counted.")
+                    self.in_game = False
+                    raise _Abandoned from None
+                moves.append(cell)
+                self.say(f"Computer move: {board.cell_name(cell)}")
+                self.show(boards, moves)
+                continue
+            prompt = f"Your move ({mark}): " if not self.two_people else f"{name_of[mark]}'s move ({mark}): "
+            answer = self.ask(prompt)
+            if answer is _TOO_LONG:
+                self.say("That line is far too long to be a move. Type a cell like 5 or b2, or help.")
+                continue
+            word = answer.lower()
+            if not word:
+                self.say(f"Type a cell like 5 or b2 (1-{board.size}), or help, hint, undo or quit.")
+            elif word in _QUIT:
+                raise _Stop
+            elif word in _HELP:
+                self.say(_instructions(start))
+                self.say()
+                self.show(boards, moves)
+            elif word in _HINT:
+                self.say(self.hint(board))
+            elif word in _UNDO:
+                self.undo(boards, moves, mark)
+            else:
+                try:
+                    cell = board.parse_cell(answer)
+                    after = board.play(cell)
+                except NoughtsError as error:  # the message names the cell: "z9 is off the board: ..."
+                    self.say(f"{error}")
+                    continue
+                boards.append(after)
+                moves.append(cell)
+                if self.two_people or after.is_over:
+                    self.show(boards, moves)
+                # otherwise the computer answers at once and one redraw shows both moves
+        self.in_game = False
+        return self.finish(start, boards[-1], moves, mine, name_of)
+
+    def show(self, boards: list[Board], moves: list[int]) -> None:
+        board = boards[-1]
+        self.say(render(board, last=moves[-1] if moves else None, line=board.winning_line,
+                        colour=self.colour))
+
+    def undo(self, boards: list[Board], moves: list[int], mark: str) -> None:
+        board = boards[-1]
+        # take back moves until it is again the same side's turn with one of its own moves gone
+        count = 1 if self.two_people else 2
+        if len(moves) < count:
+            self.say("There is no move of yours to take back." if moves or not self.two_people
+                     else "There is no move to take back yet.")
+            return
+        taken = [board.cell_name(c) for c in moves[-count:]]
+        del boards[-count:]
+        del moves[-count:]
+        if self.two_people:
+            self.say(f"Took back {'O' if mark == 'X' else 'X'}'s move {taken[0]}.")
+        else:
+            self.say(f"Took back your move {taken[0]} and the computer's reply {taken[1]}.")
+        self.show(boards, moves)
+
+    def hint(self, board: Board) -> str:
+        import time
+
+        from noughts import solver
+        from noughts.errors import BudgetExceeded
+
+        try:
+            analysis = solver.analyse(board, deadline=time.monotonic() + 3)
+        except BudgetExceeded:
+            return "No hint: this board is too big to work out in a few seconds."
+        best = [m.index for m in analysis.moves if (m.value, m.plies) == (analysis.value, analysis.plies)]
+        cell = board.cell_name(best[0])
+        plies = analysis.plies
+        if analysis.value > 0:
+            outcome = ("wins at once" if plies == 1
+                       else f"wins in {plies} (moves by both sides, this one included)")
+        elif analysis.value == 0:
+            outcome = "draws with best play on both sides"
+        else:
+            outcome = f"every move loses against best play; this one holds out longest (loses in {plies})"
+        also = [board.cell_name(c) for c in best[1:5]]
+        more = f" Just as good: {', '.join(also)}." if also else ""
+        return f"Hint: {cell} {outcome}.{more}" if analysis.value >= 0 else f"Hint: {cell}: {outcome}.{more}"
+
+    def finish(self, start: Board, board: Board, moves: list[int], mine: str, name_of: dict[str, str]) -> int:
+        """Announce the result, record the game, update the tally; 0, 1 or 2 from the first person's side."""
+        winner = board.winner
+        if winner is not None:
+            assert board.winning_line is not None
+            along = f"{winner} wins along {describe_line(board, board.winning_line, self.dash)}"
+            if self.two_people:
+                who = f"{name_of[winner]} wins!"
+            else:
+                who = "you win!" if winner == mine else f"{self.other_name()} wins."
+            self.say(self.bold(f"{along}: {who}"))
+        else:
+            self.say(self.bold("A draw: the board is full and nobody has a line."))
+        outcome = 2 if winner is None else 0 if winner == mine else 1
+        self.tally[outcome] += 1
+        self.record(start, moves, mine)
+        wins, losses, draws = self.tally
+        if self.two_people:
+            self.say(f"This session: {self.names[0]} {wins}, {self.names[1]} {losses}, "
+                     f"{_plural(draws, 'draw')}.")
+        else:
+            self.say(f"This session: you have {_plural(wins, 'win')}, {_plural(losses, 'loss', 'losses')} "
+                     f"and {_plural(draws, 'draw')}.")
+        return outcome
+
+    def record(self, start: Board, moves: list[int], mine: str) -> None:
+        if self.store is None or not self.store.enabled:
+            return
+        from noughts.game import Game
+        from noughts.store import Participant
+
+        me = Participant.human(self.names[0])
+        other = (Participant.human(self.names[1]) if self.two_people
+                 else Participant.computer(str(self.options.opponent)))
+        x, o = (me, other) if mine == "X" else (other, me)
+        game = Game(start, x_name=x.name, o_name=o.name)
+        for cell in moves:
+            game.play(cell)
+        try:
+            recorded = self.store.record(game, x, o)
+        except NoughtsError as error:  # disk full, locked for long: say so and play on
+            self.say(" ".join(str(error).split()))
+            return
+        line = f"Saved as game {recorded.game_id}."
+        if recorded.difficulty is not None:
+            if recorded.points:
+                line += f" +{recorded.points} points: your run is {recorded.run}"
+            else:
+                line += " Your run is back to 0"
+            line += f"; {recorded.difficulty} high score {recorded.high_score}"
+            line += " (a new high score!)." if recorded.new_high_score else "."
+        self.say(line)
+
+
+def play(options: PlayOptions, stdin: IO[bytes] | None = None, stdout: IO[str] | None = None,
+         environ: Mapping[str, str] | None = None) -> int:
+    """Run `noughts play`: returns 0 when the person stops (or input ends), 130 on Ctrl-C."""
+    session = _Session(options, stdin if stdin is not None else sys.stdin.buffer,
+                       stdout if stdout is not None else sys.stdout,
+                       os.environ if environ is None else environ)
+    return session.run()
+
+
+# history, replay, scores ---------------------------------------------------------------------
+
+def _open(db: str | None, environ: Mapping[str, str] | None = None) -> Store:
+    """The store for a one-shot command; notices go to stderr so stdout stays the table."""
+    from noughts.store import StoreError, open_store
+
+    store = open_store(db, environ=environ)
+    for notice in store.notices:
+        if notice != store.reason:
+            print(" ".join(notice.split()), file=sys.stderr)
+    if not store.enabled:
+        raise StoreError(store.reason or "Scores and history are off.")
+    return store
+
+
+def _who(participant: Participant) -> str:
+    name = participant.name
+    name = name if len(name) <= 16 else name[:15] + "…"
+    return name if participant.kind == "human" else f"{name} (computer)"
+
+
+def _when(played_at: Any) -> str:
+    return str(played_at.astimezone().strftime("%Y-%m-%d %H:%M"))
+
+
+def history(db: str | None = None, limit: int = 20, out: IO[str] | None = None) -> int:
+    """`noughts history`: the newest stored games, one a line."""
+    out = out if out is not None else sys.stdout
+    if limit < 1:
+        raise NoughtsError(f"--limit takes a number of games of at least 1, not {limit}")
+    with _open(db) as store:
+        games = store.games(limit)
+        total = store.count_games()
+    if not games:
+        out.write(f"No games recorded yet in {store.path}: play one with 'noughts play'.\n")
+        return 0
+    rows = [("id", "when", "X", "O", "result", "moves")]
+    for stored in games:
+        winner = stored.winner
+        result = "draw" if winner is None else f"{stored.result} won"
+        rows.append((str(stored.id), _when(stored.played_at), _who(stored.x), _who(stored.o), result,
+                     stored.record))
+    widths = [max(len(row[i]) for row in rows) for i in range(5)]
+    for row in rows:
+        out.write("  ".join([row[0].rjust(widths[0]), *(row[i].ljust(widths[i]) for i in range(1, 5)),
+                             row[5]]).rstrip() + "\n")
+    if total > len(games):
+        out.write(f"(the newest {len(games)} of {total} games; --limit N shows more)\n")
+    return 0
+
+
+def replay(game_id: int, *, db: str | None = None, step: bool = True, stdin: IO[bytes] | None = None,
+           out: IO[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
+    """`noughts replay ID`: a stored game move by move (Enter for the next, q to stop)."""
+    out = out if out is not None else sys.stdout
+    env = os.environ if environ is None else environ
+    with _open(db, env) as store:
+        stored = store.game(game_id)
+    game: Game = stored.to_game()
+    colour = use_colour(out, env)
+    encoding = (getattr(out, "encoding", None) or "ascii").lower().replace("-", "").replace("_", "")
+    dash = "–" if encoding in ("utf8", "utf8sig") else "-"
+    reader = _Input(stdin if stdin is not None else sys.stdin.buffer, out)
 
     def say(text: str = "") -> None:
         out.write(text + "\n")
         out.flush()
 
+    start = game.start
+    shape = "" if (start.rows, start.cols, start.k) == (3, 3, 3) else \
+        f" on {start.rows}×{start.cols} with {start.k} in a row"
+    say(f"Game {stored.id}, played {_when(stored.played_at)}{shape}: "
+        f"{_who(stored.x)} was X, {_who(stored.o)} was O.")
+    say()
+    say(render(start, colour=colour))
+    positions = game.positions
     try:
-        say(f"noughts: you are X and move first; the computer ({opponent}) is O.")
-        say(_instructions(game.board))
-        say()
-        say(render(game.board))
-        while not game.board.is_over:
-            cell = _ask(game.board, source, out)
-            if cell is None:
-                say("\nGoodbye.")
-                return 0
-            game.play(cell)
-            if not game.board.is_over:  # the computer answers at once; one redraw shows both moves
-                reply = game.play_computer(computer)
-                say(f"Computer move: {game.board.cell_name(reply)}")
-            say()
-            say(render(game.board))
-        say(_result(game.board))
-        return 0
+        for number, (cell, board) in enumerate(zip(game.moves, positions[1:], strict=True), 1):
+            if step:
+                answer = reader.ask("[Enter] next move, q to stop: ")
+                if answer is None:
+                    say()
+                    return 0
+                if answer is not _TOO_LONG and answer.lower() in _QUIT:
+                    return 0
+            mark = positions[number - 1].turn
+            say(f"Move {number}: {mark} {start.cell_name(cell)}")
+            say(render(board, last=cell, line=board.winning_line, colour=colour))
     except KeyboardInterrupt:
-        say("\nInterrupted: game abandoned.")
-        return 130
+        say("\nInterrupted.")
+        return EXIT_INTERRUPTED
+    final = positions[-1]
+    if final.winner is not None and final.winning_line is not None:
+        who = stored.x if final.winner == "X" else stored.o
+        say(f"{final.winner} wins along {describe_line(final, final.winning_line, dash)}: {who.name} won.")
+    elif final.is_draw:
+        say("A draw: the board is full and nobody has a line.")
+    return 0
 
 
-def _instructions(board: Board) -> str:
-    last_col = chr(ord("a") + board.cols - 1)
-    return (f"Type a cell as a number 1-{board.size} or as column and row, a1-{last_col}{board.rows}; "
-            "'quit' or Ctrl-D leaves.")
+def scores(db: str | None = None, *, reset: bool = False, yes: bool = False, stdin: IO[bytes] | None = None,
+           out: IO[str] | None = None) -> int:
+    """`noughts scores`: high scores per difficulty, the current run and W/L/D tallies; or reset them."""
+    from noughts.store import DIFFICULTY_POINTS
 
-
-def _ask(board: Board, source: IO[bytes], out: IO[str]) -> int | None:
-    """Prompt until the person types a free cell; ``None`` when they leave."""
-    while True:
-        out.write("Your move (X): ")
-        out.flush()
-        raw = source.readline(MAX_INPUT_BYTES + 1)
-        if not raw:
-            return None
-        if len(raw) > MAX_INPUT_BYTES and not raw.endswith(b"\n"):
-            while True:  # drop the rest in bounded pieces
-                more = source.readline(MAX_INPUT_BYTES)
-                if not more or more.endswith(b"\n"):
-                    break
-            out.write("That line is far too long to be a move. " + _instructions(board) + "\n")
+    out = out if out is not None else sys.stdout
+    with _open(db) as store:
+        if reset:
+            if not yes:
+                reader = _Input(stdin if stdin is not None else sys.stdin.buffer, out)
+                answer = reader.ask(f"Delete every score in {store.path} (high scores, the current run and all "
+                                    "win/loss/draw tallies)? The game history is kept. Type yes to confirm: ")
+                if answer is None or answer is _TOO_LONG or answer.lower() not in _YES:
+                    out.write(("\n" if answer is None else "") + "Nothing was deleted.\n")
+                    return 1
+            store.reset(scores=True, history=False)
+            out.write("Scores reset.\n")
+            return 0
+        table = store.scores()
+    points = ", ".join(f"{p} on {d}" for d, p in DIFFICULTY_POINTS.items())
+    out.write(f"High scores (the EV3 robot's rules: a win scores {points}; a loss or a draw ends the run)\n")
+    for difficulty, high in table.high.items():
+        out.write(f"  {difficulty:<8} {high:>4}\n")
+    out.write(f"Current run: {table.run}\n")
+    for title, tallies in (("Against the computer", table.opponents), ("Two-person games", table.people)):
+        played = {name: t for name, t in tallies.items() if t.games}
+        out.write(f"\n{title}:\n")
+        if not played:
+            out.write("  (none yet)\n")
             continue
-        text = raw.decode("utf-8", "replace").strip()
-        if not text:
-            out.write(_instructions(board) + "\n")
-            continue
-        if text.lower() in _QUIT:
-            return None
-        if text.lower() in _HELP:
-            out.write(_instructions(board) + "\n")
-            continue
-        try:
-            cell = board.parse_cell(text)
-            board.play(cell)  # only to check the cell is free
-        except NoughtsError as error:  # the message names the cell: "z9 is off the board: ..."
-            out.write(f"{error}\n")
-            continue
-        return cell
-
-
-def _result(board: Board) -> str:
-    line = board.winning_line
-    cells = " ".join(board.cell_name(c) for c in line) if line else ""
-    if board.winner == "X":
-        return f"You win with {cells}!"
-    if board.winner == "O":
-        return f"The computer wins with {cells}."
-    return "It's a draw."
+        width = max(len(name) for name in played)
+        width = max(width, 6)
+        out.write(f"  {'':<{width}}  {'wins':>5}  {'losses':>6}  {'draws':>5}\n")
+        for name, t in played.items():
+            out.write(f"  {name:<{width}}  {t.wins:>5}  {t.losses:>6}  {t.draws:>5}\n")
+    return 0

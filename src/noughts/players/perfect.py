@@ -77,39 +77,31 @@ def _build_33() -> dict[int, tuple[int, ...]]:
         memo[key] = found
         return found
 
-    def replies(child: int) -> list[int]:
-        return [score for _, score, _ in moves(child)] if child >= 0 else []
+    def mistakes(child: int) -> int:
+        if child < 0:
+            return 0  # the move ends the game: no replies at all
+        scores = [score for _, score, _ in moves(child)]
+        top = max(scores)
+        return sum(1 for score in scores if score < top)
 
     table: dict[int, tuple[int, ...]] = {}
     for key in scores:
         options = moves(key)
         top = max(score for _, score, _ in options)
         best = {cell: child for cell, score, child in options if score == top}
-        cells = list(best)
-        if len(cells) > 1:
-            cells = _most_traps({cell: replies(child) for cell, child in best.items()})
-        table[key] = tuple(cells)
+        table[key] = _most_traps({cell: mistakes(child) for cell, child in best.items()}) \
+            if len(best) > 1 else tuple(best)
     _moves_33 = table  # published only when complete
     return table
 
 
-def _most_traps(replies: dict[int, list[int]]) -> list[int]:
+def _most_traps(mistakes: dict[int, int]) -> tuple[int, ...]:
     """The cells after which the opponent has the most replies worse than their best reply.
 
-    ``replies[cell]`` holds the opponent's score (higher is better for them) of each reply
-    after ``cell``; it is empty when ``cell`` ends the game.
+    ``mistakes[cell]`` is that number of replies after ``cell`` (0 when ``cell`` ends the game).
     """
-    counts = {cell: _mistakes(scores) for cell, scores in replies.items()}
-    most = max(counts.values())
-    return [cell for cell, count in counts.items() if count == most]
-
-
-def _mistakes(scores: list[int]) -> int:
-    """How many of these replies are worse than the best of them."""
-    if not scores:
-        return 0
-    top = max(scores)
-    return sum(1 for score in scores if score < top)
+    most = max(mistakes.values())
+    return tuple(cell for cell, count in mistakes.items() if count == most)
 
 
 class PerfectPlayer:
@@ -140,24 +132,22 @@ class PerfectPlayer:
         if board.geometry is _G33:
             return (_moves_33 if _moves_33 is not None else _build_33())[board.key]
         try:
-            analysis = solver.analyse(board, max_nodes=self.max_nodes)
+            cells = solver.best_moves(board, max_nodes=self.max_nodes)
         except BudgetExceeded:
             g = board.geometry
             raise UnsupportedBoardError(
                 f"the perfect player cannot solve this {g.rows}×{g.cols} board (k={g.k}) within "
                 f"{self.max_nodes:,} positions; use a player that searches to a limited depth") from None
-        cells = [m.index for m in analysis.moves if (m.value, m.plies) == (analysis.value, analysis.plies)]
         if len(cells) > 1:
             share = max(1, self.max_nodes // len(cells))  # rule 3's budget, split between the moves
             # rule 3 is a nicety: out of budget, keep every best move and let rule 4 pick
             with contextlib.suppress(BudgetExceeded):
-                cells = _most_traps({cell: _reply_scores(board.play(cell), share) for cell in cells})
-        return tuple(cells)
+                cells = _most_traps({cell: _mistakes(board.play(cell), share) for cell in cells})
+        return cells
 
 
-def _reply_scores(board: Board, max_nodes: int) -> list[int]:
-    """Each reply's result for the side to move on ``board`` as one number (higher is better)."""
+def _mistakes(board: Board, max_nodes: int) -> int:
+    """How many moves on ``board`` are worse than its best (none once the game is over)."""
     if board.is_over:
-        return []
-    size = board.geometry.size
-    return [m.value * (size + 1 - m.plies) for m in solver.analyse(board, max_nodes=max_nodes).moves]
+        return 0
+    return len(board.legal_moves) - len(solver.best_moves(board, max_nodes=max_nodes))

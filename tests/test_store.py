@@ -1,0 +1,607 @@
+"""The score and history store: the robot's scoring, history, migrations, damaged files, no-write places."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from noughts import Board
+from noughts import store as store_module
+from noughts.game import Game
+from noughts.players import names
+from noughts.store import (
+    DIFFICULTY_POINTS,
+    SCHEMA_VERSION,
+    GameNotFoundError,
+    Participant,
+    Recorded,
+    Store,
+    StoreError,
+    Tally,
+    default_path,
+    open_store,
+)
+
+X_WINS = "a1 b1 a2 b2 a3"
+O_WINS = "a1 b1 c3 b2 a3 b3"
+DRAW = "b2 a1 c3 a3 a2 c2 b1 b3 c1"
+ANN, BOB = Participant.human("Ann"), Participant.human("Bob")
+
+
+def game(text: str) -> Game:
+    return Game.from_text(text)
+
+
+def win_for(mark: str) -> Game:
+    return game(X_WINS if mark == "X" else O_WINS)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    with open_store(tmp_path / "noughts.db") as opened:
+        assert opened.enabled and opened.notices == []
+        yield opened
+
+
+def human_vs(store: Store, computer: str, outcome: str, *, human_plays: str = "X") -> Recorded:
+    """Record a game between Ann and ``computer`` that Ann wins, loses or draws."""
+    other = "O" if human_plays == "X" else "X"
+    played = game(DRAW) if outcome == "draw" else win_for(human_plays if outcome == "win" else other)
+    ann, machine = ANN, Participant.computer(computer)
+    return store.record(played, *((ann, machine) if human_plays == "X" else (machine, ann)))
+
+
+def assert_sentence(text: str) -> None:
+    assert text[0].isupper() and text.endswith("."), text
+
+
+# the robot's scoring --------------------------------------------------------------------
+def test_a_run_adds_up_wins_and_a_loss_or_draw_resets_it(store: Store) -> None:
+    runs = [human_vs(store, "hard", outcome).run for outcome in ["win", "win", "win", "loss", "win", "draw"]]
+    assert runs == [3, 6, 9, 0, 3, 0]
+    scores = store.scores()
+    assert scores.run == 0
+    assert scores.high == {"easy": 0, "medium": 0, "hard": 9}
+
+
+@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
+def test_a_win_is_worth_1_2_or_3_points(store: Store, difficulty: str) -> None:
+    points = DIFFICULTY_POINTS[difficulty]
+    done = human_vs(store, difficulty, "win")
+    assert (done.points, done.run, done.difficulty, done.high_score) == (points, points, difficulty, points)
+    assert store.scores().high == {d: DIFFICULTY_POINTS[d] if d == difficulty else 0 for d in DIFFICULTY_POINTS}
+
+
+def test_the_high_score_is_the_best_run_and_only_rises(store: Store) -> None:
+    flags = [human_vs(store, "medium", outcome).new_high_score
+             for outcome in ["win", "win", "loss", "win", "win", "win", "draw", "win"]]
+    assert flags == [True, True, False, False, False, True, False, False]
+    assert store.scores().high["medium"] == 6  # 2+2+2 beat the earlier 2+2
+
+
+def test_one_run_is_shared_by_the_difficulties_as_on_the_robot(store: Store) -> None:
+    assert human_vs(store, "easy", "win").run == 1
+    done = human_vs(store, "hard", "win")
+    assert (done.points, done.run, done.high_score) == (3, 4, 4)
+    assert store.scores().high == {"easy": 1, "medium": 0, "hard": 4}
+    assert human_vs(store, "easy", "loss").run == 0
+
+
+def test_the_human_may_play_o(store: Store) -> None:
+    assert human_vs(store, "easy", "win", human_plays="O").points == 1
+    assert human_vs(store, "easy", "loss", human_plays="O").run == 0
+    assert store.scores().opponents["easy"] == Tally(1, 1, 0)
+
+
+def test_other_computer_players_count_in_tallies_but_not_in_the_run(store: Store) -> None:
+    human_vs(store, "medium", "win")
+    for outcome in ["win", "loss", "draw", "loss"]:
+        done = human_vs(store, "perfect", outcome)
+        assert (done.points, done.run, done.difficulty, done.high_score) == (0, 2, None, None)
+    scores = store.scores()
+    assert scores.opponents["perfect"] == Tally(wins=1, losses=2, draws=1)
+    assert scores.run == 2 and scores.high["medium"] == 2
+
+
+def test_wins_losses_and_draws_against_every_opponent(store: Store) -> None:
+    plan = {"easy": ["win", "win", "draw"], "minimax": ["draw", "loss"], "Arduino": ["loss"]}
+    for computer, outcomes in plan.items():
+        for outcome in outcomes:
+            human_vs(store, computer, outcome)
+    opponents = store.scores().opponents
+    assert list(opponents)[:len(names())] == names()  # every registry name, in menu order
+    assert opponents["easy"] == Tally(2, 0, 1)
+    assert opponents["minimax"] == Tally(0, 1, 1)
+    assert opponents["arduino"] == Tally(0, 1, 0)  # names are the registry's, whatever the case
+    assert opponents["hard"] == Tally(0, 0, 0) and opponents["hard"].games == 0
+    human_vs(store, "a-robot-from-elsewhere", "win")
+    assert list(store.scores().opponents)[-1] == "a-robot-from-elsewhere"
+
+
+def test_two_person_games_are_tallied_by_name(store: Store) -> None:
+    store.record(win_for("X"), ANN, BOB)
+    store.record(win_for("X"), BOB, ANN)
+    store.record(game(DRAW), ANN, BOB)
+    store.record(win_for("O"), Participant.human(" Cy "), ANN)
+    scores = store.scores()
+    assert scores.people == {"Ann": Tally(2, 1, 1), "Bob": Tally(1, 1, 1), "Cy": Tally(0, 1, 0)}
+    assert scores.run == 0 and all(t.games == 0 for t in scores.opponents.values())
+
+
+def test_two_computers_are_history_only(store: Store) -> None:
+    store.record(win_for("X"), Participant.computer("hard"), Participant.computer("easy"))
+    scores = store.scores()
+    assert store.count_games() == 1
+    assert scores.people == {} and all(t.games == 0 for t in scores.opponents.values())
+
+
+def test_an_unfinished_game_is_refused(store: Store) -> None:
+    with pytest.raises(StoreError, match="finished"):
+        store.record(game("b2 a1"), ANN, BOB)
+    assert store.count_games() == 0
+
+
+def test_bad_participants_are_refused() -> None:
+    for name, kind in [("", "human"), ("  ", "human"), ("x" * 101, "human"), ("a\nb", "human"), ("Ann", "robot")]:
+        with pytest.raises(StoreError):
+            Participant(name, kind)  # type: ignore[arg-type]
+    assert Participant.computer(" Hard ") == Participant("hard", "computer")
+
+
+# history --------------------------------------------------------------------------------
+def test_history_round_trip_rebuilds_the_same_game(store: Store) -> None:
+    played = [
+        (game(X_WINS), ANN, Participant.computer("hard")),
+        (game(DRAW), Participant.computer("parsons"), BOB),
+        (Game.replay(["a1", "a2", "b1", "b2", "c1"], Board(4, 4, 3)), ANN, BOB),
+        (Game.replay(["b2", "c1", "a3", "a2", "c3", "c2", "b3"], Board.parse("X../.../...")), BOB, ANN),
+    ]
+    before = datetime.now(UTC)
+    ids = [store.record(g, x, o).game_id for g, x, o in played]
+    assert ids == [1, 2, 3, 4]
+    for game_id, (original, x, o) in zip(ids, played, strict=True):
+        assert game_id is not None
+        kept = store.game(game_id)
+        assert (kept.id, kept.x, kept.o, kept.result) == (game_id, x, o, original.result)
+        assert (kept.rows, kept.cols, kept.k) == (original.start.rows, original.start.cols, original.start.k)
+        assert kept.record == original.to_text()
+        assert before - timedelta(seconds=1) <= kept.played_at <= datetime.now(UTC)
+        assert kept.played_at.tzinfo is not None and kept.played_at.utcoffset() == timedelta(0)
+        rebuilt = kept.to_game()
+        assert rebuilt.start == original.start and rebuilt.moves == original.moves
+        assert rebuilt.board == original.board and rebuilt.result == original.result
+        assert (rebuilt.x_name, rebuilt.o_name) == (x.name, o.name)
+        assert kept.winner == (x if original.result == "X" else o if original.result == "O" else None)
+    assert [g.first for g in store.games()] == ["O", "X", "X", "X"]  # the last one started with X already down
+
+
+def test_listing_is_newest_first_with_limit_and_offset(store: Store) -> None:
+    for _ in range(7):
+        store.record(game(DRAW), ANN, BOB)
+    assert store.count_games() == 7
+    assert [g.id for g in store.games()] == [7, 6, 5, 4, 3, 2, 1]
+    assert [g.id for g in store.games(limit=3)] == [7, 6, 5]
+    assert [g.id for g in store.games(limit=3, offset=5)] == [2, 1]
+    assert store.games(limit=0) == [] and store.games(offset=7) == []
+    for bad in [{"limit": -1}, {"offset": -2}, {"limit": 1.5}, {"limit": True}]:
+        with pytest.raises(StoreError):
+            store.games(**bad)  # type: ignore[arg-type]
+
+
+def test_an_explicit_time_is_kept_in_utc(store: Store) -> None:
+    local = datetime(2024, 3, 1, 12, 30, tzinfo=UTC).astimezone()
+    game_id = store.record(game(DRAW), ANN, BOB, played_at=local).game_id
+    assert game_id is not None
+    assert store.game(game_id).played_at == datetime(2024, 3, 1, 12, 30, tzinfo=UTC)
+
+
+def test_an_unknown_game_number(store: Store) -> None:
+    with pytest.raises(GameNotFoundError, match="no game number 42") as caught:
+        store.game(42)
+    assert_sentence(str(caught.value))
+
+
+def test_everything_survives_closing_and_opening_again(tmp_path: Path) -> None:
+    path = tmp_path / "noughts.db"
+    with open_store(path) as first:
+        human_vs(first, "hard", "win")
+        first.record(win_for("X"), ANN, BOB)
+    with open_store(path) as second:
+        assert second.notices == []
+        scores = second.scores()
+        assert (scores.run, scores.high["hard"], scores.people["Ann"]) == (3, 3, Tally(1, 0, 0))
+        assert [g.id for g in second.games()] == [2, 1]
+
+
+@pytest.mark.parametrize(("scores", "history"), [(True, False), (False, True), (True, True)])
+def test_reset(store: Store, scores: bool, history: bool) -> None:
+    human_vs(store, "hard", "win")
+    store.record(win_for("X"), ANN, BOB)
+    store.reset(scores=scores, history=history)
+    after = store.scores()
+    assert (after.run == 0 and after.people == {}) is scores
+    assert (after.high["hard"] == 0 and after.opponents["hard"] == Tally()) is scores
+    assert (store.count_games() == 0) is history
+    # numbers are never reused, so "replay 2" cannot silently mean another game
+    assert store.record(game(DRAW), ANN, BOB).game_id == 3
+
+
+# locks held by another process -----------------------------------------------------------
+def hold_write_lock(path: Path, seconds: float) -> threading.Thread:
+    ready = threading.Event()
+
+    def hold() -> None:
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+        ready.set()
+        time.sleep(seconds)
+        other.execute("COMMIT")
+        other.close()
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    ready.wait()
+    return thread
+
+
+def test_a_busy_database_is_retried_past_the_busy_timeout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(store_module, "_BUSY_TIMEOUT_S", 0.02)
+    path = tmp_path / "noughts.db"
+    with open_store(path) as opened:
+        holder = hold_write_lock(path, 0.5)
+        done = human_vs(opened, "easy", "win")
+        holder.join()
+        assert done.game_id == 1 and opened.count_games() == 1
+
+
+def test_a_database_locked_too_long_fails_cleanly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(store_module, "_BUSY_TIMEOUT_S", 0.02)
+    monkeypatch.setattr(store_module, "_RETRY_FOR_S", 0.2)
+    path = tmp_path / "noughts.db"
+    with open_store(path) as opened:
+        human_vs(opened, "easy", "win")
+        holder = hold_write_lock(path, 1.0)
+        with pytest.raises(StoreError, match="could not be saved") as caught:
+            human_vs(opened, "easy", "win")
+        holder.join()
+        assert_sentence(str(caught.value))
+        assert opened.count_games() == 1 and opened.scores().run == 1  # all or nothing
+        assert human_vs(opened, "easy", "win").run == 2  # and the store still works
+
+
+# schema versions ------------------------------------------------------------------------
+VERSION_1 = [  # the schema as version 1 of noughts wrote it, independent of the module's copy
+    "PRAGMA application_id = 1852798311",
+    """CREATE TABLE games (id INTEGER PRIMARY KEY AUTOINCREMENT, played_at TEXT NOT NULL,
+        x_name TEXT NOT NULL, x_kind TEXT NOT NULL, o_name TEXT NOT NULL, o_kind TEXT NOT NULL,
+        first TEXT NOT NULL, rows INTEGER NOT NULL, cols INTEGER NOT NULL, k INTEGER NOT NULL,
+        record TEXT NOT NULL, result TEXT NOT NULL)""",
+    "CREATE TABLE scores (name TEXT PRIMARY KEY, value INTEGER NOT NULL)",
+    """CREATE TABLE opponents (name TEXT PRIMARY KEY, wins INTEGER NOT NULL DEFAULT 0,
+        losses INTEGER NOT NULL DEFAULT 0, draws INTEGER NOT NULL DEFAULT 0)""",
+    "INSERT INTO games VALUES (1, '2024-01-01T10:00:00.000000Z', 'Ann', 'human', 'Bob', 'human', 'X', 3, 3, 3,"
+    " 'a1 b1 a2 b2 a3', 'X')",
+    "INSERT INTO games VALUES (2, '2024-01-01T11:00:00.000000Z', 'hard', 'computer', 'Ann', 'human', 'X', 3, 3,"
+    " 3, 'b2 a1 c3 a3 a2 c2 b1 b3 c1', 'draw')",
+    "INSERT INTO games VALUES (3, '2024-01-01T12:00:00.000000Z', 'Bob', 'human', 'Ann', 'human', 'X', 3, 3, 3,"
+    " 'b2 a1 c3 a3 a2 c2 b1 b3 c1', 'draw')",
+    "INSERT INTO scores VALUES ('run', 0), ('hard', 6)",
+    "INSERT INTO opponents VALUES ('hard', 2, 0, 1)",
+    "PRAGMA user_version = 1",
+]
+
+
+def make_version_1(path: Path) -> None:
+    connection = sqlite3.connect(path, isolation_level=None)
+    for statement in VERSION_1:
+        connection.execute(statement)
+    connection.close()
+
+
+def pragma(path: Path, name: str) -> int:
+    connection = sqlite3.connect(path)
+    try:
+        value: int = connection.execute(f"PRAGMA {name}").fetchone()[0]
+        return value
+    finally:
+        connection.close()
+
+
+def test_a_new_file_gets_the_current_schema(tmp_path: Path) -> None:
+    path = tmp_path / "deep" / "er" / "noughts.db"  # missing folders are created
+    with open_store(path) as opened:
+        assert opened.enabled and opened.path == path
+    assert pragma(path, "user_version") == SCHEMA_VERSION == 2
+    assert pragma(path, "application_id") == store_module._APPLICATION_ID
+    assert sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_an_old_version_is_upgraded_keeping_everything(tmp_path: Path) -> None:
+    path = tmp_path / "noughts.db"
+    make_version_1(path)
+    with open_store(path) as opened:
+        assert opened.enabled and opened.notices == []
+        assert [g.id for g in opened.games()] == [3, 2, 1]
+        assert opened.game(2).to_game().result == "draw"
+        scores = opened.scores()
+        assert scores.high["hard"] == 6 and scores.opponents["hard"] == Tally(2, 0, 1)
+        # version 2's two-person tallies are filled in from the games already kept
+        assert scores.people == {"Ann": Tally(1, 0, 1), "Bob": Tally(0, 1, 1)}
+        opened.record(win_for("X"), ANN, BOB)
+        assert opened.scores().people["Ann"] == Tally(2, 0, 1)
+    assert pragma(path, "user_version") == SCHEMA_VERSION
+
+
+def test_a_failing_migration_changes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "noughts.db"
+    make_version_1(path)
+    broken = ("CREATE TABLE half_done (x)", "INSERT INTO no_such_table VALUES (1)")
+    monkeypatch.setattr(store_module, "_MIGRATIONS", [*store_module._MIGRATIONS, broken])
+    monkeypatch.setattr(store_module, "SCHEMA_VERSION", 3)
+    opened = open_store(path)
+    assert not opened.enabled and opened.reason is not None
+    assert_sentence(opened.reason)
+    assert list(tmp_path.glob("*.corrupt-*")) == []  # a bug in a migration is not a damaged file
+    # steps 2 and 3 ran in the same transaction: both were rolled back
+    assert pragma(path, "user_version") == 1
+    tables = {row[0] for row in sqlite3.connect(path).execute("SELECT name FROM sqlite_master")}
+    assert "half_done" not in tables and "people" not in tables
+    monkeypatch.undo()
+    with open_store(path) as fixed:
+        assert fixed.enabled and fixed.count_games() == 3
+
+
+# files that are not ours or are damaged --------------------------------------------------
+def real_store_file(path: Path, games: int) -> None:
+    """A real store holding ``games`` games: the first saved by the store, copies added in bulk (fsyncs are slow)."""
+    with open_store(path) as opened:
+        opened.record(game(X_WINS), ANN, Participant.computer("medium"))
+    connection = sqlite3.connect(path)
+    with connection:
+        connection.executemany(
+            "INSERT INTO games (played_at, x_name, x_kind, o_name, o_kind, first, rows, cols, k, record, result)"
+            " SELECT played_at, x_name, x_kind, o_name, o_kind, first, rows, cols, k, record, result"
+            " FROM games WHERE id = 1", [()] * (games - 1))
+    connection.close()
+
+
+def damage(kind: str, path: Path) -> None:
+    if kind == "random bytes":
+        path.write_bytes(os.urandom(10_000))
+    elif kind == "text":
+        path.write_text("easy 3\nmedium 0\nhard 9\ncurrent 0\n")
+    elif kind == "truncated":
+        real_store_file(path, 400)
+        data = path.read_bytes()
+        path.write_bytes(data[: len(data) // 2])
+    elif kind == "scribbled":
+        real_store_file(path, 400)
+        pages = bytearray(path.read_bytes())
+        pages[4096 * 2: 4096 * 4] = os.urandom(4096 * 2)  # pages 3-4 are tree pages by now
+        path.write_bytes(bytes(pages))
+    elif kind == "header only":
+        path.write_bytes(b"SQLite format 3\x00" + os.urandom(200))
+    elif kind == "foreign tables":
+        other = sqlite3.connect(path)
+        other.execute("CREATE TABLE contacts (name TEXT, phone TEXT)")
+        other.execute("INSERT INTO contacts VALUES ('Ann', '555')")
+        other.commit()
+        other.close()
+    elif kind == "foreign application":
+        other = sqlite3.connect(path)
+        other.execute("PRAGMA application_id = 42")
+        other.commit()
+        other.close()
+    elif kind == "newer noughts":
+        real_store_file(path, 3)
+        other = sqlite3.connect(path)
+        other.execute("PRAGMA user_version = 99")
+        other.commit()
+        other.close()
+    else:
+        raise AssertionError(kind)
+
+
+KINDS = ["random bytes", "text", "truncated", "scribbled", "header only", "foreign tables",
+         "foreign application", "newer noughts"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_bad_file_is_moved_aside_and_a_fresh_one_started(tmp_path: Path, kind: str) -> None:
+    path = tmp_path / "noughts.db"
+    damage(kind, path)
+    original = path.read_bytes()
+    with open_store(path) as opened:
+        assert opened.enabled
+        [notice] = opened.notices
+        [aside] = tmp_path.glob("noughts.db.corrupt-*")
+        assert aside.read_bytes() == original  # never overwritten, not even by a checkpoint
+        assert str(aside) in notice and str(path) in notice
+        assert_sentence(notice)
+        assert aside.name[len("noughts.db.corrupt-"):].endswith("Z")  # a UTC time
+        assert opened.count_games() == 0
+        assert human_vs(opened, "easy", "win").game_id == 1
+    with open_store(path) as again:  # the fresh file is ours: nothing more is moved
+        assert again.notices == [] and again.count_games() == 1
+    assert len(list(tmp_path.glob("noughts.db.corrupt-*"))) == 1
+
+
+def test_reasons_name_what_was_wrong(tmp_path: Path) -> None:
+    expected = {"random bytes": "not a SQLite database", "truncated": "damaged",
+                "foreign tables": "another program", "newer noughts": "newer version of noughts (schema 99"}
+    for kind, words in expected.items():
+        path = tmp_path / kind.replace(" ", "-") / "noughts.db"
+        path.parent.mkdir()
+        damage(kind, path)
+        with open_store(path) as opened:
+            assert words in opened.notices[0], opened.notices
+
+
+def test_a_second_bad_file_gets_its_own_name(tmp_path: Path) -> None:
+    path = tmp_path / "noughts.db"
+    for _ in range(2):
+        path.write_bytes(b"not a database at all")
+        open_store(path).close()
+    assert len(list(tmp_path.glob("noughts.db.corrupt-*"))) == 2
+
+
+def test_a_bad_files_wal_moves_with_it(tmp_path: Path) -> None:
+    path = tmp_path / "noughts.db"
+    path.write_bytes(os.urandom(5000))
+    wal = tmp_path / "noughts.db-wal"
+    wal.write_bytes(b"frames that belong to the damaged file")
+    with open_store(path) as opened:
+        [aside] = [p for p in tmp_path.glob("noughts.db.corrupt-*") if not p.name.endswith("-wal")]
+        assert Path(f"{aside}-wal").read_bytes() == b"frames that belong to the damaged file"
+        assert opened.enabled and human_vs(opened, "easy", "win").game_id == 1
+
+
+def test_an_empty_file_is_simply_used(tmp_path: Path) -> None:
+    path = tmp_path / "noughts.db"
+    path.touch()
+    with open_store(path) as opened:
+        assert opened.enabled and opened.notices == []
+    assert list(tmp_path.glob("*.corrupt-*")) == []
+
+
+# places that cannot be written ----------------------------------------------------------
+def chmod_is_enforced(folder: Path) -> bool:
+    """False when we are root (or otherwise privileged) and a 0o500 folder is still writable."""
+    probe = folder / "probe"
+    try:
+        probe.touch()
+    except PermissionError:
+        return True
+    probe.unlink()
+    return False
+
+
+@pytest.fixture
+def unwritable(tmp_path: Path) -> Iterator[Path]:
+    """A database path that cannot be created: a read-only folder, or under a file when chmod does not bind."""
+    folder = tmp_path / "locked"
+    folder.mkdir()
+    folder.chmod(0o500)
+    if chmod_is_enforced(folder):
+        yield folder / "noughts" / "noughts.db"
+    else:  # root ignores permissions; a file where a folder should be stops root too
+        (tmp_path / "afile").write_text("in the way")
+        yield tmp_path / "afile" / "noughts.db"
+    folder.chmod(0o700)
+
+
+def assert_disabled(opened: Store) -> None:
+    assert not opened.enabled
+    assert opened.reason is not None and opened.notices == [opened.reason]
+    assert_sentence(opened.reason)
+    assert "off" in opened.reason and "still plays" in opened.reason
+    # the game goes on: recording is a no-op and the score table is empty
+    done = human_vs(opened, "hard", "win")
+    assert done == Recorded(None) and done.game_id is None
+    assert opened.games() == [] and opened.count_games() == 0
+    scores = opened.scores()
+    assert scores.run == 0 and set(scores.high.values()) == {0} and scores.people == {}
+    with pytest.raises(StoreError):
+        opened.game(1)
+    with pytest.raises(StoreError):
+        opened.reset()
+    with pytest.raises(StoreError, match="finished"):  # still a mistake worth reporting
+        opened.record(game("b2"), ANN, BOB)
+
+
+def test_a_place_that_cannot_be_created_turns_scores_off(unwritable: Path) -> None:
+    opened = open_store(unwritable)
+    assert_disabled(opened)
+    assert str(unwritable.parent) in (opened.reason or "")
+    assert not unwritable.exists()
+
+
+def test_a_file_in_the_way_turns_scores_off(tmp_path: Path) -> None:
+    (tmp_path / "afile").write_text("in the way")
+    opened = open_store(tmp_path / "afile" / "x.db")
+    assert_disabled(opened)
+    assert "a file is in the way" in (opened.reason or "")
+    assert (tmp_path / "afile").read_text() == "in the way"
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux /proc")
+def test_a_place_even_root_cannot_write_turns_scores_off() -> None:
+    assert_disabled(open_store("/proc/noughts-cannot-be-here/noughts.db"))
+
+
+def test_a_folder_as_the_database_turns_scores_off(tmp_path: Path) -> None:
+    opened = open_store(tmp_path)
+    assert_disabled(opened)
+    assert "is a folder" in (opened.reason or "")
+
+
+def test_an_existing_database_in_a_read_only_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "data"
+    folder.mkdir()
+    path = folder / "noughts.db"
+    real_store_file(path, 2)
+    before = path.read_bytes()
+    folder.chmod(0o500)
+    try:
+        if not chmod_is_enforced(folder):
+            pytest.skip("running as root: permissions do not bind (the other tests cover root)")
+        opened = open_store(path)
+        assert_disabled(opened)
+    finally:
+        folder.chmod(0o700)
+    assert path.read_bytes() == before and list(folder.glob("*.corrupt-*")) == []
+
+
+def test_a_disabled_store_on_request() -> None:
+    off = Store.disabled("Scores are off because you asked for --no-scores.")
+    assert not off.enabled and off.notices == [off.reason]
+    assert off.record(game(DRAW), ANN, BOB) == Recorded(None)
+
+
+# where the file is ----------------------------------------------------------------------
+def test_default_path() -> None:
+    home = {"HOME": "/home/ann"}
+    assert default_path(home) == Path("/home/ann/.local/share/noughts/noughts.db")
+    assert default_path({**home, "XDG_DATA_HOME": "/x"}) == Path("/x/noughts/noughts.db")
+    assert default_path({**home, "XDG_DATA_HOME": "rel"}) == Path("/home/ann/.local/share/noughts/noughts.db")
+    assert default_path({**home, "NOUGHTS_DB": "~/s.db"}) == Path("~/s.db").expanduser()
+    assert default_path({**home, "NOUGHTS_DB": ""}) == Path("/home/ann/.local/share/noughts/noughts.db")
+    with pytest.raises(StoreError, match="home"):
+        default_path({})
+
+
+def test_open_store_uses_the_environment(tmp_path: Path) -> None:
+    with open_store(environ={"NOUGHTS_DB": str(tmp_path / "env.db")}) as opened:
+        assert opened.path == tmp_path / "env.db"
+    with open_store(environ={"XDG_DATA_HOME": str(tmp_path / "xdg")}) as opened:
+        assert opened.path == tmp_path / "xdg" / "noughts" / "noughts.db" and opened.enabled
+    assert_disabled(open_store(environ={}))  # no home at all: off, not a crash
+
+
+# staying cheap ---------------------------------------------------------------------------
+def test_importing_the_store_loads_nothing_heavy() -> None:
+    code = ("import sys, noughts.store; "
+            "print(' '.join(m for m in ('sqlite3', 'dataclasses', 'typing', 'datetime', 'json', 'inspect', 'pathlib') "
+            "if m in sys.modules))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert loaded.split() == []
+
+
+def test_opening_a_store_with_history_is_quick(tmp_path: Path) -> None:
+    path = tmp_path / "noughts.db"
+    real_store_file(path, 1000)
+    times = []
+    for _ in range(5):
+        start = time.perf_counter()
+        open_store(path).close()
+        times.append(time.perf_counter() - start)
+    assert min(times) < 0.05, times  # a few ms in practice; generous for slow CI machines
