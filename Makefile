@@ -22,7 +22,7 @@ lint: $(READY)
 
 $(READY): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,desktop,web]'
 	@touch $@
 
 $(BENCH_READY): benchmarks/requirements.txt

@@ -211,6 +211,20 @@ def test_4x4_forced_wins() -> None:
     assert {m.value for m in analyse(board).moves} == {-1}
 
 
+@pytest.mark.parametrize(("rows", "cols", "k"), [(4, 4, 4), (4, 5, 3), (5, 5, 3), (4, 4, 3)])
+def test_best_moves_keeps_the_value_that_analyse_finds(rows: int, cols: int, k: int) -> None:
+    """Off 3×3, best_moves only tests each move against the position's value: it must pick the
+    same moves as a full analysis, in a fresh cache and in a warm one."""
+    rng = random.Random(f"best{rows}{cols}{k}")
+    for marks in (1, 2, 3, 4, 6):
+        board = random_position(rows, cols, k, marks, rng)
+        solver.clear_cache()
+        fast = best_moves(board)
+        result = analyse(board)
+        slow = tuple(m.index for m in result.moves if (m.value, m.plies) == (result.value, result.plies))
+        assert fast == slow == best_moves(board), str(board)
+
+
 # budgets, progress and interrupts ------------------------------------------------------------
 def test_node_budget_on_a_huge_board_raises_and_leaves_the_cache_usable() -> None:
     board = Board(15, 15, 5)
