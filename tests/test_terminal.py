@@ -33,6 +33,11 @@ def env(tmp_path: Path) -> dict[str, str]:
     return environ
 
 
+def default_sigint() -> None:
+    """In the child: Ctrl-C as on a terminal, even when pytest itself runs with SIGINT ignored (`&`, nohup)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def run(env: dict[str, str], *args: str, stdin: bytes = b"", timeout: float = 60) -> subprocess.CompletedProcess[str]:
     result = subprocess.run([sys.executable, "-m", "noughts", *args], input=stdin, capture_output=True,
                             env=env, timeout=timeout)
@@ -61,7 +66,8 @@ class Player:
 
     def __init__(self, env: dict[str, str], *args: str) -> None:
         self.proc = subprocess.Popen([sys.executable, "-m", "noughts", "play", *args], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                                     preexec_fn=default_sigint)
         self.transcript = ""
 
     def prompt(self) -> str:
@@ -405,6 +411,7 @@ def spawn_on_a_terminal(env: dict[str, str], *args: str) -> tuple[int, int]:
 
     pid, fd = pty.fork()
     if pid == 0:  # the child: the game, on the terminal
+        default_sigint()
         os.execve(sys.executable, [sys.executable, "-m", "noughts", *args], env)
     return pid, fd
 
