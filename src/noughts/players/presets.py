@@ -22,16 +22,6 @@ from noughts.players.random_player import RandomPlayer
 __all__ = ["EasyPlayer", "HardPlayer", "MediumPlayer"]
 
 
-def _perfect_candidates(perfect: PerfectPlayer, board: Board) -> tuple[int, ...]:
-    candidates = getattr(perfect, "candidates", None)
-    if candidates is not None:
-        return tuple(candidates(board))
-    from noughts.solver import best_moves  # the cells a perfect player chooses among
-
-    ensure_playable(board)
-    return best_moves(board)
-
-
 class EasyPlayer(RandomPlayer):
     """Seed 003's easy mode: any empty cell, uniformly."""
 
@@ -49,7 +39,7 @@ class HardPlayer:
 
     def candidates(self, board: Board) -> tuple[int, ...]:
         """The cells :meth:`choose` picks among: the perfect player's."""
-        return _perfect_candidates(self.perfect, board)
+        return self.perfect.candidates(board)
 
     def choose(self, board: Board) -> int:
         ensure_playable(board)
