@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -544,21 +546,47 @@ def test_a_folder_as_the_database_turns_scores_off(tmp_path: Path) -> None:
     assert "is a folder" in (opened.reason or "")
 
 
-def test_an_existing_database_in_a_read_only_folder(tmp_path: Path) -> None:
-    folder = tmp_path / "data"
-    folder.mkdir()
-    path = folder / "noughts.db"
-    real_store_file(path, 2)
-    before = path.read_bytes()
-    folder.chmod(0o500)
-    try:
-        if not chmod_is_enforced(folder):
-            pytest.skip("running as root: permissions do not bind (the other tests cover root)")
+def open_as_ordinary_user(path: Path) -> tuple[bool, str]:
+    """Open the store where permissions bind: as root (CI), in a child that becomes 'nobody'."""
+    if os.geteuid() != 0:
         opened = open_store(path)
-        assert_disabled(opened)
+        return opened.enabled, opened.reason or ""
+    # A forked child keeps the modules already loaded (nobody cannot read root's Python files).
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        try:
+            os.setgid(65534)
+            os.setuid(65534)
+            opened = open_store(path)
+            os.write(write_end, f"{opened.enabled}\n{opened.reason}".encode())
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    with os.fdopen(read_end) as pipe:
+        answer = pipe.read()
+    os.waitpid(pid, 0)
+    enabled, reason = [*answer.splitlines(), "", ""][:2]
+    return enabled == "True", reason
+
+
+def test_an_existing_database_in_a_read_only_folder() -> None:
+    # Under /tmp, not tmp_path: 'nobody' must be able to reach the folder to find it read-only.
+    folder = Path(tempfile.mkdtemp(dir="/tmp", prefix="noughts-readonly-"))
+    try:
+        path = folder / "noughts.db"
+        real_store_file(path, 2)
+        before = path.read_bytes()
+        path.chmod(0o644)
+        folder.chmod(0o555)
+        enabled, reason = open_as_ordinary_user(path)
+        assert not enabled
+        assert_sentence(reason)
+        assert "off" in reason and "still plays" in reason
+        assert path.read_bytes() == before and list(folder.glob("*.corrupt-*")) == []
     finally:
         folder.chmod(0o700)
-    assert path.read_bytes() == before and list(folder.glob("*.corrupt-*")) == []
+        shutil.rmtree(folder)
 
 
 def test_a_disabled_store_on_request() -> None:
