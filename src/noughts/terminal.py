@@ -23,8 +23,8 @@ winning line between stars:
     ---+---+---
  3   7 | 8 | 9
 
-Only the standard library and the core modules are used, and only what the next step needs
-is imported, so the first prompt appears as fast as Python itself starts.
+Only the standard library and the core modules are used, and each is imported when first
+needed, so the menu appears a few milliseconds after Python has started.
 """
 
 from __future__ import annotations
@@ -402,7 +402,10 @@ class _Session:
             self.match()
             answer = self.play_again()
             if answer == "menu":
+                opponent = self.options.opponent
                 self.menu(again=True)
+                if self.options.opponent != opponent:
+                    self.tally = [0, 0, 0]  # a tally is against one opponent
                 self.name_people()
                 self.start_up(store=False)
 
@@ -678,8 +681,8 @@ class _Session:
         # take back moves until it is again the same side's turn with one of its own moves gone
         count = 1 if self.two_people else 2
         if len(moves) < count:
-            self.say("There is no move of yours to take back." if moves or not self.two_people
-                     else "There is no move to take back yet.")
+            self.say("There is no move to take back yet." if self.two_people
+                     else "There is no move of yours to take back.")
             return
         taken = [board.cell_name(c) for c in moves[-count:]]
         del boards[-count:]
@@ -760,7 +763,7 @@ class _Session:
         line = f"Saved as game {recorded.game_id}."
         if recorded.difficulty is not None:
             if recorded.points:
-                line += f" +{recorded.points} points: your run is {recorded.run}"
+                line += f" +{_plural(recorded.points, 'point')}: your run is {recorded.run}"
             else:
                 line += " Your run is back to 0"
             line += f"; {recorded.difficulty} high score {recorded.high_score}"

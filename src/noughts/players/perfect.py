@@ -11,7 +11,7 @@ Source: :mod:`noughts.solver`, which solves positions exactly. Its rules, in ord
 
 On 3×3 every position's moves are worked out once, on first use (about 50 ms), so a move is a
 dict lookup. Other boards are solved as they come with :func:`noughts.solver.best_moves`,
-within a node budget (``max_nodes``): 4×4 with four in a row takes about a second for the
+within a node budget (``max_nodes``) and a time limit (``time_limit``, 30 s): 4×4 with four in a row takes about a second for the
 first move, 5×5 with four about 20 s; if the solver cannot finish (15×15 with five),
 :meth:`PerfectPlayer.choose` raises :class:`~noughts.errors.UnsupportedBoardError` rather than
 play a move it cannot vouch for. If rule 3 alone runs out of budget it is skipped and the tie
@@ -29,16 +29,19 @@ from __future__ import annotations
 
 import contextlib
 import random
+import time
 
 from noughts import solver
 from noughts.board import Board, Geometry
 from noughts.errors import BudgetExceeded, UnsupportedBoardError
 from noughts.players.base import ensure_playable, make_rng
 
-__all__ = ["DEFAULT_MAX_NODES", "PerfectPlayer"]
+__all__ = ["DEFAULT_MAX_NODES", "DEFAULT_TIME_LIMIT", "PerfectPlayer"]
 
 DEFAULT_MAX_NODES = 2_000_000
 """Positions the solver may search for one move off 3×3 (roughly 100,000 a second)."""
+DEFAULT_TIME_LIMIT = 30.0
+"""Seconds one move off 3×3 may take: huge boards yield positions too slowly for the node budget."""
 
 _G33 = Geometry.get(3, 3, 3)
 _moves_33: dict[int, tuple[int, ...]] | None = None
@@ -111,9 +114,11 @@ class PerfectPlayer:
 
     name = "perfect"
 
-    def __init__(self, rng: random.Random | None = None, *, max_nodes: int = DEFAULT_MAX_NODES) -> None:
+    def __init__(self, rng: random.Random | None = None, *, max_nodes: int = DEFAULT_MAX_NODES,
+                 time_limit: float = DEFAULT_TIME_LIMIT) -> None:
         self.rng = make_rng(rng)
         self.max_nodes = max_nodes
+        self.time_limit = time_limit
 
     def choose(self, board: Board) -> int:
         """A best cell for the side to move on ``board``."""
@@ -133,23 +138,25 @@ class PerfectPlayer:
         ensure_playable(board)
         if board.geometry is _G33:
             return (_moves_33 if _moves_33 is not None else _build_33())[board.key]
+        deadline = time.monotonic() + self.time_limit
         try:
-            cells = solver.best_moves(board, max_nodes=self.max_nodes)
+            cells = solver.best_moves(board, max_nodes=self.max_nodes, deadline=deadline)
         except BudgetExceeded:
             g = board.geometry
             raise UnsupportedBoardError(
                 f"the perfect player cannot solve this {g.rows}×{g.cols} board (k={g.k}) within "
-                f"{self.max_nodes:,} positions; use a player that searches to a limited depth") from None
+                f"{self.max_nodes:,} positions or {self.time_limit:g} seconds; "
+                "use a player that searches to a limited depth, such as minimax") from None
         if len(cells) > 1:
             share = max(1, self.max_nodes // len(cells))  # rule 3's budget, split between the moves
             # rule 3 is a nicety: out of budget, keep every best move and let rule 4 pick
             with contextlib.suppress(BudgetExceeded):
-                cells = _most_traps({cell: _mistakes(board.play(cell), share) for cell in cells})
+                cells = _most_traps({cell: _mistakes(board.play(cell), share, deadline) for cell in cells})
         return cells
 
 
-def _mistakes(board: Board, max_nodes: int) -> int:
+def _mistakes(board: Board, max_nodes: int, deadline: float) -> int:
     """How many moves on ``board`` are worse than its best (none once the game is over)."""
     if board.is_over:
         return 0
-    return len(board.legal_moves) - len(solver.best_moves(board, max_nodes=max_nodes))
+    return len(board.legal_moves) - len(solver.best_moves(board, max_nodes=max_nodes, deadline=deadline))

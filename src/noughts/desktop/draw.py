@@ -1,0 +1,268 @@
+"""Drawing: a :class:`~noughts.desktop.controller.ViewState` onto a pygame surface.
+
+Everything is drawn from the view and the surface's size (the geometry comes from
+:mod:`noughts.desktop.layout`), nothing is remembered between frames except fonts, so any
+window size draws crisply: X and O are vector strokes scaled to the cell, anti-aliased.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # no banner on the person's terminal
+
+import pygame
+
+from noughts.desktop.controller import Button, ViewState
+from noughts.desktop.layout import (
+    BoardGeometry,
+    Box,
+    GameLayout,
+    StartLayout,
+    Target,
+    game_layout,
+    start_layout,
+)
+
+__all__ = [
+    "BACKGROUND", "CELL", "COLOURS", "GRID", "HINT", "HOVER", "LAST", "O_COLOUR", "STRIKE", "X_COLOUR",
+    "draw", "layout_for", "target_at",
+]
+
+Colour = tuple[int, int, int]
+
+BACKGROUND: Colour = (243, 239, 230)  # warm paper
+CELL: Colour = (253, 251, 246)
+GRID: Colour = (72, 76, 96)
+X_COLOUR: Colour = (212, 68, 62)
+O_COLOUR: Colour = (34, 110, 186)
+HOVER: Colour = (229, 234, 242)
+LAST: Colour = (255, 238, 184)
+HINT: Colour = (198, 236, 196)
+STRIKE: Colour = (36, 38, 50)
+TEXT: Colour = (38, 40, 52)
+MUTED: Colour = (112, 114, 128)
+FAINT: Colour = (176, 176, 184)
+BUTTON: Colour = (226, 221, 208)
+BUTTON_HOVER: Colour = (214, 208, 192)
+SELECTED: Colour = (52, 86, 150)
+SELECTED_TEXT: Colour = (255, 255, 255)
+PLAY: Colour = (46, 138, 86)
+TONES: dict[str, Colour] = {"win": (40, 138, 80), "loss": (196, 58, 52), "draw": (92, 96, 116), "none": MUTED}
+COLOURS = {"X": X_COLOUR, "O": O_COLOUR}
+
+
+def layout_for(view: ViewState, size: tuple[int, int]) -> GameLayout | StartLayout:
+    """The geometry of the screen ``view`` shows, in a window of ``size``."""
+    width, height = size
+    if view.screen == "game":
+        return game_layout(width, height, view.board.rows, view.board.cols)
+    return start_layout(width, height, len(view.opponents), len(view.sides), view.can_resume)
+
+
+def target_at(view: ViewState, size: tuple[int, int], pos: tuple[int, int]) -> Target | None:
+    """What a click at ``pos`` would hit."""
+    layout = layout_for(view, size)
+    if isinstance(layout, GameLayout):
+        return layout.target_at(pos)
+    return layout.target_at(pos, tuple(c.key for c in view.opponents), tuple(c.key for c in view.sides))
+
+
+def draw(surface: pygame.Surface, view: ViewState) -> None:
+    """Draw one whole frame."""
+    surface.fill(BACKGROUND)
+    layout = layout_for(view, surface.get_size())
+    if isinstance(layout, GameLayout):
+        _draw_game(surface, view, layout)
+    else:
+        _draw_start(surface, view, layout)
+
+
+# text ------------------------------------------------------------------------------------------
+@lru_cache(maxsize=64)
+def _font(size: int) -> pygame.font.Font:
+    return pygame.font.Font(None, size)  # pygame's bundled font: the same on every machine
+
+
+@lru_cache(maxsize=512)
+def _fitting_size(text: str, width: int, height: int) -> int:
+    """The biggest font size whose rendering of ``text`` fits ``width``×``height``."""
+    low, high = 8, max(9, height * 2)
+    while low < high:  # binary search: the rendered size grows with the font size
+        middle = (low + high + 1) // 2
+        w, h = _font(middle).size(text)
+        if w <= width and h <= height:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _blit_text(surface: pygame.Surface, text: str, box: Box, colour: Colour, *, size: int | None = None,
+               align: str = "centre") -> None:
+    """One line of text in ``box``, vertically centred, shrunk to fit if need be."""
+    if not text or box.w <= 0 or box.h <= 0:
+        return
+    fit = _fitting_size(text, box.w, box.h)
+    image = _font(min(size, fit) if size is not None else fit).render(text, True, colour)
+    y = box.y + (box.h - image.get_height()) // 2
+    x = box.x if align == "left" else box.x + (box.w - image.get_width()) // 2
+    surface.blit(image, (x, y))
+
+
+def _wrap(text: str, font: pygame.font.Font, width: int) -> list[str]:
+    lines: list[str] = []
+    current = ""
+    for word in text.split():
+        trial = f"{current} {word}" if current else word
+        if current and font.size(trial)[0] > width:
+            lines.append(current)
+            current = word
+        else:
+            current = trial
+    if current:
+        lines.append(current)
+    return lines
+
+
+def _paragraph(surface: pygame.Surface, text: str, box: Box, colour: Colour, *, max_size: int,
+               align: str = "centre") -> None:
+    """Text wrapped to ``box``: the font shrinks until every line fits, nothing is cut off."""
+    if not text or box.w <= 0 or box.h <= 0:
+        return
+    size = max_size
+    while True:
+        font = _font(size)
+        lines = _wrap(text, font, box.w)
+        height = len(lines) * font.get_linesize()
+        widest = max(font.size(line)[0] for line in lines)
+        if (height <= box.h and widest <= box.w) or size <= 9:
+            break
+        size -= 1
+    y = box.y + (box.h - height) // 2
+    for line in lines:
+        image = font.render(line, True, colour)
+        x = box.x if align == "left" else box.x + (box.w - image.get_width()) // 2
+        surface.blit(image, (x, y))
+        y += font.get_linesize()
+
+
+def _button(surface: pygame.Surface, box: Box, text: str, *, enabled: bool = True, selected: bool = False,
+            hovered: bool = False, fill: Colour | None = None) -> None:
+    rect = pygame.Rect(box.x, box.y, box.w, box.h)
+    radius = max(4, box.h // 4)
+    colour = fill or (SELECTED if selected else BUTTON_HOVER if hovered and enabled else BUTTON)
+    pygame.draw.rect(surface, colour, rect, border_radius=radius)
+    if hovered and enabled and fill is not None:
+        pygame.draw.rect(surface, TEXT, rect, width=2, border_radius=radius)
+    ink = SELECTED_TEXT if selected or fill is not None else TEXT if enabled else FAINT
+    pad = max(4, box.h // 5)
+    _blit_text(surface, text, Box(box.x + pad, box.y + pad // 2, box.w - 2 * pad, box.h - pad), ink,
+               size=int(box.h * 0.72))
+
+
+# the board ---------------------------------------------------------------------------------------
+def _thick_line(surface: pygame.Surface, colour: Colour, start: tuple[float, float], end: tuple[float, float],
+                width: int) -> None:
+    """An anti-aliased stroke with round ends."""
+    pygame.draw.aaline(surface, colour, start, end, width)
+    radius = width / 2
+    for point in (start, end):
+        pygame.draw.aacircle(surface, colour, point, radius)
+
+
+def draw_mark(surface: pygame.Surface, mark: str, centre: tuple[int, int], geometry: BoardGeometry) -> None:
+    """X or O, scaled to the cell, centred on ``centre``."""
+    cx, cy = centre
+    width = geometry.mark_width
+    if mark == "X":
+        reach = geometry.x_reach
+        _thick_line(surface, X_COLOUR, (cx - reach, cy - reach), (cx + reach, cy + reach), width)
+        _thick_line(surface, X_COLOUR, (cx - reach, cy + reach), (cx + reach, cy - reach), width)
+    else:
+        pygame.draw.aacircle(surface, O_COLOUR, centre, geometry.o_radius, width)
+
+
+def draw_board(surface: pygame.Surface, view: ViewState, geometry: BoardGeometry) -> None:
+    board = view.board
+    for cell in range(board.size):
+        box = geometry.cell_box(cell)
+        fill = (HINT if cell == view.hint else LAST if cell == view.last
+                else HOVER if cell == view.hover else CELL)
+        pygame.draw.rect(surface, fill, pygame.Rect(box.x, box.y, box.w, box.h))
+    grid = geometry.grid_width
+    outer = geometry.box
+    for col in range(1, board.cols):  # the lines between cells only, as on paper
+        x = outer.x + col * geometry.cell - grid // 2
+        pygame.draw.rect(surface, GRID, pygame.Rect(x, outer.y, grid, outer.h))
+    for row in range(1, board.rows):
+        y = outer.y + row * geometry.cell - grid // 2
+        pygame.draw.rect(surface, GRID, pygame.Rect(outer.x, y, outer.w, grid))
+    if view.cursor is not None:
+        box = geometry.cell_box(view.cursor).inset(grid + 2)
+        pygame.draw.rect(surface, SELECTED, pygame.Rect(box.x, box.y, box.w, box.h),
+                         width=max(2, grid), border_radius=max(2, box.w // 16))
+    for cell, mark in enumerate(board.cells):
+        if mark is not None:
+            draw_mark(surface, mark, geometry.centre(cell), geometry)
+    if view.line:
+        start, end = geometry.strike_ends(view.line)
+        _thick_line(surface, STRIKE, start, end, geometry.strike_width)
+
+
+# screens -----------------------------------------------------------------------------------------
+def _draw_game(surface: pygame.Surface, view: ViewState, layout: GameLayout) -> None:
+    if view.banner:
+        _blit_text(surface, view.banner, layout.header, TONES[view.tone])
+    else:
+        _blit_text(surface, view.header, layout.header.inset(layout.header.h // 8), TEXT)
+    draw_board(surface, view, layout.board)
+    _paragraph(surface, view.status, layout.status, TEXT, max_size=max(14, layout.status.h // 2))
+    for button in view.buttons:
+        _draw_button(surface, button, layout.buttons[button.name], view.pointer)
+    info = layout.info
+    half = info.h // 2
+    _blit_text(surface, view.tally, Box(info.x, info.y, info.w, half), TEXT, size=int(half * 1.1))
+    _blit_text(surface, view.scores, Box(info.x, info.y + half, info.w, info.h - half), MUTED,
+               size=int(half * 1.1))
+
+
+def _draw_button(surface: pygame.Surface, button: Button, box: Box, pointer: Target | None) -> None:
+    _button(surface, box, button.label, enabled=button.enabled, hovered=pointer == ("button", button.name))
+
+
+def _draw_start(surface: pygame.Surface, view: ViewState, layout: StartLayout) -> None:
+    _draw_title(surface, layout.title)
+    _blit_text(surface, "noughts and crosses · tic-tac-toe", layout.subtitle, MUTED)
+    _blit_text(surface, "Play against", layout.opponent_label, TEXT, align="left")
+    for choice, box in zip(view.opponents, layout.opponents, strict=False):
+        _button(surface, box, choice.label, selected=choice.selected,
+                hovered=view.pointer == ("opponent", choice.key))
+    _paragraph(surface, view.description, layout.description, MUTED,
+               max_size=max(14, layout.description.h // 2))
+    _blit_text(surface, view.side_heading, layout.side_label, TEXT, align="left")
+    for choice, box in zip(view.sides, layout.sides, strict=False):
+        _button(surface, box, choice.label, selected=choice.selected, hovered=view.pointer == ("side", choice.key))
+    _button(surface, layout.play, "Play", fill=PLAY, hovered=view.pointer == ("button", "play"))
+    if layout.resume is not None:
+        _button(surface, layout.resume, "Resume", fill=SELECTED, hovered=view.pointer == ("button", "resume"))
+    notes = layout.notes
+    sentences = " ".join(f"{text.rstrip('.')}." for text in (view.notes, view.tally, view.scores) if text)
+    _paragraph(surface, sentences, notes, MUTED, max_size=max(14, min(26, notes.h // 3)))
+
+
+def _draw_title(surface: pygame.Surface, box: Box) -> None:
+    """"noughts" with its o's drawn as noughts and an X beside it, as a small logo."""
+    text_box = Box(box.x, box.y, box.w, box.h)
+    size = _fitting_size("noughts", box.w // 2, int(box.h * 0.95))
+    font = _font(size)
+    image = font.render("noughts", True, TEXT)
+    mark = int(image.get_height() * 0.8)
+    total = image.get_width() + mark * 2 + mark // 2
+    x = text_box.x + (text_box.w - total) // 2
+    y = text_box.y + (text_box.h - image.get_height()) // 2
+    mini = BoardGeometry(Box(x, y, mark, mark), 1, 1, mark)
+    draw_mark(surface, "X", (x + mark // 2, y + image.get_height() // 2), mini)
+    surface.blit(image, (x + mark + mark // 4, y))
+    draw_mark(surface, "O", (x + mark + mark // 2 + image.get_width() + mark // 2, y + image.get_height() // 2), mini)

@@ -1,0 +1,267 @@
+"""Where everything goes in the window, computed from its size alone.
+
+Pure functions of plain numbers (no pygame), so the geometry can be tested on its own and the
+drawing code and the click handling always agree on it.
+
+>>> geometry = board_geometry(Box(0, 0, 300, 300), 3, 3)
+>>> geometry.cell, geometry.cell_at((150, 150)), geometry.cell_at((299, 0)), geometry.cell_at((301, 5))
+(100, 4, 2, None)
+>>> layout = game_layout(640, 760, 3, 3)
+>>> layout.board.cell_at(layout.board.centre(8))
+8
+>>> layout.target_at(layout.buttons["undo"].centre)
+('button', 'undo')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "Box", "BoardGeometry", "GameLayout", "MIN_SIZE", "StartLayout", "Target", "board_geometry",
+    "game_layout", "start_layout",
+]
+
+MIN_SIZE = (320, 400)  # smaller than this and the text no longer fits; the window is kept at least this big
+
+# What a point in the window is over: ("cell", index), ("button", name), ("opponent", name), ("side", key).
+Target = tuple[str, int] | tuple[str, str]
+
+
+@dataclass(frozen=True)
+class Box:
+    """A rectangle in window pixels: left, top, width, height."""
+
+    x: int
+    y: int
+    w: int
+    h: int
+
+    @property
+    def right(self) -> int:
+        return self.x + self.w
+
+    @property
+    def bottom(self) -> int:
+        return self.y + self.h
+
+    @property
+    def centre(self) -> tuple[int, int]:
+        return self.x + self.w // 2, self.y + self.h // 2
+
+    def contains(self, pos: tuple[int, int]) -> bool:
+        return self.x <= pos[0] < self.right and self.y <= pos[1] < self.bottom
+
+    def inset(self, by: int) -> Box:
+        return Box(self.x + by, self.y + by, max(0, self.w - 2 * by), max(0, self.h - 2 * by))
+
+
+@dataclass(frozen=True)
+class BoardGeometry:
+    """The board: ``rows``×``cols`` square cells of ``cell`` pixels, top-left at ``box``."""
+
+    box: Box
+    rows: int
+    cols: int
+    cell: int
+
+    def cell_box(self, index: int) -> Box:
+        row, col = divmod(index, self.cols)
+        return Box(self.box.x + col * self.cell, self.box.y + row * self.cell, self.cell, self.cell)
+
+    def centre(self, index: int) -> tuple[int, int]:
+        return self.cell_box(index).centre
+
+    def cell_at(self, pos: tuple[int, int]) -> int | None:
+        """The cell under a point, or ``None`` off the board."""
+        if not self.box.contains(pos) or self.cell <= 0:
+            return None
+        col = (pos[0] - self.box.x) // self.cell
+        row = (pos[1] - self.box.y) // self.cell
+        return row * self.cols + col
+
+    @property
+    def grid_width(self) -> int:
+        """Thickness of the lines between cells."""
+        return max(2, self.cell // 28)
+
+    @property
+    def mark_width(self) -> int:
+        """Stroke width of X and O."""
+        return max(3, self.cell // 10)
+
+    @property
+    def o_radius(self) -> int:
+        """Radius of an O's ring, to the outside of its stroke."""
+        return max(2, int(self.cell * 0.31))
+
+    @property
+    def x_reach(self) -> int:
+        """Half the width of an X, from its centre to the end of a stroke."""
+        return max(2, int(self.cell * 0.27))
+
+    @property
+    def strike_width(self) -> int:
+        return max(4, self.cell // 11)
+
+    def strike_ends(self, line: tuple[int, ...]) -> tuple[tuple[float, float], tuple[float, float]]:
+        """The ends of the stroke through a winning line: past its end cells' centres, inside the cells."""
+        (x0, y0), (x1, y1) = self.centre(line[0]), self.centre(line[-1])
+        dx, dy = x1 - x0, y1 - y0
+        length = max(1.0, (dx * dx + dy * dy) ** 0.5)
+        reach = self.cell * 0.36
+        ux, uy = dx / length * reach, dy / length * reach
+        return (x0 - ux, y0 - uy), (x1 + ux, y1 + uy)
+
+
+def board_geometry(area: Box, rows: int, cols: int) -> BoardGeometry:
+    """The largest board of square cells that fits ``area``, centred in it."""
+    cell = max(1, min(area.w // cols, area.h // rows))
+    w, h = cell * cols, cell * rows
+    return BoardGeometry(Box(area.x + (area.w - w) // 2, area.y + (area.h - h) // 2, w, h), rows, cols, cell)
+
+
+def _clamp(value: float, low: int, high: int) -> int:
+    return int(max(low, min(high, value)))
+
+
+@dataclass(frozen=True)
+class GameLayout:
+    """The game screen: header (whose game, the result banner), board, status line, buttons, scores."""
+
+    size: tuple[int, int]
+    header: Box
+    board: BoardGeometry
+    status: Box
+    buttons: dict[str, Box]
+    info: Box
+
+    def target_at(self, pos: tuple[int, int]) -> Target | None:
+        for name, box in self.buttons.items():
+            if box.contains(pos):
+                return ("button", name)
+        cell = self.board.cell_at(pos)
+        return ("cell", cell) if cell is not None else None
+
+
+GAME_BUTTONS = ("menu", "undo", "hint", "again")
+
+
+def game_layout(width: int, height: int, rows: int, cols: int) -> GameLayout:
+    """The game screen for a window of ``width``×``height``: the board takes whatever is left."""
+    margin = max(6, min(width, height) // 40)
+    header_h = _clamp(height * 0.085, 30, 72)
+    status_h = _clamp(height * 0.085, 34, 64)
+    buttons_h = _clamp(height * 0.065, 28, 48)
+    info_h = _clamp(height * 0.075, 30, 56)
+    content_w = min(width - 2 * margin, 900)  # text lines much wider than this are hard to read
+    left = (width - content_w) // 2
+    y = margin
+    header = Box(left, y, content_w, header_h)
+    y += header_h + margin // 2
+    board_h = height - y - margin // 2 - status_h - buttons_h - info_h - 2 * margin
+    board = board_geometry(Box(margin, y, width - 2 * margin, max(1, board_h)), rows, cols)
+    y = board.box.bottom + margin // 2 + max(0, board_h - board.box.h) // 2
+    status = Box(left, y, content_w, status_h)
+    y += status_h + margin // 2
+    row_w = min(content_w, 640)
+    gap = margin
+    each = (row_w - gap * (len(GAME_BUTTONS) - 1)) // len(GAME_BUTTONS)
+    x0 = (width - (each * len(GAME_BUTTONS) + gap * (len(GAME_BUTTONS) - 1))) // 2
+    buttons = {name: Box(x0 + i * (each + gap), y, each, buttons_h) for i, name in enumerate(GAME_BUTTONS)}
+    y += buttons_h + margin
+    info = Box(left, y, content_w, info_h)
+    return GameLayout((width, height), header, board, status, buttons, info)
+
+
+@dataclass(frozen=True)
+class StartLayout:
+    """The start screen: title, opponent grid and its description, the side to play, Play/Resume, notes."""
+
+    size: tuple[int, int]
+    title: Box
+    subtitle: Box
+    opponent_label: Box
+    opponents: tuple[Box, ...]
+    description: Box
+    side_label: Box
+    sides: tuple[Box, ...]
+    play: Box
+    resume: Box | None
+    notes: Box
+
+    def target_at(self, pos: tuple[int, int], opponents: tuple[str, ...] = (),
+                  sides: tuple[str, ...] = ()) -> Target | None:
+        """``opponents`` and ``sides`` name the boxes, in order."""
+        for name, box in zip(opponents, self.opponents, strict=False):
+            if box.contains(pos):
+                return ("opponent", name)
+        for key, box in zip(sides, self.sides, strict=False):
+            if box.contains(pos):
+                return ("side", key)
+        if self.play.contains(pos):
+            return ("button", "play")
+        if self.resume is not None and self.resume.contains(pos):
+            return ("button", "resume")
+        return None
+
+
+def _grid(area_x: int, y: int, width: int, count: int, per_row: int, h: int, gap: int) -> tuple[list[Box], int]:
+    """``count`` boxes in rows of ``per_row`` (the last row centred); returns them and the y below."""
+    each = (width - gap * (per_row - 1)) // per_row
+    boxes = []
+    for i in range(count):
+        row, col = divmod(i, per_row)
+        in_row = min(per_row, count - row * per_row)
+        x0 = area_x + (width - (each * in_row + gap * (in_row - 1))) // 2
+        boxes.append(Box(x0 + col * (each + gap), y + row * (h + gap), each, h))
+    rows = -(-count // per_row)
+    return boxes, y + rows * h + (rows - 1) * gap
+
+
+def start_layout(width: int, height: int, n_opponents: int, n_sides: int, resume: bool = False) -> StartLayout:
+    """The start screen for a window of ``width``×``height``."""
+    margin = max(8, min(width, height) // 32)
+    content_w = min(width - 2 * margin, 820)
+    left = (width - content_w) // 2
+    per_row = 4 if content_w >= 520 else 3
+    side_row = n_sides if content_w >= 600 else 2
+    opp_rows = -(-n_opponents // per_row)
+    side_rows = -(-n_sides // side_row)
+    # Heights as shares of the window, capped so a tall window does not get giant buttons.
+    unit = height / (3.4 + 1.0 * (opp_rows + side_rows) + 2.6)
+    title_h = _clamp(unit * 1.2, 28, 72)
+    subtitle_h = _clamp(unit * 0.5, 14, 28)
+    label_h = _clamp(unit * 0.5, 14, 28)
+    button_h = _clamp(unit * 0.8, 24, 52)
+    desc_h = _clamp(unit * 0.9, 28, 52)
+    play_h = _clamp(unit * 1.0, 30, 60)
+    gap = max(4, margin // 2)
+    y = margin
+    title = Box(left, y, content_w, title_h)
+    y += title_h
+    subtitle = Box(left, y, content_w, subtitle_h)
+    y += subtitle_h + margin
+    opponent_label = Box(left, y, content_w, label_h)
+    y += label_h + gap
+    opponents, y = _grid(left, y, content_w, n_opponents, per_row, button_h, gap)
+    y += gap
+    description = Box(left, y, content_w, desc_h)
+    y += desc_h + margin // 2
+    side_label = Box(left, y, content_w, label_h)
+    y += label_h + gap
+    sides, y = _grid(left, y, content_w, n_sides, side_row, button_h, gap)
+    y += margin
+    play_w = min(content_w, 260 if not resume else 520)
+    if resume:
+        half = (play_w - gap) // 2
+        x0 = (width - play_w) // 2
+        resume_box: Box | None = Box(x0, y, half, play_h)
+        play = Box(x0 + half + gap, y, half, play_h)
+    else:
+        resume_box = None
+        play = Box((width - play_w) // 2, y, play_w, play_h)
+    y += play_h + margin // 2
+    notes = Box(left, y, content_w, max(subtitle_h, height - y - margin // 2))
+    return StartLayout((width, height), title, subtitle, opponent_label, tuple(opponents), description,
+                       side_label, tuple(sides), play, resume_box, notes)

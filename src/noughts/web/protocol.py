@@ -1,0 +1,170 @@
+"""The websocket protocol of the web game: reading what a browser sends, the limits, the errors.
+
+Nothing here touches the network, so the rules are easy to test and to reuse in another
+server. ``docs/web-protocol.md`` is the reference for every message.
+
+>>> parse('{"type": "move", "cell": "b2"}', Limits())
+{'type': 'move', 'cell': 4}
+>>> parse('{"type": "move", "cell": 9}', Limits())
+Traceback (most recent call last):
+  ...
+noughts.web.protocol.Rejection: There is no cell 9: cells are 0 to 8, or a1 to c3.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from dataclasses import dataclass
+from typing import Any
+
+from noughts.board import Geometry
+from noughts.errors import NoughtsError
+
+__all__ = [
+    "CODE_ALPHABET", "FIRST", "MESSAGE_TYPES", "Limits", "Rejection", "clean_name", "cell_words",
+    "encode", "parse",
+]
+
+# Codes are read aloud and typed on phones: no 0/O, 1/I/L look-alikes.
+CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
+MESSAGE_TYPES = ("play_computer", "create_room", "join", "move", "rematch", "leave", "scores", "ping")
+# Who moves first in a new room: the person creating it, or their opponent.
+FIRST = {"you": 0, "me": 0, "opponent": 1, "computer": 1, "friend": 1}
+MAX_NAME_CHARS = 40
+_BOARD = Geometry.get(3, 3, 3)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Every bound the server keeps, so one careless or hostile client cannot hurt the others."""
+
+    max_rooms: int = 10_000
+    room_ttl: float = 30 * 60.0  # seconds a room may sit without a move or a join
+    sweep_every: float = 15.0  # how often expired rooms are removed
+    max_message_bytes: int = 2048  # a legal message is under 200 bytes
+    max_frame_bytes: int = 64 * 1024  # uvicorn closes the socket (1009) above this
+    rate: float = 20.0  # messages a second, sustained, per connection
+    burst: float = 40.0  # messages allowed at once before the rate applies
+    flood_close: int = 200  # messages refused for rate in a row before the socket is closed
+    max_connections: int = 10_000
+    max_watchers: int = 100  # spectators per room
+    rooms_per_connection: int = 50  # rooms one connection may create in its lifetime
+
+    def public(self) -> dict[str, float | int]:
+        """What a client may want to know (sent in ``welcome``)."""
+        return {"max_message_bytes": self.max_message_bytes, "rate": self.rate, "burst": self.burst,
+                "room_ttl": self.room_ttl}
+
+
+class Rejection(NoughtsError):
+    """A message the server will not act on; ``code`` is for programs, the text for people."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def encode(message: dict[str, Any]) -> str:
+    """A message as compact JSON text (what goes on the wire)."""
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+
+
+def cell_words(cell: int) -> str:
+    """``row 2, column 2`` for the centre: how the page and the messages name a cell."""
+    row, col = divmod(cell, 3)
+    return f"row {row + 1}, column {col + 1}"
+
+
+def clean_name(value: object, field: str = "name") -> str | None:
+    """A display name: printable, single-spaced, at most 40 characters; ``None`` when not given."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise Rejection("bad_field", f"'{field}' must be text, like \"Ann\".")
+    # Control and format characters (bidi overrides, zero-width joiners) could disguise a name.
+    kept = "".join(c for c in value[:400] if unicodedata.category(c)[0] != "C")
+    name = " ".join(kept.split())[:MAX_NAME_CHARS].strip()
+    return name or None
+
+
+def parse(text: str, limits: Limits) -> dict[str, Any]:
+    """Check one message from a client and return it with every field in its normal form.
+
+    Raises :class:`Rejection` with a sentence for the person when the message is not usable.
+    """
+    size = len(text.encode("utf-8", "surrogatepass")) if len(text) * 4 > limits.max_message_bytes else len(text)
+    if size > limits.max_message_bytes:
+        raise Rejection("too_big", f"That message is {size} bytes; messages are at most "
+                                   f"{limits.max_message_bytes} bytes.")
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as error:
+        reason = error.msg if isinstance(error, json.JSONDecodeError) else "it is nested too deeply"
+        raise Rejection("bad_json", f"That message is not valid JSON ({reason}).") from None
+    if not isinstance(data, dict) or not isinstance(data.get("type"), str):
+        raise Rejection("bad_message", 'A message is a JSON object with a "type", like {"type": "move", "cell": 4}.')
+    kind = data["type"]
+    if kind not in MESSAGE_TYPES:
+        raise Rejection("unknown_type", f"There is no message type {kind[:30]!r}; the types are "
+                                        f"{', '.join(MESSAGE_TYPES)}.")
+    message: dict[str, Any] = {"type": kind}
+    if kind == "play_computer":
+        from noughts import players
+
+        opponent = data.get("opponent", "hard")
+        if not isinstance(opponent, str) or opponent.strip().lower() not in players.names():
+            raise Rejection("bad_field", f"'opponent' must be one of {', '.join(players.names())}.")
+        message["opponent"] = opponent.strip().lower()
+    if kind in ("play_computer", "create_room"):
+        first = data.get("first", "you")
+        if first not in FIRST:
+            raise Rejection("bad_field", "'first' says who moves first: \"you\" or \"opponent\".")
+        message["first"] = FIRST[first]
+    if kind in ("play_computer", "create_room", "join"):
+        message["name"] = clean_name(data.get("name"))
+    if kind == "join":
+        message["room"] = _room_code(data.get("room"))
+        token = data.get("token")
+        if token is not None and (not isinstance(token, str) or len(token) > 100):
+            raise Rejection("bad_field", "'token' must be the seat token the server gave you (text).")
+        message["token"] = token or None
+    if kind == "move":
+        message["cell"] = _cell(data.get("cell"))
+        for field in ("game", "ply"):  # optional: guard against a move meant for an older board
+            value = data.get(field)
+            if value is not None:
+                if type(value) is not int:
+                    raise Rejection("bad_field", f"'{field}' must be a whole number.")
+                message[field] = value
+        mark = data.get("mark")
+        if mark is not None:
+            if mark not in ("X", "O"):
+                raise Rejection("bad_field", "'mark' must be \"X\" or \"O\".")
+            message["mark"] = mark
+    return message
+
+
+def _room_code(value: object) -> str:
+    if not isinstance(value, str):
+        raise Rejection("bad_field", "'room' must be a game code (text), like \"K7M2QX\".")
+    code = value.strip().upper()
+    if not 4 <= len(code) <= 12 or any(c not in CODE_ALPHABET for c in code):
+        shown = value.strip()[:20]
+        raise Rejection("no_room", f"There is no game with the code {shown!r}: a code is six letters and "
+                                   "digits, like K7M2QX.")
+    return code
+
+
+def _cell(value: object) -> int:
+    if type(value) is int:
+        if 0 <= value < 9:
+            return value
+        raise Rejection("bad_cell", f"There is no cell {value}: cells are 0 to 8, or a1 to c3.")
+    if isinstance(value, str) and len(value) <= 10:
+        try:
+            return _BOARD.parse_cell(value)
+        except NoughtsError:
+            pass
+    shown = repr(value)[:20] if value is not None else "nothing"
+    raise Rejection("bad_cell", f"A move needs a 'cell': 0 to 8 or a1 to c3, not {shown}.")
