@@ -11,8 +11,9 @@ Source: :mod:`noughts.solver`, which solves positions exactly. Its rules, in ord
 
 On 3×3 every position's moves are worked out once, on first use (about 50 ms), so a move is a
 dict lookup. Other boards are solved as they come with :func:`noughts.solver.best_moves`,
-within a node budget (``max_nodes``) and a time limit (``time_limit``, 30 s): 4×4 with four in a row takes about a second for the
-first move, 5×5 with four about 20 s; if the solver cannot finish (15×15 with five),
+within a node budget (``max_nodes``) and a time limit (``time_limit``, 30 s): 4×4 with four
+in a row takes about a second for the first move, 5×5 with four about 20 s; if the solver
+cannot finish (15×15 with five),
 :meth:`PerfectPlayer.choose` raises :class:`~noughts.errors.UnsupportedBoardError` rather than
 play a move it cannot vouch for. If rule 3 alone runs out of budget it is skipped and the tie
 goes to rule 4.

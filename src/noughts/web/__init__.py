@@ -1,0 +1,70 @@
+"""The web game: ``noughts web`` serves the page and its websocket from an ASGI app.
+
+Starlette, uvicorn and websockets are optional (``pip install 'noughts[web]'``); nothing
+here imports them until a server is asked for, and a missing one is a
+:class:`~noughts.NoughtsError` saying what to install.
+
+>>> callable(serve)
+True
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from noughts.errors import NoughtsError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from contextlib import AbstractContextManager
+
+    from starlette.applications import Starlette
+
+    from noughts.web.protocol import Limits
+
+__all__ = ["MISSING", "create_app", "running", "serve"]
+
+MISSING = "the web game needs: pip install 'noughts[web]'"
+
+
+def _need_web() -> None:
+    try:
+        import starlette  # noqa: F401
+        import uvicorn  # noqa: F401
+        import websockets  # noqa: F401
+    except ImportError:
+        raise NoughtsError(MISSING) from None
+
+
+def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, scores: bool = True,
+          limits: Limits | None = None, log_level: str = "warning") -> None:
+    """Serve the game on http://host:port/ until Ctrl-C (``noughts web``).
+
+    ``db`` is the score and history file (``None``: the same default as ``noughts play``);
+    ``scores=False`` records nothing. Raises :class:`NoughtsError` if the web packages are
+    missing or the address cannot be listened on.
+    """
+    _need_web()
+    from noughts.web.server import serve as _serve
+
+    _serve(host, port, db, scores=scores, limits=limits, log_level=log_level)
+
+
+def create_app(db: str | None = None, **options: Any) -> Starlette:
+    """The ASGI app, for any ASGI server (see :func:`noughts.web.app.create_app`)."""
+    _need_web()
+    from noughts.web.app import create_app as _create_app
+
+    return _create_app(db, **options)
+
+
+def running(app: Starlette | None = None, **options: Any) -> AbstractContextManager[str]:
+    """Run the app on a free loopback port in a background thread; the context gives its URL."""
+    _need_web()
+    from noughts.web.server import running as _running
+
+    return _running(app, **options)
+
+
+if TYPE_CHECKING:  # for readers of the signature above
+    _unused: Iterator[str]
