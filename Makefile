@@ -3,15 +3,15 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 READY  := $(VENV)/.ready-dev
+PLAY_READY := $(VENV)/.ready-play
 BENCH_READY := $(VENV)/.ready-bench
 
 .PHONY: play test bench lint clean
 
-# The game needs nothing but Python itself, so a fresh clone plays at once: no venv, no install
-# (installing the dev tools first took about 20 s). PLAY_ARGS passes options, e.g. --opponent hard.
-play:
-	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "noughts needs Python 3.11 or newer, not " + sys.version.split()[0])'
-	@PYTHONPATH=src $(PYTHON) -m noughts play $(PLAY_ARGS)
+# `play` installs only the front ends' extras (pygame-ce, the web server): about 10 s the first
+# time, nothing after. PLAY_ARGS passes options, e.g. make play PLAY_ARGS="--opponent hard".
+play: $(PLAY_READY)
+	@$(VENV)/bin/noughts play $(PLAY_ARGS)
 
 test: $(READY)
 	$(PY) -m pytest
@@ -23,10 +23,19 @@ lint: $(READY)
 	$(VENV)/bin/ruff check src tests benchmarks
 	$(VENV)/bin/mypy
 
-$(READY): pyproject.toml
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,desktop,web]'
+$(VENV)/.created:
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "noughts needs Python 3.11 or newer, not " + sys.version.split()[0])'
+	$(PYTHON) -m venv $(VENV)
 	@touch $@
+
+$(PLAY_READY): pyproject.toml | $(VENV)/.created
+	@echo "Setting up noughts in $(VENV) (once)..."
+	@$(PY) -m pip install --quiet --disable-pip-version-check -e '.[desktop,web]'
+	@touch $@
+
+$(READY): pyproject.toml | $(VENV)/.created
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,desktop,web]'
+	@touch $@ $(PLAY_READY)
 
 # OpenSpiel is a baseline only: without a wheel for this platform its rows print as n/a.
 $(BENCH_READY): benchmarks/requirements.txt
