@@ -144,15 +144,16 @@ def describe_line(board: Board, line: Sequence[int], dash: str = "–") -> str:
 def _instructions(board: Board) -> str:
     last_col = chr(ord("a") + board.cols - 1)
     return "\n".join([
-        f"Take turns to put your mark in a free cell; {board.k} in a row (across, down or diagonally) "
-        "wins. X always moves first.",
+        f"Take turns to put your mark in a free cell; {board.k} in a row (across, down or",
+        "diagonally) wins. X always moves first.",
         f"Type a cell as a number 1-{board.size} or as column and row, a1-{last_col}{board.rows}:",
         "",
         render(board),
         "",
         "The last move is shown [in brackets], a winning line *between stars*.",
-        "At your move you can also type: undo (take back your last move), hint (the best move",
-        "and where it leads), help (this text), quit (or Ctrl-D; a game left unfinished is not counted).",
+        "At your move you can also type: undo (take back your last move), hint (the best",
+        "move and where it leads), help (this text), quit (or Ctrl-D; a game left unfinished",
+        "is not counted).",
     ])
 
 
