@@ -570,3 +570,14 @@ def test_the_engine_does_not_load_the_solver_or_players_to_start() -> None:
     loaded = result.stdout
     assert "noughts.solver" not in loaded and "noughts.players" not in loaded, loaded
     assert re.search(r"'noughts.engine'", loaded)
+
+
+def test_analyse_passes_progress_to_the_solver(monkeypatch: pytest.MonkeyPatch) -> None:
+    from noughts import solver
+
+    monkeypatch.setattr(solver, "PROGRESS_INTERVAL", 0.0)  # report at every check of the clock
+    solver.clear_cache()
+    reports: list[tuple[int, float]] = []
+    reply = handle({"cmd": "analyse", "rows": 4, "cols": 4}, progress=lambda n, t: reports.append((n, t)))
+    assert reply["value"] == 0 and reply["plies"] == 16
+    assert reports and all(n > 0 for n, _ in reports)

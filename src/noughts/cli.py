@@ -239,12 +239,26 @@ def _ask(args: argparse.Namespace, cmd: str, **extra: Any) -> dict[str, Any]:
     for field in ("position", "rows", "cols", "k"):
         if getattr(args, field, None) is not None:
             request[field] = getattr(args, field)
-    reply = engine.handle(request)
+    show_progress = cmd == "analyse" and sys.stderr.isatty()
+    try:
+        reply = engine.handle(request, progress=_show_progress if show_progress else None)
+    except KeyboardInterrupt:
+        if show_progress:
+            print(f"\r\033[K{PROG}: solving stopped", file=sys.stderr, flush=True)
+        raise
+    if show_progress:
+        print("\r\033[K", end="", file=sys.stderr, flush=True)  # clear the progress line
     if "error" in reply:
         raise _Failure(reply["error"])
     if getattr(args, "json", False):
         print(engine.encode(reply))
     return reply
+
+
+def _show_progress(nodes: int, seconds: float) -> None:
+    """One line on the terminal, rewritten as a long solve goes on (Ctrl-C stops it)."""
+    print(f"\rsolving: {nodes:,} positions searched in {seconds:.0f} s (Ctrl-C to stop)",
+          end="", file=sys.stderr, flush=True)
 
 
 def _board(args: argparse.Namespace) -> Board:

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import IO, Any
 
+    from noughts.solver import ProgressCallback
+
     Reply = dict[str, Any]
 
 __all__ = [
@@ -63,11 +65,12 @@ class ProtocolError(NoughtsError):
     """A request that is not valid JSON, not an object, or has a missing or ill-typed field."""
 
 
-def handle(request: object) -> Reply:
+def handle(request: object, progress: ProgressCallback | None = None) -> Reply:
     """Answer one decoded request; problems become ``{"error": message}``, never exceptions.
 
     ``"id"`` (a string, number or null) is copied into the reply, errors included, so a
-    client can match replies to requests.
+    client can match replies to requests. ``progress`` is passed to the solver by
+    ``analyse`` (``progress(nodes, seconds)`` every half second of a long search).
     """
     has_id, request_id = False, None
     try:
@@ -77,7 +80,7 @@ def handle(request: object) -> Reply:
         if "id" in request:
             request_id = _check_id(request["id"])
             has_id = True
-        reply = _dispatch(request)
+        reply = _dispatch(request, progress)
     except NoughtsError as error:
         message = str(error)  # some messages quote the request: keep a huge one readable
         reply = {"error": message if len(message) <= 1000 else message[:1000] + "…"}
@@ -203,7 +206,7 @@ class _Alarm:
 
 # requests ---------------------------------------------------------------------------------
 
-def _dispatch(request: dict[Any, Any]) -> Reply:
+def _dispatch(request: dict[Any, Any], progress: ProgressCallback | None = None) -> Reply:
     if "cmd" not in request:
         raise ProtocolError(f'a request needs a "cmd": one of {_COMMAND_LIST}')
     cmd = request["cmd"]
@@ -218,6 +221,8 @@ def _dispatch(request: dict[Any, Any]) -> Reply:
                 raise ProtocolError(f"field names must be strings, not {_json_type(field)}")
             known = ", ".join(f'"{f}"' for f in sorted(_FIELDS[cmd]))
             raise ProtocolError(f'unknown field {_show(field)} in a "{cmd}" request: the fields are {known}')
+    if cmd == "analyse":
+        return _analyse(request, progress)
     return _HANDLERS[cmd](request)
 
 
@@ -240,14 +245,14 @@ def _move(request: dict[str, Any]) -> Reply:
     return {"index": cell, "cell": board.cell_name(cell)}
 
 
-def _analyse(request: dict[str, Any]) -> Reply:
+def _analyse(request: dict[str, Any], progress: ProgressCallback | None = None) -> Reply:
     board = _board(request)
     import time
 
     from noughts import solver  # heavy and not needed by the other commands
 
     # The solver raises BudgetExceeded (a NoughtsError) when the budget runs out.
-    analysis = solver.analyse(board, max_nodes=ANALYSE_MAX_NODES,
+    analysis = solver.analyse(board, max_nodes=ANALYSE_MAX_NODES, progress=progress,
                               deadline=time.monotonic() + ANALYSE_MAX_SECONDS)
     return {
         "value": analysis.value,
