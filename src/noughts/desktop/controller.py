@@ -83,6 +83,7 @@ class Button:
     name: str
     label: str
     enabled: bool
+    primary: bool = False  # the obvious next step, drawn to stand out
 
 
 @dataclass(frozen=True)
@@ -162,7 +163,9 @@ class Controller:
         self._hint_job: int | None = None
         self._recorded = False  # the finished game is in the store: never record it twice
         notices = store.notices if store is not None else []
-        self.message = " ".join(" ".join(n.split()) for n in notices) or None
+        # the store's notices (a damaged file moved aside, scores off) show on both screens
+        self.notice = " ".join(" ".join(n.split()) for n in notices)
+        self.message = self.notice or None
         self.scores_text = self._read_scores()
         if opponent is not None and first is not None:
             self.new_game()  # everything was chosen on the command line: straight into the game
@@ -591,7 +594,7 @@ class Controller:
             Button("menu", "Menu", True),
             Button("undo", "Undo", can_undo),
             Button("hint", "Hint", self.persons_turn()),
-            Button("again", "Play again", over),
+            Button("again", "Play again", over, primary=over),
         )
         return ViewState(
             screen="game", board=board, status=self.message or self._default_status(), pointer=self.pointer,
@@ -607,10 +610,10 @@ class Controller:
                  if self.opponent == PERSON else players.describe(self.opponent))
         start = self.start_board
         board_note = f"Board {start.rows}×{start.cols}, {start.k} in a row wins. X always moves first."
-        notes = " ".join(part for part in (self.message, board_note) if part)
+        notes = " ".join(part for part in (self.notice, board_note) if part)
         heading = "The first person plays" if self.opponent == PERSON else "You play"
         return ViewState(
-            screen="start", board=start, status=self.message or "", pointer=self.pointer,
+            screen="start", board=start, status=self.notice, pointer=self.pointer,
             opponents=opponents, sides=sides, side_heading=heading, description=about,
             can_resume=self.game is not None and not self.over, notes=notes, scores=self.scores_text,
             tally=self.tally_text())

@@ -14,7 +14,7 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # no banner on the per
 
 import pygame
 
-from noughts.desktop.controller import Button, ViewState
+from noughts.desktop.controller import ViewState
 from noughts.desktop.layout import (
     BoardGeometry,
     Box,
@@ -27,7 +27,7 @@ from noughts.desktop.layout import (
 
 __all__ = [
     "BACKGROUND", "CELL", "COLOURS", "GRID", "HINT", "HOVER", "LAST", "O_COLOUR", "STRIKE", "X_COLOUR",
-    "draw", "layout_for", "target_at",
+    "draw", "forget_fonts", "layout_for", "target_at",
 ]
 
 Colour = tuple[int, int, int]
@@ -83,6 +83,12 @@ def draw(surface: pygame.Surface, view: ViewState) -> None:
 @lru_cache(maxsize=64)
 def _font(size: int) -> pygame.font.Font:
     return pygame.font.Font(None, size)  # pygame's bundled font: the same on every machine
+
+
+def forget_fonts() -> None:
+    """Drop the cached fonts: they die with ``pygame.font.quit()``."""
+    _font.cache_clear()
+    _fitting_size.cache_clear()
 
 
 @lru_cache(maxsize=512)
@@ -148,8 +154,20 @@ def _paragraph(surface: pygame.Surface, text: str, box: Box, colour: Colour, *, 
         y += font.get_linesize()
 
 
+def _label_box(box: Box) -> Box:
+    pad = max(4, box.h // 7)
+    return Box(box.x + pad, box.y + pad // 2, box.w - 2 * pad, box.h - pad)
+
+
+def _group_size(labels: list[str], boxes: list[Box]) -> int:
+    """One font size for a row of buttons, so that their labels match: the largest all of them fit."""
+    sizes = [min(_fitting_size(text, inner.w, inner.h), int(box.h * 0.72))
+             for text, box in zip(labels, boxes, strict=False) for inner in (_label_box(box),)]
+    return min(sizes, default=12)
+
+
 def _button(surface: pygame.Surface, box: Box, text: str, *, enabled: bool = True, selected: bool = False,
-            hovered: bool = False, fill: Colour | None = None) -> None:
+            hovered: bool = False, fill: Colour | None = None, size: int | None = None) -> None:
     rect = pygame.Rect(box.x, box.y, box.w, box.h)
     radius = max(4, box.h // 4)
     colour = fill or (SELECTED if selected else BUTTON_HOVER if hovered and enabled else BUTTON)
@@ -157,19 +175,27 @@ def _button(surface: pygame.Surface, box: Box, text: str, *, enabled: bool = Tru
     if hovered and enabled and fill is not None:
         pygame.draw.rect(surface, TEXT, rect, width=2, border_radius=radius)
     ink = SELECTED_TEXT if selected or fill is not None else TEXT if enabled else FAINT
-    pad = max(4, box.h // 5)
-    _blit_text(surface, text, Box(box.x + pad, box.y + pad // 2, box.w - 2 * pad, box.h - pad), ink,
-               size=int(box.h * 0.72))
+    _blit_text(surface, text, _label_box(box), ink, size=size or int(box.h * 0.72))
 
 
 # the board ---------------------------------------------------------------------------------------
 def _thick_line(surface: pygame.Surface, colour: Colour, start: tuple[float, float], end: tuple[float, float],
                 width: int) -> None:
-    """An anti-aliased stroke with round ends."""
-    pygame.draw.aaline(surface, colour, start, end, width)
-    radius = width / 2
+    """An anti-aliased stroke of the same ``width`` at any angle, with round ends.
+
+    pygame's own wide lines are measured along an axis, so diagonals come out thinner: the
+    stroke is drawn as a polygon offset perpendicular to it, its edges smoothed by aalines.
+    """
+    (x0, y0), (x1, y1) = start, end
+    dx, dy = x1 - x0, y1 - y0
+    length = max(1e-6, (dx * dx + dy * dy) ** 0.5)
+    half = width / 2
+    nx, ny = -dy / length * half, dx / length * half
+    corners = [(x0 + nx, y0 + ny), (x1 + nx, y1 + ny), (x1 - nx, y1 - ny), (x0 - nx, y0 - ny)]
+    pygame.draw.polygon(surface, colour, corners)
+    pygame.draw.aalines(surface, colour, True, corners)
     for point in (start, end):
-        pygame.draw.aacircle(surface, colour, point, radius)
+        pygame.draw.aacircle(surface, colour, point, half)
 
 
 def draw_mark(surface: pygame.Surface, mark: str, centre: tuple[int, int], geometry: BoardGeometry) -> None:
@@ -216,11 +242,14 @@ def _draw_game(surface: pygame.Surface, view: ViewState, layout: GameLayout) -> 
     if view.banner:
         _blit_text(surface, view.banner, layout.header, TONES[view.tone])
     else:
-        _blit_text(surface, view.header, layout.header.inset(layout.header.h // 8), TEXT)
+        _blit_text(surface, view.header, layout.header.inset(layout.header.h // 5), TEXT)
     draw_board(surface, view, layout.board)
     _paragraph(surface, view.status, layout.status, TEXT, max_size=max(14, layout.status.h // 2))
-    for button in view.buttons:
-        _draw_button(surface, button, layout.buttons[button.name], view.pointer)
+    boxes = [layout.buttons[button.name] for button in view.buttons]
+    size = _group_size([button.label for button in view.buttons], boxes)
+    for button, box in zip(view.buttons, boxes, strict=True):
+        _button(surface, box, button.label, enabled=button.enabled, size=size,
+                hovered=view.pointer == ("button", button.name), fill=PLAY if button.primary else None)
     info = layout.info
     half = info.h // 2
     _blit_text(surface, view.tally, Box(info.x, info.y, info.w, half), TEXT, size=int(half * 1.1))
@@ -228,23 +257,25 @@ def _draw_game(surface: pygame.Surface, view: ViewState, layout: GameLayout) -> 
                size=int(half * 1.1))
 
 
-def _draw_button(surface: pygame.Surface, button: Button, box: Box, pointer: Target | None) -> None:
-    _button(surface, box, button.label, enabled=button.enabled, hovered=pointer == ("button", button.name))
-
-
 def _draw_start(surface: pygame.Surface, view: ViewState, layout: StartLayout) -> None:
     _draw_title(surface, layout.title)
     _blit_text(surface, "noughts and crosses · tic-tac-toe", layout.subtitle, MUTED)
-    _blit_text(surface, "Play against", layout.opponent_label, TEXT, align="left")
+    label_size = min(30, int(layout.opponent_label.h * 1.1))
+    _blit_text(surface, "Play against", layout.opponent_label, TEXT, align="left", size=label_size)
+    size = _group_size([c.label for c in view.opponents], list(layout.opponents))
     for choice, box in zip(view.opponents, layout.opponents, strict=False):
-        _button(surface, box, choice.label, selected=choice.selected,
+        _button(surface, box, choice.label, selected=choice.selected, size=size,
                 hovered=view.pointer == ("opponent", choice.key))
     _paragraph(surface, view.description, layout.description, MUTED,
-               max_size=max(14, layout.description.h // 2))
-    _blit_text(surface, view.side_heading, layout.side_label, TEXT, align="left")
+               max_size=min(26, max(12, int(layout.description.h * 0.62))))
+    _blit_text(surface, view.side_heading, layout.side_label, TEXT, align="left", size=label_size)
+    size = _group_size([c.label for c in view.sides], list(layout.sides))
     for choice, box in zip(view.sides, layout.sides, strict=False):
-        _button(surface, box, choice.label, selected=choice.selected, hovered=view.pointer == ("side", choice.key))
-    _button(surface, layout.play, "Play", fill=PLAY, hovered=view.pointer == ("button", "play"))
+        _button(surface, box, choice.label, selected=choice.selected, size=size,
+                hovered=view.pointer == ("side", choice.key))
+    # with a game to resume, Play starts another one: say so
+    _button(surface, layout.play, "New game" if view.can_resume else "Play", fill=PLAY,
+            hovered=view.pointer == ("button", "play"))
     if layout.resume is not None:
         _button(surface, layout.resume, "Resume", fill=SELECTED, hovered=view.pointer == ("button", "resume"))
     notes = layout.notes

@@ -102,7 +102,7 @@ class BoardGeometry:
 
     @property
     def strike_width(self) -> int:
-        return max(4, self.cell // 11)
+        return max(4, self.cell // 13)
 
     def strike_ends(self, line: tuple[int, ...]) -> tuple[tuple[float, float], tuple[float, float]]:
         """The ends of the stroke through a winning line: past its end cells' centres, inside the cells."""
@@ -220,48 +220,46 @@ def _grid(area_x: int, y: int, width: int, count: int, per_row: int, h: int, gap
 
 
 def start_layout(width: int, height: int, n_opponents: int, n_sides: int, resume: bool = False) -> StartLayout:
-    """The start screen for a window of ``width``×``height``."""
+    """The start screen for a window of ``width``×``height``.
+
+    Every height is a multiple of one unit, chosen so that the whole screen fits the window
+    (nothing is ever cut off) and capped so that a tall window centres a screen of normal size.
+    """
     margin = max(8, min(width, height) // 32)
     content_w = min(width - 2 * margin, 820)
     left = (width - content_w) // 2
     per_row = 4 if content_w >= 520 else 3
-    side_row = n_sides if content_w >= 600 else 2
+    side_row = 2  # two wide buttons a row: "Crosses (X): go first" stays legible
     opp_rows = -(-n_opponents // per_row)
     side_rows = -(-n_sides // side_row)
-    # Heights as shares of the window, capped so a tall window does not get giant buttons.
-    unit = height / (3.4 + 1.0 * (opp_rows + side_rows) + 2.6)
-    title_h = _clamp(unit * 1.2, 28, 72)
-    subtitle_h = _clamp(unit * 0.5, 14, 28)
-    label_h = _clamp(unit * 0.5, 14, 28)
-    button_h = _clamp(unit * 0.8, 24, 52)
-    desc_h = _clamp(unit * 0.9, 28, 52)
-    play_h = _clamp(unit * 1.0, 30, 60)
-    gap = max(4, margin // 2)
-    y = margin
-    title = Box(left, y, content_w, title_h)
-    y += title_h
-    subtitle = Box(left, y, content_w, subtitle_h)
-    y += subtitle_h + margin
-    opponent_label = Box(left, y, content_w, label_h)
-    y += label_h + gap
-    opponents, y = _grid(left, y, content_w, n_opponents, per_row, button_h, gap)
-    y += gap
-    description = Box(left, y, content_w, desc_h)
-    y += desc_h + margin // 2
-    side_label = Box(left, y, content_w, label_h)
-    y += label_h + gap
-    sides, y = _grid(left, y, content_w, n_sides, side_row, button_h, gap)
-    y += margin
+    button, gap = 0.85, 0.2
+    parts = {  # in units, top to bottom
+        "title": 1.3, "subtitle": 0.55, "space1": 0.45, "opponent_label": 0.6, "space2": gap,
+        "opponents": opp_rows * button + (opp_rows - 1) * gap, "space3": gap, "description": 0.95,
+        "space4": 0.3, "side_label": 0.6, "space5": gap, "sides": side_rows * button + (side_rows - 1) * gap,
+        "space6": 0.45, "play": 1.05, "space7": 0.3, "notes": 1.6,
+    }
+    unit = min((height - 2 * margin) / sum(parts.values()), 58.0)
+    y = margin + (height - 2 * margin - unit * sum(parts.values())) / 2
+    boxes: dict[str, Box] = {}
+    tops: dict[str, float] = {}
+    for name, share in parts.items():
+        tops[name] = y
+        boxes[name] = Box(left, round(y), content_w, round(share * unit))
+        y += share * unit
+    button_h, gap_px = round(button * unit), max(2, round(gap * unit))
+    opponents, _ = _grid(left, round(tops["opponents"]), content_w, n_opponents, per_row, button_h, gap_px)
+    sides, _ = _grid(left, round(tops["sides"]), content_w, n_sides, side_row, button_h, gap_px)
+    play_row = boxes["play"]
     play_w = min(content_w, 260 if not resume else 520)
+    x0 = (width - play_w) // 2
     if resume:
-        half = (play_w - gap) // 2
-        x0 = (width - play_w) // 2
-        resume_box: Box | None = Box(x0, y, half, play_h)
-        play = Box(x0 + half + gap, y, half, play_h)
+        half = (play_w - gap_px) // 2
+        resume_box: Box | None = Box(x0, play_row.y, half, play_row.h)
+        play = Box(x0 + half + gap_px, play_row.y, half, play_row.h)
     else:
         resume_box = None
-        play = Box((width - play_w) // 2, y, play_w, play_h)
-    y += play_h + margin // 2
-    notes = Box(left, y, content_w, max(subtitle_h, height - y - margin // 2))
-    return StartLayout((width, height), title, subtitle, opponent_label, tuple(opponents), description,
-                       side_label, tuple(sides), play, resume_box, notes)
+        play = Box(x0, play_row.y, play_w, play_row.h)
+    return StartLayout((width, height), boxes["title"], boxes["subtitle"], boxes["opponent_label"],
+                       tuple(opponents), boxes["description"], boxes["side_label"], tuple(sides), play,
+                       resume_box, boxes["notes"])

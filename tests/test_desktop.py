@@ -1,0 +1,574 @@
+"""The desktop game driven as a person would: real pygame events posted into the running window
+(headless, SDL's dummy video driver), one ``app.step()`` at a time, checking the game and the
+pixels drawn: marks at cell centres, the strike through a winning line, the status line."""
+
+from __future__ import annotations
+
+import os
+
+os.environ["SDL_VIDEODRIVER"] = "dummy"  # before pygame opens anything: no real window, no sound card
+os.environ["SDL_AUDIODRIVER"] = "dummy"
+
+import itertools
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+pygame = pytest.importorskip("pygame")
+
+from noughts import Board  # noqa: E402
+from noughts.desktop import MISSING_PYGAME, open_app  # noqa: E402
+from noughts.desktop.app import App  # noqa: E402
+from noughts.desktop.draw import CELL, HINT, LAST, O_COLOUR, STRIKE, X_COLOUR, layout_for  # noqa: E402
+from noughts.desktop.layout import GameLayout, StartLayout  # noqa: E402
+from noughts.errors import NoughtsError  # noqa: E402
+from noughts.store import open_store  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+Pos = tuple[int, int]
+
+
+# driving the window ----------------------------------------------------------------------------
+@pytest.fixture
+def make_app(tmp_path: Path) -> Iterator[Callable[..., App]]:
+    """Open windows with a store of this test's own; every one is closed at the end."""
+    apps: list[App] = []
+
+    def make(**options: object) -> App:
+        options.setdefault("db", str(tmp_path / "scores.db"))
+        options.setdefault("window", (600, 720))
+        options.setdefault("environ", {"USER": "tester"})
+        app = open_app(**options)  # type: ignore[arg-type]
+        apps.append(app)
+        app.step()
+        return app
+
+    yield make
+    for app in apps:
+        if app.running:
+            app.close()
+
+
+def game_layout(app: App) -> GameLayout:
+    layout = layout_for(app.controller.view(), app.surface.get_size())
+    assert isinstance(layout, GameLayout)
+    return layout
+
+
+def start_layout(app: App) -> StartLayout:
+    layout = layout_for(app.controller.view(), app.surface.get_size())
+    assert isinstance(layout, StartLayout)
+    return layout
+
+
+def click(app: App, pos: Pos) -> None:
+    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=pos, button=1))
+    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONUP, pos=pos, button=1))
+    app.step()
+
+
+def click_cell(app: App, cell: int) -> None:
+    click(app, game_layout(app).board.centre(cell))
+
+
+def click_button(app: App, name: str) -> None:
+    click(app, game_layout(app).buttons[name].centre)
+
+
+def press(app: App, key: int) -> None:
+    pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=key, mod=0, unicode="", scancode=0))
+    app.step()
+
+
+def settle(app: App, timeout: float = 10.0) -> None:
+    """Step the loop until the computer has answered (its move and any hint)."""
+    deadline = time.monotonic() + timeout
+    while app.controller.thinking or app.controller._hint_job is not None:
+        assert time.monotonic() < deadline, "the computer never answered"
+        app.step()
+        time.sleep(0.002)
+    app.step()
+
+
+def pixel(app: App, pos: tuple[float, float]) -> tuple[int, int, int]:
+    r, g, b, _ = app.surface.get_at((int(pos[0]), int(pos[1])))
+    return (r, g, b)
+
+
+def status(app: App) -> str:
+    return app.controller.view().status
+
+
+def ring_point(layout: GameLayout, cell: int) -> Pos:
+    """A point in the middle of an O's stroke (its centre is empty)."""
+    board = layout.board
+    x, y = board.centre(cell)
+    return (x + board.o_radius - board.mark_width // 2, y)
+
+
+def check_pixels(app: App) -> None:
+    """Every cell shows what the board holds: X crossing at the centre, O's ring, or an empty centre;
+    the winning line is struck through (at its cells' centres and between them)."""
+    view = app.controller.view()
+    layout = game_layout(app)
+    board, line = view.board, view.line or ()
+    for cell, mark in enumerate(board.cells):
+        centre = layout.board.centre(cell)
+        if cell in line:
+            assert pixel(app, centre) == STRIKE, board.cell_name(cell)
+        elif mark == "X":
+            assert pixel(app, centre) == X_COLOUR, board.cell_name(cell)
+        else:
+            background = HINT if cell == view.hint else LAST if cell == view.last else CELL
+            assert pixel(app, centre) == background, board.cell_name(cell)
+        if mark == "O":
+            assert pixel(app, ring_point(layout, cell)) == O_COLOUR, board.cell_name(cell)
+        if mark is None:
+            assert pixel(app, ring_point(layout, cell)) != O_COLOUR
+    for a, b in itertools.pairwise(line):  # between cells too: over the grid lines
+        (xa, ya), (xb, yb) = layout.board.centre(a), layout.board.centre(b)
+        assert pixel(app, ((xa + xb) / 2, (ya + yb) / 2)) == STRIKE
+
+
+def person_move(board: Board) -> int:
+    """A plain person's play: win, else block, else centre, else the first free cell."""
+    for mover in (board.turn, "O" if board.turn == "X" else "X"):
+        for cell in board.legal_moves:
+            bits = (board.x if mover == "X" else board.o) | 1 << cell
+            if any(bits & m == m for m in board.geometry.lines_through[cell]):
+                return cell
+    centre = board.size // 2
+    return centre if board[centre] is None else board.legal_moves[0]
+
+
+# a whole game ---------------------------------------------------------------------------------
+@pytest.mark.parametrize(("difficulty", "how"), [("easy", "arrows"), ("medium", "digits"), ("hard", "mouse")])
+def test_a_whole_game_against_each_difficulty(make_app: Callable[..., App], tmp_path: Path,
+                                              difficulty: str, how: str) -> None:
+    app = make_app(opponent=difficulty, mark="X", seed=3)
+    controller = app.controller
+    assert controller.view().screen == "game" and controller.person_mark == "X"
+    while not controller.over:
+        settle(app)
+        if controller.over:
+            break
+        board = controller.game.board  # type: ignore[union-attr]
+        cell = person_move(board)
+        if how == "mouse":
+            click_cell(app, cell)
+        elif how == "digits":
+            press(app, getattr(pygame, f"K_{cell + 1}"))
+        else:  # the cursor starts in the centre; walk it to the cell and press Enter
+            press(app, pygame.K_RIGHT)
+            row, col = divmod(controller.cursor or 0, 3)
+            target_row, target_col = divmod(cell, 3)
+            for _ in range(abs(target_row - row)):
+                press(app, pygame.K_DOWN if target_row > row else pygame.K_UP)
+            for _ in range(abs(target_col - col)):
+                press(app, pygame.K_RIGHT if target_col > col else pygame.K_LEFT)
+            assert controller.cursor == cell
+            press(app, pygame.K_RETURN)
+        assert controller.game.board != board, f"{how}: the move {board.cell_name(cell)} was not played"  # type: ignore[union-attr]
+        check_pixels(app)
+    settle(app)
+    view = controller.view()
+    result = controller.game.result  # type: ignore[union-attr]
+    assert result is not None
+    assert view.banner == {"X": "You win", "O": "You lose", "draw": "Draw"}[result]
+    if difficulty == "hard":
+        assert result != "X", "hard never loses"
+    check_pixels(app)
+    assert "Saved as game 1." in view.status
+    app.step()  # later frames record nothing more
+    app.close()
+    with open_store(tmp_path / "scores.db") as store:
+        assert store.count_games() == 1
+        stored = store.games()[0]
+        assert (stored.x.name, stored.o.name, stored.result) == ("tester", difficulty, result)
+        tally = store.scores().opponents[difficulty]
+        assert (tally.wins, tally.losses, tally.draws) == (
+            int(result == "X"), int(result == "O"), int(result == "draw"))
+
+
+def test_two_people_take_turns_and_the_strike_and_banner_show_x_wins(make_app: Callable[..., App],
+                                                                       tmp_path: Path) -> None:
+    app = make_app(opponent="person", first="me")
+    for cell in (0, 1, 3, 4):  # a1 b1 a2 b2
+        click_cell(app, cell)
+    assert str(app.controller.game.board) == "XO./XO./..."  # type: ignore[union-attr]
+    assert "tester (X) to move" in status(app)
+    click_cell(app, 6)  # a3: X has the left column
+    view = app.controller.view()
+    assert view.banner == "X wins" and view.line == (0, 3, 6)
+    assert "tester (X) wins along the left column a1–a3" in view.status
+    check_pixels(app)
+    assert pixel(app, game_layout(app).board.centre(1)) == CELL  # an O's cell: its centre is empty
+    app.close()
+    with open_store(tmp_path / "scores.db") as store:
+        people = store.scores().people
+        assert (people["tester"].wins, people["Player 2"].losses) == (1, 1)
+
+
+# the start screen -----------------------------------------------------------------------------
+def test_start_screen_chooses_the_opponent_and_noughts_go_second(make_app: Callable[..., App]) -> None:
+    app = make_app()
+    view = app.controller.view()
+    assert view.screen == "start"
+    layout = start_layout(app)
+    names = [c.key for c in view.opponents]
+    assert names[:3] == ["easy", "medium", "hard"] and names[-1] == "person"
+    click(app, layout.opponents[names.index("hard")].centre)
+    click(app, layout.sides[[c.key for c in view.sides].index("O")].centre)
+    view = app.controller.view()
+    assert [c.key for c in view.opponents if c.selected] == ["hard"]
+    assert [c.key for c in view.sides if c.selected] == ["O"]
+    click(app, start_layout(app).play.centre)
+    assert app.controller.view().screen == "game"
+    settle(app)  # hard is X and moves first
+    board = app.controller.game.board  # type: ignore[union-attr]
+    assert board.ply == 1 and board.x and app.controller.person_mark == "O"
+    assert app.controller.view().header == "You (O) vs Hard (X)"
+    check_pixels(app)
+    # Esc: back to the menu, where the game can be resumed (Esc again) as it was
+    press(app, pygame.K_ESCAPE)
+    assert app.controller.view().screen == "start" and app.controller.view().can_resume
+    press(app, pygame.K_ESCAPE)
+    assert app.controller.view().screen == "game" and app.controller.game.board == board  # type: ignore[union-attr]
+    click_button(app, "menu")
+    assert app.controller.view().screen == "start"
+
+
+# resizing -------------------------------------------------------------------------------------
+@pytest.mark.parametrize("size", [(900, 520), (400, 1000), (1400, 1000)])
+def test_resize_keeps_the_marks_at_the_new_cell_centres(make_app: Callable[..., App],
+                                                        size: tuple[int, int]) -> None:
+    app = make_app(opponent="person", first="me")
+    for cell in (4, 0, 8):
+        click_cell(app, cell)
+    before = game_layout(app).board
+    pygame.event.post(pygame.event.Event(pygame.VIDEORESIZE, size=size, w=size[0], h=size[1]))
+    app.step()
+    assert app.surface.get_size() == size
+    after = game_layout(app).board
+    assert after != before
+    assert after.box.right <= size[0] and after.box.bottom <= size[1]
+    check_pixels(app)
+    click_cell(app, 2)  # clicks land on the new cells
+    assert app.controller.game.board[2] == "O"  # type: ignore[union-attr]
+    check_pixels(app)
+    pygame.event.post(pygame.event.Event(pygame.WINDOWRESIZED, x=size[0], y=size[1]))
+    app.step()
+    check_pixels(app)
+
+
+def test_a_tiny_resize_is_held_at_the_minimum_size_and_still_draws(make_app: Callable[..., App]) -> None:
+    app = make_app(opponent="person", first="me")
+    click_cell(app, 4)
+    pygame.event.post(pygame.event.Event(pygame.VIDEORESIZE, size=(50, 40), w=50, h=40))
+    app.step()
+    assert app.surface.get_size() == (320, 400)
+    check_pixels(app)
+
+
+def test_a_non_square_board_draws_and_plays(make_app: Callable[..., App]) -> None:
+    app = make_app(opponent="person", first="me", size="4x5", k=4)
+    layout = game_layout(app)
+    assert (layout.board.rows, layout.board.cols) == (4, 5)
+    for cell in (0, 5, 1, 6, 2, 7, 3):  # a1–d1 for X
+        click_cell(app, cell)
+    assert app.controller.view().line == (0, 1, 2, 3)
+    check_pixels(app)
+
+
+# misuse ---------------------------------------------------------------------------------------
+def test_misuse_does_nothing_and_says_why(make_app: Callable[..., App]) -> None:
+    app = make_app(opponent="parsons", mark="X", think_delay=0.4)
+    controller = app.controller
+    click_cell(app, 0)  # a1; parsons now "thinks" for 0.4 s
+    assert controller.thinking
+    click_cell(app, 8)  # not your turn
+    assert status(app) == "Wait: it is not your turn, Parsons is thinking."
+    press(app, pygame.K_9)
+    assert status(app) == "Wait: it is not your turn, Parsons is thinking."
+    press(app, pygame.K_h)
+    assert status(app) == "Wait: Parsons is thinking; a hint comes at your move."
+    assert str(controller.game.board) == "X../.../..."  # type: ignore[union-attr]
+    settle(app)
+    assert str(controller.game.board) == "X../.O./..."  # type: ignore[union-attr]
+    click_cell(app, 4)  # occupied
+    assert status(app) == "b2 is taken by O: choose an empty cell."
+    press(app, pygame.K_1)
+    assert status(app) == "a1 is taken by X: choose an empty cell."
+    press(app, pygame.K_RETURN)
+    assert status(app) == "Move to a cell with the arrow keys first, or press its number."
+    click_button(app, "again")
+    assert status(app) == "Finish this game first, or use Menu to start a different one."
+    assert str(controller.game.board) == "X../.O./..."  # type: ignore[union-attr]
+    check_pixels(app)
+    while not controller.over:  # play on to the end, then try to go on playing
+        click_cell(app, controller.game.board.legal_moves[0])  # type: ignore[union-attr]
+        settle(app)
+    board = controller.game.board  # type: ignore[union-attr]
+    empty = next(c for c in range(9) if board[c] is None)
+    click_cell(app, empty)
+    assert status(app).startswith("This game is over: press Play again")
+    click_button(app, "undo")
+    assert status(app).startswith("This game is over and counted")
+    click_button(app, "hint")
+    assert status(app) == "This game is over: there is nothing to hint at."
+    assert controller.game.board == board  # type: ignore[union-attr]
+    check_pixels(app)
+
+
+def test_undo_takes_back_the_persons_move_and_the_reply(make_app: Callable[..., App]) -> None:
+    app = make_app(opponent="parsons", mark="X")
+    click_button(app, "undo")
+    assert status(app) == "There is no move of yours to take back."
+    click_cell(app, 0)
+    settle(app)
+    click_cell(app, 8)
+    settle(app)
+    board = app.controller.game.board  # type: ignore[union-attr]
+    assert board.ply == 4
+    click_button(app, "undo")
+    assert app.controller.game.board.ply == 2  # type: ignore[union-attr]
+    assert status(app).startswith("Took back your move c3 and Parsons's reply")
+    assert app.controller.view().last == 4  # parsons's b2 is the last move again
+    check_pixels(app)
+    press(app, pygame.K_u)
+    assert str(app.controller.game.board) == ".../.../..."  # type: ignore[union-attr]
+    assert status(app).startswith("Took back your move a1 and Parsons's reply b2")
+    check_pixels(app)
+
+
+def test_hint_highlights_the_best_cell_and_says_how_it_ends(make_app: Callable[..., App]) -> None:
+    app = make_app(opponent="person", first="me")
+    click_button(app, "hint")
+    settle(app)
+    assert status(app).endswith("draws with best play on both sides.")
+    for cell in (0, 1, 3, 4):  # X to move, a3 wins at once
+        click_cell(app, cell)
+    press(app, pygame.K_h)
+    settle(app)
+    view = app.controller.view()
+    assert view.hint == 6 and status(app) == "Hint: a3 wins at once."
+    check_pixels(app)  # the hinted cell is tinted
+    click_cell(app, 2)  # c1 instead: the hint goes away
+    assert app.controller.view().hint is None
+    click_cell(app, 7)  # O takes b3: the middle column
+    assert app.controller.view().banner == "O wins"
+
+
+def test_hint_says_wins_in_three(make_app: Callable[..., App]) -> None:
+    app = make_app(opponent="person", first="me")
+    for cell in (0, 1, 4, 8):  # X a1, O b1, X b2, O c3: X forks at a2 (c2 and a3) and wins in 3
+        click_cell(app, cell)
+    click_button(app, "hint")
+    settle(app)
+    assert status(app) == "Hint: a2 wins in 3 (moves by both sides, this one included)."
+    assert app.controller.view().hint == 3
+    check_pixels(app)
+
+
+# the computer thinks off the event loop -------------------------------------------------------
+def test_the_window_keeps_running_while_the_computer_thinks(make_app: Callable[..., App],
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    release = threading.Event()
+
+    class Slow:
+        name = "slow"
+
+        def choose(self, board: Board) -> int:
+            release.wait(10)  # a search that takes as long as the test wants
+            return board.legal_moves[0]
+
+    from noughts import players
+
+    monkeypatch.setattr(players, "get", lambda name, rng=None: Slow())
+    app = make_app(opponent="perfect", mark="X")
+    started = time.monotonic()
+    click_cell(app, 4)
+    assert app.controller.thinking
+    for _ in range(20):  # frames keep coming, each at once
+        pygame.event.post(pygame.event.Event(pygame.VIDEORESIZE, size=(610, 730), w=610, h=730))
+        app.step()
+    assert time.monotonic() - started < 2
+    assert app.controller.thinking and "Perfect is thinking" in status(app)
+    release.set()
+    settle(app)
+    assert app.controller.game.board.ply == 2  # type: ignore[union-attr]
+
+
+def test_the_thinking_pause_is_a_setting(make_app: Callable[..., App]) -> None:
+    app = make_app(opponent="parsons", mark="X", think_delay=0.3)
+    started = time.monotonic()
+    click_cell(app, 0)
+    settle(app)
+    assert time.monotonic() - started >= 0.3
+    quick = make_app(opponent="parsons", mark="X")
+    started = time.monotonic()
+    click_cell(quick, 0)
+    settle(quick)
+    assert time.monotonic() - started < 0.3
+
+
+def test_a_computer_that_cannot_play_this_board_abandons_the_game(make_app: Callable[..., App],
+                                                                  tmp_path: Path) -> None:
+    app = make_app(opponent="parsons", mark="O", size="4")
+    settle(app)
+    view = app.controller.view()
+    assert view.banner == "Game abandoned"
+    assert view.status.startswith("Parsons cannot go on: the parsons player only plays 3×3")
+    click_cell(app, 0)
+    assert status(app).startswith("This game is over")
+    app.close()
+    with open_store(tmp_path / "scores.db") as store:
+        assert store.count_games() == 0
+
+
+# closing and the store ------------------------------------------------------------------------
+def test_closing_while_the_computer_thinks_exits_at_once_and_records_nothing(
+        make_app: Callable[..., App], tmp_path: Path) -> None:
+    app = make_app(opponent="hard", mark="X", think_delay=30)
+    click_cell(app, 4)
+    assert app.controller.thinking
+    pygame.event.post(pygame.event.Event(pygame.QUIT))
+    started = time.monotonic()
+    assert app.step() is False
+    assert app.run() == 0  # run() on a closed window returns at once and tidies up
+    assert time.monotonic() - started < 1
+    app.worker.thread.join(2)
+    assert not app.worker.thread.is_alive()  # the pause was cut short
+    with open_store(tmp_path / "scores.db") as store:
+        assert store.count_games() == 0
+
+
+def test_closing_on_the_start_screen_and_mid_game(make_app: Callable[..., App], tmp_path: Path) -> None:
+    app = make_app()
+    pygame.event.post(pygame.event.Event(pygame.QUIT))
+    assert app.run() == 0 and not app.running
+    app = make_app(opponent="person", first="me")
+    click_cell(app, 0)
+    pygame.event.post(pygame.event.Event(pygame.QUIT))
+    assert app.run() == 0
+    with open_store(tmp_path / "scores.db") as store:
+        assert store.count_games() == 0
+
+
+def test_finished_games_are_recorded_once_and_abandoned_ones_never(make_app: Callable[..., App],
+                                                                   tmp_path: Path) -> None:
+    app = make_app(opponent="person", first="me")
+    for cell in (0, 1, 3, 4, 6):
+        click_cell(app, cell)
+    assert app.controller.view().banner == "X wins"
+    for _ in range(5):
+        app.step()
+        click_cell(app, 8)
+    with open_store(tmp_path / "scores.db") as store:
+        assert store.count_games() == 1
+    click_button(app, "again")
+    click_cell(app, 4)
+    click_button(app, "menu")
+    click(app, start_layout(app).play.centre)  # a new game: the unfinished one is dropped
+    assert status(app) == "The unfinished game was not counted."
+    for cell in (0, 1, 3, 4, 6):
+        click_cell(app, cell)
+    assert app.controller.tally == [2, 0, 0]
+    assert app.controller.view().tally == "This session: tester 2, Player 2 0, 0 draws"
+    click_button(app, "again")
+    click_cell(app, 4)
+    app.close()
+    with open_store(tmp_path / "scores.db") as store:
+        assert store.count_games() == 2
+
+
+def test_store_notices_and_high_scores_show(make_app: Callable[..., App], tmp_path: Path) -> None:
+    (tmp_path / "scores.db").write_bytes(b"this is not a database" * 100)
+    app = make_app(opponent="easy", mark="X", seed=1)
+    assert "could not be used" in status(app) and ".corrupt-" in status(app)
+    assert app.controller.view().scores == "High scores: easy 0 · medium 0 · hard 0 · current run 0"
+    click_button(app, "menu")
+    assert "could not be used" in app.controller.view().notes
+
+
+def test_scores_off_still_plays(make_app: Callable[..., App], tmp_path: Path) -> None:
+    app = make_app(opponent="person", first="me", no_scores=True)
+    for cell in (0, 1, 3, 4, 6):
+        click_cell(app, cell)
+    assert app.controller.view().banner == "X wins"
+    assert "Saved" not in status(app)
+    assert not (tmp_path / "scores.db").exists()
+
+
+def test_without_pygame_the_desktop_game_says_how_to_get_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "pygame", None)  # import pygame now fails, as if not installed
+    with pytest.raises(NoughtsError) as caught:
+        open_app(no_scores=True)
+    assert str(caught.value) == MISSING_PYGAME == "the desktop game needs pygame-ce: pip install 'noughts[desktop]'"
+
+
+def test_bad_options_are_refused_before_a_window_opens() -> None:
+    with pytest.raises(NoughtsError, match="no opponent called 'nobody'"):
+        open_app(opponent="nobody")
+    with pytest.raises(NoughtsError, match="thinking pause"):
+        open_app(think_delay="soon")
+    with pytest.raises(NoughtsError, match="--mark O means --first computer"):
+        open_app(first="me", mark="O")
+
+
+def test_the_core_does_not_import_pygame() -> None:
+    import subprocess
+
+    code = ("import sys, noughts, noughts.cli, noughts.terminal, noughts.desktop; "
+            "import noughts.desktop.controller, noughts.desktop.layout; print('pygame' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+# screenshots ----------------------------------------------------------------------------------
+def parsons_losing_line() -> list[int]:
+    """X moves that beat the deterministic parsons player (found by search, not typed in)."""
+    from noughts.players import get
+
+    parsons = get("parsons")
+
+    def search(board: Board, moves: list[int]) -> list[int] | None:
+        for cell in board.legal_moves:
+            after = board.play(cell)
+            if after.winner == "X":
+                return [*moves, cell]
+            if after.is_over:
+                continue
+            reply = after.play(parsons.choose(after))
+            if not reply.is_over and (found := search(reply, [*moves, cell])):
+                return found
+        return None
+
+    line = search(Board(), [])
+    assert line is not None
+    return line
+
+
+def test_screenshots(make_app: Callable[..., App], tmp_path: Path) -> None:
+    """Renders the start screen and a won game; with NOUGHTS_SCREENSHOTS=1 they are saved under docs/."""
+    folder = ROOT / "docs" if os.environ.get("NOUGHTS_SCREENSHOTS") == "1" else tmp_path
+    app = make_app(window=(640, 760))
+    pygame.event.post(pygame.event.Event(pygame.MOUSEMOTION, pos=start_layout(app).opponents[2].centre,
+                                         rel=(0, 0), buttons=(0, 0, 0)))
+    app.step()
+    pygame.image.save(app.surface, str(folder / "desktop-start.png"))
+    click(app, start_layout(app).opponents[[c.key for c in app.controller.view().opponents].index("parsons")].centre)
+    click(app, start_layout(app).play.centre)
+    for cell in parsons_losing_line():
+        settle(app)
+        click_cell(app, cell)
+    settle(app)
+    assert app.controller.view().banner == "You win"
+    check_pixels(app)
+    pygame.image.save(app.surface, str(folder / "desktop-won.png"))
+    for name in ("desktop-start.png", "desktop-won.png"):
+        assert pygame.image.load(str(folder / name)).get_size() == (640, 760)

@@ -1,0 +1,260 @@
+"""The desktop game's layers without a window: the geometry (pure numbers) and the controller
+(a state machine of high-level inputs), driven with a worker that answers when told to."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from noughts import Board
+from noughts.desktop.controller import Controller, ViewState
+from noughts.desktop.layout import MIN_SIZE, Box, GameLayout, game_layout, start_layout
+from noughts.store import Store, open_store
+
+
+class Worker:
+    """Holds the jobs until the test lets them finish (``answer``), as a slow computer would."""
+
+    def __init__(self) -> None:
+        self.jobs: list[tuple[int, Callable[[], object], float]] = []
+
+    def submit(self, token: int, job: Callable[[], object], delay: float = 0.0) -> None:
+        self.jobs.append((token, job, delay))
+
+    def answer(self, controller: Controller) -> None:
+        while self.jobs:
+            token, job, _ = self.jobs.pop(0)
+            controller.job_done(token, job())
+
+
+def make(**options: object) -> tuple[Controller, Worker]:
+    worker = Worker()
+    options.setdefault("environ", {"USER": "ann"})
+    return Controller(worker=worker, **options), worker  # type: ignore[arg-type]
+
+
+def board(controller: Controller) -> str:
+    assert controller.game is not None
+    return str(controller.game.board)
+
+
+# geometry --------------------------------------------------------------------------------------
+SIZES = [MIN_SIZE, (640, 760), (1920, 1080), (500, 1400), (2000, 420), (333, 777)]
+
+
+def overlaps(a: Box, b: Box) -> bool:
+    return a.x < b.right and b.x < a.right and a.y < b.bottom and b.y < a.bottom
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize(("rows", "cols"), [(3, 3), (4, 4), (3, 7), (6, 2)])
+def test_game_layout_fits_the_window_and_cell_at_inverts_the_centres(size: tuple[int, int], rows: int,
+                                                                     cols: int) -> None:
+    layout = game_layout(*size, rows, cols)
+    boxes = [layout.header, layout.board.box, layout.status, layout.info, *layout.buttons.values()]
+    for box in boxes:
+        assert box.x >= 0 and box.right <= size[0] and box.y >= 0 and box.bottom <= size[1], box
+    for a, b in itertools.combinations(boxes, 2):
+        assert not overlaps(a, b), (a, b)
+    geometry = layout.board
+    assert geometry.box.w == geometry.cell * cols and geometry.box.h == geometry.cell * rows
+    for cell in range(rows * cols):
+        box = geometry.cell_box(cell)
+        assert geometry.cell_at(geometry.centre(cell)) == cell
+        assert geometry.cell_at((box.x, box.y)) == cell and geometry.cell_at((box.right - 1, box.bottom - 1)) == cell
+    assert geometry.cell_at((geometry.box.right, geometry.box.y)) is None
+    assert geometry.cell_at((geometry.box.x - 1, geometry.box.y)) is None
+
+
+def test_the_board_grows_with_the_window() -> None:
+    cells = [game_layout(w, h, 3, 3).board.cell for w, h in [(320, 400), (640, 760), (1280, 1500)]]
+    assert cells == sorted(cells) and cells[-1] > 2.5 * cells[0]
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("resume", [False, True])
+def test_start_layout_fits_the_window_without_overlaps(size: tuple[int, int], resume: bool) -> None:
+    layout = start_layout(*size, 12, 4, resume)
+    boxes = [layout.title, layout.subtitle, layout.opponent_label, *layout.opponents, layout.description,
+             layout.side_label, *layout.sides, layout.play, layout.notes]
+    if resume:
+        assert layout.resume is not None
+        boxes.append(layout.resume)
+    for box in boxes:
+        assert box.x >= 0 and box.right <= size[0] and box.y >= 0 and box.bottom <= size[1] + 1, box
+        assert box.w > 0 and box.h > 0
+    for a, b in itertools.combinations(boxes, 2):
+        assert not overlaps(a, b), (a, b)
+    names = tuple(f"o{i}" for i in range(12))
+    assert layout.target_at(layout.opponents[5].centre, names, ("X", "O", "alternate", "random")) == ("opponent", "o5")
+    assert layout.target_at(layout.sides[1].centre, names, ("X", "O", "alternate", "random")) == ("side", "O")
+    assert layout.target_at(layout.play.centre) == ("button", "play")
+
+
+def test_strike_ends_reach_past_the_end_cells_but_stay_on_the_board() -> None:
+    geometry = game_layout(640, 760, 3, 3).board
+    for line in Board().geometry.lines:
+        (x0, y0), (x1, y1) = geometry.strike_ends(line)
+        for x, y in ((x0, y0), (x1, y1)):
+            assert geometry.box.contains((int(x), int(y)))
+        assert geometry.cell_at((int(x0), int(y0))) == line[0] and geometry.cell_at((int(x1), int(y1))) == line[-1]
+
+
+# the flow ------------------------------------------------------------------------------------
+def test_with_opponent_and_side_given_the_game_starts_at_once_else_the_menu() -> None:
+    controller, _ = make(opponent="easy", first="me")
+    assert controller.view().screen == "game"
+    controller, _ = make(opponent="easy")
+    assert controller.view().screen == "start"
+    assert [c.key for c in controller.view().opponents if c.selected] == ["easy"]
+
+
+def test_the_computer_moves_only_when_its_answer_arrives_and_stale_answers_are_dropped() -> None:
+    controller, worker = make(opponent="parsons", first="me")
+    controller.play_cell(0)
+    assert controller.thinking and len(worker.jobs) == 1
+    assert controller.view().status == "Parsons is thinking…"
+    stale_token, job, _ = worker.jobs.pop()
+    controller.undo()  # take the move back while the computer thinks
+    assert board(controller) == ".../.../..." and not controller.thinking
+    assert controller.view().status == "Took back your move a1."
+    controller.job_done(stale_token, job())  # its answer comes anyway: dropped
+    assert board(controller) == ".../.../..."
+    controller.play_cell(8)
+    worker.answer(controller)
+    assert board(controller) == ".../.O./..X"
+    assert controller.view().last == 4
+
+
+def test_the_computer_moves_first_when_the_person_plays_noughts() -> None:
+    controller, worker = make(opponent="parsons", first="computer")
+    assert controller.person_mark == "O" and controller.thinking
+    controller.undo()
+    assert controller.view().status == "There is no move of yours to take back."
+    controller.play_cell(0)
+    assert controller.view().status == "Wait: it is not your turn, Parsons is thinking."
+    worker.answer(controller)
+    assert board(controller) == ".../.X./..."
+    assert controller.view().status.startswith("Your turn (O)")
+
+
+def test_take_turns_and_coin_toss() -> None:
+    controller, _ = make(opponent="person", first="alternate")
+    marks = []
+    for _ in range(4):
+        marks.append(controller.person_mark)
+        for cell in (0, 1, 3, 4, 6):
+            controller.play_cell(cell)
+        assert controller.over
+        controller.press("again")
+    assert marks == ["X", "O", "X", "O"]
+    tossed = []
+    for seed in range(8):
+        controller, _worker = make(opponent="person", first="random", seed=seed)
+        tossed.append(controller.person_mark)
+        again, _ = make(opponent="person", first="random", seed=seed)
+        assert again.person_mark == controller.person_mark  # the same seed tosses the same coin
+    assert set(tossed) == {"X", "O"}
+
+
+def test_the_tally_belongs_to_one_opponent() -> None:
+    controller, _worker = make(opponent="person", first="me")
+    for cell in (0, 1, 3, 4, 6):
+        controller.play_cell(cell)
+    assert controller.tally == [1, 0, 0]
+    controller.press("menu")
+    controller.choose_opponent("easy")
+    controller.press("play")
+    assert controller.tally == [0, 0, 0]
+    assert controller.view().tally == "This session against Easy: 0 wins, 0 losses, 0 draws"
+
+
+def test_keys_on_the_start_screen() -> None:
+    controller, _ = make()
+    controller.key("down")
+    controller.key("right")
+    view = controller.view()
+    assert [c.key for c in view.opponents if c.selected] == ["hard"]  # medium is the default
+    assert [c.key for c in view.sides if c.selected] == ["O"]
+    controller.key("escape")  # nothing to resume
+    assert controller.view().screen == "start"
+    controller.key("enter")
+    assert controller.view().screen == "game" and controller.person_mark == "O"
+
+
+def test_the_cursor_stays_on_the_board() -> None:
+    controller, _ = make(opponent="person", first="me", rows=3, cols=4, k=3)
+    controller.key("up")
+    assert controller.cursor == 6  # starts in the middle: row 1, column 2
+    for _ in range(5):
+        controller.key("right")
+    assert controller.cursor == 7
+    for _ in range(5):
+        controller.key("down")
+    assert controller.cursor == 11
+    controller.key("enter")
+    assert board(controller) == "..../..../...X"
+    assert controller.view().hover is None  # a taken cell is not offered
+    controller.key("left")
+    assert controller.view().hover == 10 and controller.view().cursor == 10
+
+
+def test_digits_beyond_the_board() -> None:
+    controller, _ = make(opponent="person", first="me", rows=2, cols=2, k=2)
+    controller.key("7")
+    assert controller.view().status == "There is no cell 7: the cells are 1–4."
+
+
+def test_record_errors_are_shown_and_play_goes_on(tmp_path: Path) -> None:
+    store = open_store(tmp_path / "s.db")
+
+    def broken(*args: object, **kwargs: object) -> object:
+        from noughts.store import StoreError
+
+        raise StoreError("The game could not be saved to s.db (disk I/O error). The scores are unchanged.")
+
+    store.record = broken  # type: ignore[method-assign,assignment]
+    controller, _ = make(opponent="person", first="me", store=store)
+    for cell in (0, 1, 3, 4, 6):
+        controller.play_cell(cell)
+    assert controller.view().status.endswith("could not be saved to s.db (disk I/O error). The scores are unchanged.")
+    controller.press("again")
+    assert controller.view().screen == "game" and board(controller) == ".../.../..."
+    store.close()
+
+
+def test_a_disabled_store_says_so_and_records_nothing() -> None:
+    store = Store.disabled("Scores and history are off: the folder cannot be written. The game still plays.")
+    controller, _ = make(opponent="person", first="me", store=store)
+    assert controller.view().status.startswith("Scores and history are off")
+    assert controller.view().scores == "Scores are off (see the note above)."
+    for cell in (0, 1, 3, 4, 6):
+        controller.play_cell(cell)
+    assert "Saved" not in controller.view().status
+
+
+def test_high_scores_follow_the_robot_rules(tmp_path: Path) -> None:
+    store = open_store(tmp_path / "s.db")
+    controller, worker = make(opponent="hard", first="me", store=store, seed=5)
+    rng = random.Random(5)
+    while not controller.over:
+        assert controller.game is not None
+        controller.play_cell(rng.choice(controller.game.board.legal_moves))
+        worker.answer(controller)
+    assert controller.game is not None and controller.game.result != "X"
+    assert "Your run is back to 0; hard high score 0." in controller.view().status
+    assert store.count_games() == 1
+    store.close()
+
+
+def test_the_view_is_plain_data() -> None:
+    controller, _ = make(opponent="person", first="me")
+    view = controller.view()
+    assert isinstance(view, ViewState)
+    with pytest.raises(AttributeError):
+        view.status = "changed"  # type: ignore[misc]
+    assert isinstance(game_layout(640, 760, 3, 3), GameLayout)
