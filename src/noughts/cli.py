@@ -62,11 +62,6 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands", parser_class=_Parser)
 
-    def db_option(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--db", metavar="PATH",
-                       help="the scores and history database (default: $NOUGHTS_DB, else "
-                            "~/.local/share/noughts/noughts.db)")
-
     def board_options(p: argparse.ArgumentParser, json_flag: bool = True) -> None:
         p.add_argument("position", nargs="?", metavar="POSITION",
                        help="the position, e.g. X.O/.X./..O (default: the empty board)")
@@ -120,6 +115,58 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("play", help="play in the terminal: against the computer or another person",
                        description=_PLAY_DESCRIPTION, epilog=_PLAY_EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    _add_game_options(p)
+    p.add_argument("--best-of", metavar="N",
+                   help="play matches of N games (ending early once someone has won most of them) "
+                        "and name each match's winner")
+    p.set_defaults(run=_cmd_play)
+
+    p = sub.add_parser("gui", help="play in a desktop window (pygame-ce)",
+                       description="Open the game in a window: a start screen to choose the opponent and "
+                                   "who goes first (crosses go first, noughts second), then the board. Play "
+                                   "by mouse, or keys 1-9 / arrows and Enter. Same options as 'play'; "
+                                   "with --opponent and --first (or --mark) the game starts at once.")
+    _add_game_options(p)
+    p.add_argument("--think-delay", type=float, default=0.0, metavar="SECONDS",
+                   help="pause before the computer's move, as the Arduino game's 'thinking' (default 0)")
+    p.set_defaults(run=_cmd_gui)
+
+    p = sub.add_parser("history", help="list the games played, newest first",
+                       description="The stored games, newest first: number, when (local time), who played "
+                                   "X and O, the result and the moves.")
+    _db_option(p)
+    p.add_argument("--limit", type=int, default=20, metavar="N", help="how many games to list (default 20)")
+    p.set_defaults(run=_cmd_history)
+
+    p = sub.add_parser("replay", help="step through a stored game move by move",
+                       description="Show a stored game (see 'noughts history') move by move: press Enter "
+                                   "for the next move, q to stop.")
+    p.add_argument("id", type=int, metavar="ID", help="the game's number in 'noughts history'")
+    p.add_argument("--all", action="store_true", help="print every move at once, without waiting")
+    _db_option(p)
+    p.set_defaults(run=_cmd_replay)
+
+    p = sub.add_parser("scores", help="high scores, the current run and wins/losses/draws",
+                       description="The high score of each difficulty (the EV3 robot's rules: a win scores "
+                                   "1 on easy, 2 on medium, 3 on hard, and a loss or draw ends the run), the "
+                                   "current run, and wins, losses and draws against each computer player "
+                                   "and between people.")
+    _db_option(p)
+    p.add_argument("--reset", action="store_true",
+                   help="delete every score (after asking; the game history is kept)")
+    p.add_argument("--yes", action="store_true", help="with --reset: do not ask")
+    p.set_defaults(run=_cmd_scores)
+    return parser
+
+
+def _db_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--db", metavar="PATH",
+                   help="the scores and history database (default: $NOUGHTS_DB, else "
+                        "~/.local/share/noughts/noughts.db)")
+
+
+def _add_game_options(p: argparse.ArgumentParser) -> None:
+    """The options `play` and `gui` share: who plays, who starts, the board, the scores."""
     # Values stay text here: terminal.play_options checks them, for this parser and for the
     # fast path in main() alike, so both give the same game and the same errors.
     p.add_argument("--opponent", metavar="NAME",
@@ -130,45 +177,14 @@ def build_parser() -> argparse.ArgumentParser:
                         "person), alternate (each game, you first) or random; the menu's default is alternate")
     p.add_argument("--mark", metavar="X|O",
                    help="your mark; X always moves first, so X is --first me and O is --first computer")
-    p.add_argument("--best-of", metavar="N",
-                   help="play matches of N games (ending early once someone has won most of them) "
-                        "and name each match's winner")
     p.add_argument("--seed", metavar="N", help="seed for the computer's random choices and random first moves")
     p.add_argument("--size", metavar="N|RxC", help="board size: 4 is 4×4, 4x5 is 4 rows of 5 (default 3)")
     p.add_argument("--k", metavar="K", help="marks in a row to win (default: min(rows, cols, 5))")
-    db_option(p)
+    _db_option(p)
     p.add_argument("--name", action="append", metavar="NAME",
                    help="your name for the scores (default: $USER, else You); give it twice to name "
                         "both people of a two-person game")
     p.add_argument("--no-scores", action="store_true", help="record nothing: no scores, no history")
-    p.set_defaults(run=_cmd_play)
-
-    p = sub.add_parser("history", help="list the games played, newest first",
-                       description="The stored games, newest first: number, when (local time), who played "
-                                   "X and O, the result and the moves.")
-    db_option(p)
-    p.add_argument("--limit", type=int, default=20, metavar="N", help="how many games to list (default 20)")
-    p.set_defaults(run=_cmd_history)
-
-    p = sub.add_parser("replay", help="step through a stored game move by move",
-                       description="Show a stored game (see 'noughts history') move by move: press Enter "
-                                   "for the next move, q to stop.")
-    p.add_argument("id", type=int, metavar="ID", help="the game's number in 'noughts history'")
-    p.add_argument("--all", action="store_true", help="print every move at once, without waiting")
-    db_option(p)
-    p.set_defaults(run=_cmd_replay)
-
-    p = sub.add_parser("scores", help="high scores, the current run and wins/losses/draws",
-                       description="The high score of each difficulty (the EV3 robot's rules: a win scores "
-                                   "1 on easy, 2 on medium, 3 on hard, and a loss or draw ends the run), the "
-                                   "current run, and wins, losses and draws against each computer player "
-                                   "and between people.")
-    db_option(p)
-    p.add_argument("--reset", action="store_true",
-                   help="delete every score (after asking; the game history is kept)")
-    p.add_argument("--yes", action="store_true", help="with --reset: do not ask")
-    p.set_defaults(run=_cmd_scores)
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -316,6 +332,14 @@ def _cmd_play(args: argparse.Namespace) -> int:
         opponent=args.opponent, first=args.first, mark=args.mark, best_of=args.best_of, seed=args.seed,
         size=args.size, k=args.k, db=args.db, names=args.name, no_scores=args.no_scores)
     return terminal.play(options)
+
+
+def _cmd_gui(args: argparse.Namespace) -> int:
+    from noughts import desktop
+
+    return desktop.run(opponent=args.opponent, first=args.first, mark=args.mark, seed=args.seed,
+                       size=args.size, k=args.k, db=args.db, names=args.name,
+                       no_scores=args.no_scores, think_delay=args.think_delay)
 
 
 def _cmd_history(args: argparse.Namespace) -> int:

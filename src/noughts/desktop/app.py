@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import queue
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -85,6 +86,13 @@ class ThreadWorker:
                     return
 
 
+def _require_a_screen(env: Mapping[str, str]) -> None:
+    # Without one, SDL falls back to an invisible offscreen window: nobody would see the game.
+    if sys.platform.startswith("linux") and not (env.get("DISPLAY") or env.get("WAYLAND_DISPLAY")):
+        raise NoughtsError("there is no screen to open a window on (no DISPLAY or WAYLAND_DISPLAY); "
+                           "play in the terminal with 'noughts play' instead")
+
+
 class App:
     """A window running one :class:`Controller`. Drive it with :meth:`step` or :meth:`run`."""
 
@@ -92,6 +100,8 @@ class App:
                  first: str | None = None, seed: int | None = None, names: list[str] | None = None,
                  store: Store | None = None, think_delay: float = 0.0,
                  window: tuple[int, int] = DEFAULT_WINDOW, environ: Mapping[str, str] | None = None) -> None:
+        if not os.environ.get("SDL_VIDEODRIVER"):  # tests choose a driver on purpose
+            _require_a_screen(os.environ)
         pygame.display.init()  # display and fonts only: the mixer would open the sound card for nothing
         pygame.font.init()
         try:
