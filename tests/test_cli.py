@@ -254,3 +254,12 @@ def test_fuzz_arguments(capsys: pytest.CaptureFixture[str]) -> None:
             assert err.startswith("noughts: ") and err.count("\n") == 1, (argv, err)
 
     check()
+
+
+def test_gui_without_a_screen_says_so_instead_of_hiding_a_window() -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER")}
+    result = subprocess.run([sys.executable, "-m", "noughts", "gui", "--opponent", "hard", "--first", "me",
+                             "--no-scores"], capture_output=True, text=True, timeout=60, env=env)
+    assert result.returncode == 2
+    assert "no screen" in result.stderr and "noughts play" in result.stderr
+    assert "Traceback" not in result.stderr
