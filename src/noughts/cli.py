@@ -54,8 +54,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     class _Parser(argparse.ArgumentParser):
         def error(self, message: str) -> NoReturn:
-            # One line like every other noughts error, instead of argparse's usage block.
-            self.exit(EXIT_USAGE, f"{PROG}: {message} (see '{self.prog} --help')\n")
+            # One line like every other noughts error, instead of argparse's usage block;
+            # control characters typed in an argument are shown escaped so it stays one line.
+            shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
+            self.exit(EXIT_USAGE, f"{PROG}: {shown} (see '{self.prog} --help')\n")
 
     parser = _Parser(prog=PROG, description=_DESCRIPTION, epilog=_EPILOG,
                      formatter_class=argparse.RawDescriptionHelpFormatter)
