@@ -133,6 +133,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="pause before the computer's move, as the Arduino game's 'thinking' (default 0)")
     p.set_defaults(run=_cmd_gui)
 
+    p = sub.add_parser("web", help="serve the game to browsers (http://127.0.0.1:8000)",
+                       description="Serve the game as a web page: play any computer player, or create a room "
+                                   "and send its link to a friend. The server decides every move; finished "
+                                   "games go to the same scores as 'noughts play'. Ctrl-C stops it.")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; 0.0.0.0 for "
+                                                       "every interface)")
+    p.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    _db_option(p)
+    p.add_argument("--no-scores", action="store_true", help="record nothing: no scores, no history")
+    p.set_defaults(run=_cmd_web)
+
     p = sub.add_parser("history", help="list the games played, newest first",
                        description="The stored games, newest first: number, when (local time), who played "
                                    "X and O, the result and the moves.")
@@ -342,6 +353,13 @@ def _cmd_gui(args: argparse.Namespace) -> int:
     return desktop.run(opponent=args.opponent, first=args.first, mark=args.mark, seed=args.seed,
                        size=args.size, k=args.k, db=args.db, names=args.name,
                        no_scores=args.no_scores, think_delay=args.think_delay)
+
+
+def _cmd_web(args: argparse.Namespace) -> int:
+    from noughts.web import serve
+
+    serve(host=args.host, port=args.port, db=args.db, scores=not args.no_scores)
+    return 0
 
 
 def _cmd_history(args: argparse.Namespace) -> int:

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 from noughts.errors import NoughtsError
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
     from contextlib import AbstractContextManager
 
     from starlette.applications import Starlette
@@ -64,7 +63,3 @@ def running(app: Starlette | None = None, **options: Any) -> AbstractContextMana
     from noughts.web.server import running as _running
 
     return _running(app, **options)
-
-
-if TYPE_CHECKING:  # for readers of the signature above
-    _unused: Iterator[str]

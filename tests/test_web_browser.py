@@ -1,0 +1,298 @@
+"""The web game end to end in a real browser: Debian's Chromium driven by Playwright.
+
+The server runs in this process on a free loopback port. Nothing is downloaded: Playwright
+drives /usr/bin/chromium (or $NOUGHTS_CHROMIUM). These tests are never skipped: without a
+browser they fail and say how to install one.
+
+Screenshots of the page are taken on every run; they replace docs/web-*.png only when asked
+(``NOUGHTS_SCREENSHOTS=docs make test``), so a test run never changes tracked files.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from noughts.web import running
+
+try:
+    from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+except ImportError:  # pragma: no cover - the dev extra installs it
+    pytest.fail("the browser tests need Playwright: pip install -e '.[dev,web]'", pytrace=False)
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+SCREENSHOTS = os.environ.get("NOUGHTS_SCREENSHOTS")  # "docs", or a folder
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run", "--disable-quic"]
+DESKTOP = {"width": 1100, "height": 820}
+PHONE = {"width": 390, "height": 844}
+
+
+def chromium_path() -> str:
+    path = os.environ.get("NOUGHTS_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+    if not Path(path).exists():
+        pytest.fail("the browser tests need Chromium: apt-get install chromium (or set NOUGHTS_CHROMIUM "
+                    "to a Chromium binary); Playwright's own browser download is not used", pytrace=False)
+    return path
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if SCREENSHOTS:
+        folder = DOCS if SCREENSHOTS == "docs" else Path(SCREENSHOTS)
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+    return tmp_path_factory.mktemp("screenshots")
+
+
+@pytest.fixture(scope="module")
+def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    db = tmp_path_factory.mktemp("web") / "noughts.db"
+    with running(db=str(db), notify=lambda line: None) as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def new_page(browser: Browser) -> Iterator[Callable[..., Page]]:
+    """Pages in fresh browser contexts (separate localStorage: separate people); page errors fail the test."""
+    contexts: list[BrowserContext] = []
+    problems: list[str] = []
+
+    def make(name: str | None = None, **options: Any) -> Page:
+        context = browser.new_context(**{"viewport": DESKTOP, "reduced_motion": "reduce", **options})
+        if name:
+            context.add_init_script(f"localStorage.setItem('noughts.name', {name!r})")
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(8000)
+        page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+        page.on("console", lambda message: problems.append(f"console: {message.text}")
+                if message.type == "error" else None)
+        return page
+
+    yield make
+    for context in contexts:
+        context.close()
+    assert not problems, problems
+
+
+def cell(page: Page, index: int) -> Any:
+    return page.locator(f"#board .cell[data-index='{index}']")
+
+
+def press(page: Page, index: int) -> None:
+    """Click a cell the page marks unavailable (taken, or the game is over): people can, and are told why not."""
+    cell(page, index).click(force=True)
+
+
+def open_game(page: Page, url: str, opponent: str = "hard", first: str = "you") -> None:
+    page.goto(url)
+    expect(page.locator("#opponent option")).to_have_count(11)
+    page.select_option("#opponent", opponent)
+    page.check(f"input[name=first][value={first}]")
+    page.get_by_role("button", name="Play the computer").click()
+    page.wait_for_function("() => window.noughts.state !== null")
+
+
+def wait_for_my_turn_or_end(page: Page) -> dict[str, Any]:
+    page.wait_for_function("""() => { const s = window.noughts.state;
+        return s && (s.result || s.seats[window.noughts.seat].mark === s.turn); }""")
+    state: dict[str, Any] = page.evaluate("window.noughts.state")
+    return state
+
+
+def shot(page: Page, folder: Path, name: str, full_page: bool = True) -> None:
+    page.mouse.move(0, 0)  # no hover highlight in the picture
+    page.screenshot(path=str(folder / name), full_page=full_page, animations="disabled", caret="hide")
+    assert (folder / name).stat().st_size > 10_000
+
+
+# --------------------------------------------------------------------------------------------------
+def test_the_start_page_is_an_accessible_grid_of_labelled_buttons(url: str, new_page: Callable[..., Page],
+                                                                  shots: Path) -> None:
+    page = new_page()
+    page.goto(url)
+    expect(page.locator("#connection")).to_have_text("")  # connected
+    expect(page.locator("#board")).to_have_attribute("role", "grid")
+    buttons = page.locator("#board [role=row] [role=gridcell] button.cell")
+    expect(buttons).to_have_count(9)
+    expect(cell(page, 1)).to_have_attribute("aria-label", "row 1, column 2, empty")
+    expect(cell(page, 8)).to_have_attribute("aria-label", "row 3, column 3, empty")
+    assert page.locator("#board .cell[tabindex='0']").count() == 1  # one Tab stop; arrows do the rest
+    expect(page.locator("#status")).to_have_attribute("aria-live", "polite")
+    expect(page.locator("#notice")).to_have_attribute("role", "alert")
+    expect(page.locator("#opponent-about")).to_contain_text("never loses")
+    cell(page, 0).click()  # no game yet: the page says so instead of doing nothing
+    expect(page.locator("#notice")).to_contain_text("Start a game first")
+    page.evaluate("document.getElementById('notice').textContent = ''")
+    shot(page, shots, "web-start.png")
+
+
+def test_a_whole_game_against_the_computer_by_clicks(url: str, new_page: Callable[..., Page], shots: Path) -> None:
+    page = new_page("Ann")
+    open_game(page, url, "parsons")
+    expect(page.locator("#game-heading")).to_have_text("You (X) against Parsons (O)")
+    expect(page.locator("#status")).to_have_text("Your turn: you play X.")
+    for index in (0, 8, 6):  # parsons' forced loss (see tests/test_players_strength.py)
+        cell(page, index).click()
+        expect(page.locator("#status")).to_contain_text("Your turn")
+        expect(page.locator("#status")).to_contain_text("The computer (Parsons) played")
+    press(page, 6)  # taken: the server refuses, the page shows why
+    expect(page.locator("#notice")).to_have_text("Row 3, column 1 is taken (X): choose an empty cell.")
+    cell(page, 3).click()
+    expect(page.locator("#status")).to_have_text("You win! Three in a row down column 1.")
+    expect(page.locator("#notice")).to_have_text("")
+    expect(page.locator("#strike")).to_have_class("strike shown")
+    expect(cell(page, 3)).to_have_attribute("aria-label", "row 2, column 1, X, winning line")
+    expect(page.locator("#tally")).to_have_text("This room: You 1 · Parsons 0 · draws 0")
+    expect(page.locator("#saved")).to_contain_text("Saved as game")
+    expect(page.locator("#versus")).to_contain_text("You against Parsons, all time: 1 won")
+    shot(page, shots, "web-won.png")
+    press(page, 8)
+    expect(page.locator("#notice")).to_contain_text("This game is over (X won)")
+    page.get_by_role("button", name="Play again").click()  # the rematch: the computer starts
+    expect(page.locator("#game-heading")).to_have_text("You (O) against Parsons (X)")
+    expect(page.locator("#status")).to_have_text(
+        "The computer (Parsons) played row 2, column 2. Your turn: you play O.")
+
+
+def test_a_whole_game_by_keyboard_alone(url: str, new_page: Callable[..., Page]) -> None:
+    page = new_page()
+    page.goto(url)
+    expect(page.locator("#opponent option")).to_have_count(11)
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.className") == "skip"
+    for _ in range(12):  # through the form to its button
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.textContent") == "Play the computer":
+            break
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.activeElement.classList.contains('cell')")  # focus moves to the board
+    focused = page.evaluate("document.activeElement.dataset.index")
+    assert focused == "4"
+    outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+    assert outline == "solid"  # focus is visible
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("ArrowUp")  # stops at the edge
+    page.keyboard.press("ArrowLeft")
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "row 1, column 1, empty"
+    page.keyboard.press("End")
+    assert page.evaluate("document.activeElement.dataset.index") == "2"
+    page.keyboard.press("Control+End")
+    assert page.evaluate("document.activeElement.dataset.index") == "8"
+    position = 8
+    keys = ["Enter", "Space"]
+    for turn in range(5):
+        state = wait_for_my_turn_or_end(page)
+        if state["result"]:
+            break
+        target = state["cells"].index(None)
+        row, col = divmod(position, 3)
+        to_row, to_col = divmod(target, 3)
+        for _ in range(abs(to_row - row)):
+            page.keyboard.press("ArrowDown" if to_row > row else "ArrowUp")
+        for _ in range(abs(to_col - col)):
+            page.keyboard.press("ArrowRight" if to_col > col else "ArrowLeft")
+        assert page.evaluate("document.activeElement.dataset.index") == str(target)
+        page.keyboard.press(keys[turn % 2])
+        position = target
+        page.wait_for_function(f"() => window.noughts.state.cells[{target}] !== null")
+    state = wait_for_my_turn_or_end(page)
+    assert state["result"] in ("O", "draw")  # hard never loses
+    status = page.locator("#status").text_content() or ""
+    assert status.startswith(("The computer (Hard) wins", "A draw"))
+    assert page.locator("#board .cell[tabindex='0']").count() == 1
+
+
+def test_two_browsers_play_through_a_room_with_a_reload_rejections_and_a_spectator(
+        url: str, new_page: Callable[..., Page], shots: Path) -> None:
+    ann = new_page("Ann")
+    ann.goto(url)
+    expect(ann.locator("#opponent option")).to_have_count(11)
+    ann.get_by_role("button", name="Play a friend").click()
+    expect(ann.locator("#room")).to_be_visible()
+    expect(ann.locator("#status")).to_have_text(
+        "Your turn: you play X. Your friend has not joined yet: send them the link below.")
+    link = ann.locator("#room-link").text_content() or ""
+    code = ann.locator("#room-code").text_content()
+    assert link.endswith(f"/r/{code}")
+
+    bo = new_page("Bo")
+    bo.goto(link)
+    expect(bo.locator("#status")).to_have_text("Ann's turn (X).")
+    expect(bo.locator("#game-heading")).to_have_text("You (O) against Ann (X)")
+    expect(ann.locator("#status")).to_have_text("Your turn: you play X.")
+    expect(ann.locator("#seats")).to_contain_text("O: Bo")
+
+    cell(bo, 4).click()  # out of turn
+    expect(bo.locator("#notice")).to_have_text("It is not your turn: Ann is to move.")
+    cell(ann, 4).click()
+    expect(bo.locator("#status")).to_have_text("Ann played row 2, column 2. Your turn: you play O.")
+    press(bo, 4)  # an occupied cell
+    expect(bo.locator("#notice")).to_have_text("Row 2, column 2 is taken (X): choose an empty cell.")
+    cell(bo, 0).click()
+    expect(ann.locator("#status")).to_contain_text("Your turn")
+    cell(ann, 1).click()
+    expect(bo.locator("#status")).to_contain_text("Your turn")
+
+    bo.reload()  # mid-game: the token in localStorage takes Bo back to his seat
+    expect(bo.locator("#game-heading")).to_have_text("You (O) against Ann (X)")
+    expect(bo.locator("#status")).to_contain_text("Your turn: you play O.")
+    expect(cell(bo, 1)).to_have_attribute("aria-label", "row 1, column 2, X")
+    bo.evaluate("window.noughts.send({type: 'move', cell: 5, mark: 'X'})")  # a move for the other seat
+    expect(bo.locator("#notice")).to_have_text("You play O, so you cannot move for X.")
+
+    cy = new_page("Cy")
+    cy.goto(link)
+    expect(cy.locator("#watching")).to_be_visible()
+    expect(cy.locator("#status")).to_have_text("Ann played row 1, column 2. Watching: Bo (O) to move.")
+    cell(cy, 8).click()
+    expect(cy.locator("#notice")).to_contain_text("You are watching this game, so you cannot move")
+    expect(ann.locator("#seats")).to_contain_text("1 watching")
+    shot(ann, shots, "web-room.png")
+
+    cell(bo, 2).click()
+    expect(ann.locator("#status")).to_contain_text("Your turn")
+    cell(ann, 7).click()
+    expect(ann.locator("#status")).to_have_text("You win! Three in a row down column 2.")
+    expect(bo.locator("#status")).to_have_text("Ann wins, three in a row down column 2.")
+    expect(cy.locator("#status")).to_have_text("Ann (X) wins, three in a row down column 2.")
+    expect(bo.locator("#tally")).to_have_text("This room: You 0 · Ann 1 · draws 0")
+    expect(ann.locator("#versus")).to_have_text("Ann against friends, all time: 1 won, 0 lost, 0 drawn.")
+    press(bo, 8)
+    expect(bo.locator("#notice")).to_contain_text("This game is over (X won)")
+    expect(cy.locator("#rematch")).to_be_hidden()
+
+    bo.get_by_role("button", name="Play again").click()  # the rematch alternates: Bo starts
+    expect(ann.locator("#status")).to_have_text("Bo's turn (X).")
+    expect(bo.locator("#status")).to_have_text("Your turn: you play X.")
+    expect(cy.locator("#status")).to_have_text("Watching: Bo (X) to move.")
+
+
+def test_the_page_fits_a_phone(url: str, new_page: Callable[..., Page], shots: Path) -> None:
+    page = new_page("Ann", viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True)
+    open_game(page, url, "newell-simon", first="opponent")
+    state = wait_for_my_turn_or_end(page)
+    cell(page, state["cells"].index(None)).tap()
+    page.wait_for_function("() => window.noughts.state.moves.length >= 3")
+    wait_for_my_turn_or_end(page)
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]  # nothing runs off the side
+    board = page.locator("#board").bounding_box()
+    assert board is not None and board["x"] >= 0 and board["x"] + board["width"] <= PHONE["width"]
+    assert board["width"] >= 300  # big enough to tap
+    side = page.locator("#setup").bounding_box()
+    assert side is not None and side["y"] > board["y"]  # the board comes first on a phone
+    shot(page, shots, "web-phone.png", full_page=False)
