@@ -18,6 +18,7 @@ test: $(READY)
 
 bench: $(READY) $(BENCH_READY)
 	$(PY) benchmarks/run.py $(BENCH_ARGS)
+	$(PY) benchmarks/web_load.py $(BENCH_ARGS)
 
 lint: $(READY)
 	$(VENV)/bin/ruff check src tests benchmarks
