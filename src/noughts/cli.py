@@ -144,6 +144,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-scores", action="store_true", help="record nothing: no scores, no history")
     p.set_defaults(run=_cmd_web)
 
+    # Listed for --help only: main() hands 'panel ...' to noughts.hardware before argparse.
+    sub.add_parser("panel", add_help=False,
+                   help="the LED-and-button panel: a terminal simulator, a Raspberry Pi or an Arduino "
+                        "(see 'noughts panel --help')")
+
     p = sub.add_parser("history", help="list the games played, newest first",
                        description="The stored games, newest first: number, when (local time), who played "
                                    "X and O, the result and the moves.")
@@ -207,6 +212,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
     arguments = sys.argv[1:] if argv is None else list(argv)
+    if arguments[:1] == ["panel"]:
+        # The panel parses its own options (backends, calibration); see docs/hardware.md.
+        from noughts.hardware import main as panel_main
+
+        return panel_main(arguments[1:])
     if arguments == ["engine"]:
         # Programs start the engine often and wait for it: skip building the parser.
         return _guarded(_cmd_engine, None)

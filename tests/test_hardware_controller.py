@@ -1,0 +1,339 @@
+"""The panel's game logic (PanelController) with a recording output and made-up times."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from noughts import Board, players
+from noughts.hardware.controller import (
+    FLASH_FRAMES,
+    LED_NAMES,
+    ButtonEvent,
+    PanelController,
+    PanelSettings,
+    choice_for_cell,
+)
+
+
+class Out:
+    """A panel output that remembers the state and every call."""
+
+    def __init__(self) -> None:
+        self.leds = dict.fromkeys(LED_NAMES, False)
+        self.lcd = ("", "")
+        self.calls: list[tuple[object, ...]] = []
+
+    def set_led(self, name: str, on: bool) -> None:
+        assert name in LED_NAMES
+        self.leds[name] = on
+        self.calls.append(("led", name, on))
+
+    def lcd_write(self, line1: str, line2: str) -> None:
+        assert len(line1) <= 16 and len(line2) <= 16
+        self.lcd = (line1, line2)
+        self.calls.append(("lcd", line1, line2))
+
+    def lit(self) -> set[str]:
+        return {name for name, on in self.leds.items() if on}
+
+
+def make(**overrides: object) -> tuple[PanelController, Out]:
+    settings = {"flash": False, "thinking_seconds": 3.0, "opponent": "parsons",
+                "opponents": ("parsons", "arduino", "hard"), "seed": 5, **overrides}
+    out = Out()
+    panel = PanelController(out, PanelSettings(**settings))  # type: ignore[arg-type]
+    return panel, out
+
+
+def press(panel: PanelController, button: str, t: float) -> None:
+    panel.handle(ButtonEvent(button, True), t)
+    panel.handle(ButtonEvent(button, False), t + 0.1)
+
+
+def lit_cells(out: Out, colour: str) -> set[int]:
+    return {int(name[len(colour):]) for name in out.lit() if name.startswith(colour) and name[-1].isdigit()}
+
+
+def play_against(panel: PanelController, out: Out, cells: list[int], t: float = 1.0) -> float:
+    """The person plays ``cells`` in order (each when it is their turn); checks every step."""
+    parsons = players.get("parsons")
+    pause = panel.settings.thinking_seconds
+    for cell in cells:
+        if panel.state == "over":
+            break
+        if panel.state == "thinking":
+            before = panel.game.board
+            expected = parsons.choose(before) + 1
+            if pause:
+                panel.tick(t + pause - 0.1)  # not yet: the seed's pause is 3 s
+                assert panel.game.board == before and out.lcd == ("My turn...", "Hmmm...")
+            t += pause
+            panel.tick(t)
+            assert expected in lit_cells(out, "red")
+            if panel.state == "over":
+                break
+        assert panel.state == "turn" and out.lcd[0] == "Your turn..."
+        press(panel, str(cell), t)
+        assert cell in lit_cells(out, "green")
+    if panel.state == "thinking":
+        t += pause
+        panel.tick(t)
+    return t
+
+
+def test_the_start_up_flash_is_the_seeds_sequence() -> None:
+    panel, out = make(flash=True)
+    panel.start(0.0)
+    seen = []
+    for frame in range(len(FLASH_FRAMES)):
+        panel.tick(frame * 0.1 + 0.05)
+        seen.append(frozenset(out.lit()))
+        assert out.lcd == ("TIC TAC TOE", "")
+    assert seen[:4] == [{"green1", "green_win"}, {"red1", "red_win"}, {"green2", "green_win"}, {"red2", "red_win"}]
+    assert seen[18:21] == [{"green1"}, {"green4"}, {"green7"}]  # then green column by column
+    assert seen[-6:] == [{"red1"}, {"red5"}, {"red9"}, {"green3"}, {"green5"}, {"green7"}]
+    assert tuple(seen) == FLASH_FRAMES and len(FLASH_FRAMES) == 42
+    press(panel, "5", 4.0)  # buttons do nothing during the flash, as on the seed
+    assert panel.state == "flash"
+    panel.tick(4.2)
+    assert out.lit() == set() and out.lcd == ("Your turn...", "You:0 Me:0 Tie:0") and panel.state == "turn"
+
+
+def test_reset_cuts_the_flash_short() -> None:
+    panel, out = make(flash=True)
+    panel.start(0.0)
+    press(panel, "reset", 0.5)
+    assert panel.state == "turn" and out.lit() == set() and out.lcd[0] == "Your turn..."
+
+
+def test_a_whole_game_the_person_wins() -> None:
+    panel, out = make()
+    panel.start(0.0)
+    assert out.lcd == ("Your turn...", "You:0 Me:0 Tie:0")
+    t = play_against(panel, out, [1, 8, 7, 4])
+    assert panel.game.result == "X" and panel.state == "over"
+    assert lit_cells(out, "green") == {1, 8, 7, 4} and lit_cells(out, "red") == {5, 3, 9}
+    assert out.leds["green_win"] and not out.leds["red_win"]
+    assert out.lcd == ("You win!!!", "Press reset...")
+    panel.tick(t + 2.0)  # the second line alternates with the tally
+    assert out.lcd == ("You win!!!", "You:1 Me:0 Tie:0")
+    panel.tick(t + 4.0)
+    assert out.lcd[1] == "Press reset..."
+    press(panel, "9", t + 5)  # nothing to play after the end
+    assert panel.state == "over" and 9 not in lit_cells(out, "green")
+    press(panel, "reset", t + 6)
+    assert out.lit() == set() and out.lcd == ("Your turn...", "You:1 Me:0 Tie:0")
+
+
+def test_the_computer_wins_and_a_draw_lights_both_winner_leds() -> None:
+    panel, out = make()
+    panel.start(0.0)
+    t = play_against(panel, out, [2, 3, 4, 6, 7, 8, 9])
+    assert panel.game.result == "O" and out.lcd == ("I win!!!", "Press reset...")
+    assert out.leds["red_win"] and not out.leds["green_win"]
+    press(panel, "reset", t + 1)
+    t = play_against(panel, out, [1, 2, 7, 6, 8], t + 2)
+    assert panel.game.result == "draw" and out.lcd == ("It's a draw!", "Press reset...")
+    assert out.leds["red_win"] and out.leds["green_win"]
+    assert len(lit_cells(out, "green") | lit_cells(out, "red")) == 9
+    panel.tick(t + 2.0)
+    assert out.lcd[1] == "You:0 Me:1 Tie:1"
+
+
+def test_a_press_on_a_lit_cell_or_while_the_computer_thinks_changes_nothing() -> None:
+    panel, out = make()
+    panel.start(0.0)
+    press(panel, "1", 1.0)
+    calls = len(out.calls)
+    press(panel, "2", 1.5)  # the computer is thinking
+    press(panel, "1", 1.6)
+    assert len(out.calls) == calls and panel.game.moves == (0,)
+    panel.tick(4.0)
+    red = lit_cells(out, "red").pop()
+    calls = len(out.calls)
+    press(panel, "1", 5.0)  # the person's own LED
+    press(panel, str(red), 5.5)  # the computer's
+    assert len(out.calls) == calls and panel.state == "turn" and len(panel.game.moves) == 2
+
+
+def test_two_buttons_at_once_play_only_the_lower_one() -> None:
+    panel, out = make()
+    panel.start(0.0)
+    panel.handle(ButtonEvent("3", True), 1.0)  # one poll brings both presses, in cell order
+    panel.handle(ButtonEvent("7", True), 1.0)
+    assert panel.game.moves == (2,) and lit_cells(out, "green") == {3}
+    panel.tick(4.0)
+    moves = panel.game.moves
+    panel.handle(ButtonEvent("3", False), 4.5)  # 7 is still held: pressing 8 now is a chord too
+    panel.handle(ButtonEvent("8", True), 4.6)
+    assert panel.game.moves == moves
+    panel.handle(ButtonEvent("7", False), 4.7)
+    panel.handle(ButtonEvent("8", False), 4.7)
+    press(panel, "8", 5.0)
+    assert panel.game.moves[-1] == 7
+
+
+def test_reset_mid_game_starts_again_without_counting_it() -> None:
+    panel, out = make()
+    panel.start(0.0)
+    press(panel, "5", 1.0)
+    panel.tick(4.0)
+    assert len(out.lit()) == 2
+    press(panel, "reset", 5.0)
+    assert out.lit() == set() and panel.game.moves == () and panel.tally.games == 0
+    assert out.lcd == ("Your turn...", "You:0 Me:0 Tie:0")
+    press(panel, "reset", 5.5)  # and during the computer's pause too
+    press(panel, "1", 6.0)
+    press(panel, "reset", 6.5)
+    panel.tick(10.0)
+    assert out.lit() == set() and panel.state == "turn"
+
+
+def test_holding_a_cell_at_reset_chooses_the_opponent_and_who_starts() -> None:
+    assert [choice_for_cell(c, ("a", "b", "c")) for c in range(1, 10)] == [
+        ("a", "person"), ("a", "computer"), ("a", "alternate"), ("b", "person"), ("b", "computer"),
+        ("b", "alternate"), ("c", "person"), ("c", "computer"), ("c", "alternate")]
+    panel, out = make()
+    panel.start(0.0)
+    t = play_against(panel, out, [1, 8, 7, 4])
+    assert panel.tally.green == 1
+    panel.handle(ButtonEvent("8", True), t + 1)  # hard, the computer starts
+    press(panel, "reset", t + 1.5)
+    panel.handle(ButtonEvent("8", False), t + 2)
+    assert (panel.opponent, panel.first) == ("hard", "computer") and panel.tally.games == 0
+    assert panel.state == "thinking" and out.lcd == ("My turn...", "Hmmm...") and out.lit() == set()
+    panel.tick(t + 4.6)
+    assert len(lit_cells(out, "red")) == 1 and panel.green_mark == "O"
+    assert panel.game.x_name == "hard" and panel.game.o_name == "person"
+    panel.handle(ButtonEvent("3", True), t + 5)  # parsons, taking turns: the person starts game 1
+    panel.handle(ButtonEvent("6", True), t + 5)  # a second held cell: the lower one chooses
+    press(panel, "reset", t + 5.2)
+    panel.handle(ButtonEvent("3", False), t + 5.3)
+    panel.handle(ButtonEvent("6", False), t + 5.3)
+    assert (panel.opponent, panel.first) == ("parsons", "alternate") and panel.state == "turn"
+    t = play_against(panel, out, [1, 8, 7, 4], t + 6)
+    press(panel, "reset", t + 1)  # game 2: the computer starts
+    assert panel.state == "thinking" and panel.green_mark == "O"
+    press(panel, "reset", t + 2)  # abandoning it does not pass the turn on
+    assert panel.state == "thinking" and panel.tally.games == 1
+
+
+def test_the_two_person_switch_counts_from_the_next_reset() -> None:
+    panel, out = make()
+    panel.start(0.0)
+    panel.handle(ButtonEvent("switch", True), 0.5)
+    press(panel, "5", 1.0)
+    assert panel.state == "thinking"  # still against the computer until reset
+    press(panel, "reset", 2.0)
+    assert panel.two_person and out.lcd == ("Green's turn...", "Grn0 Red0 Tie0")
+    for t, cell in enumerate([1, 4, 2, 5], start=3):
+        press(panel, str(cell), t)
+        assert panel.state == "turn"
+    assert lit_cells(out, "green") == {1, 2} and lit_cells(out, "red") == {4, 5}
+    assert out.lcd[0] == "Green's turn..."
+    press(panel, "3", 8.0)
+    assert out.lcd == ("Green wins!!!", "Press reset...") and out.leds["green_win"]
+    press(panel, "reset", 9.0)
+    assert out.lcd == ("Green's turn...", "Grn1 Red0 Tie0")
+    panel.handle(ButtonEvent("switch", False), 9.5)
+    press(panel, "reset", 10.0)  # back to the computer: a new match
+    assert not panel.two_person and out.lcd == ("Your turn...", "You:0 Me:0 Tie:0")
+
+
+def test_a_match_ends_after_its_games_and_the_next_reset_starts_another() -> None:
+    panel, out = make(match_games=2)
+    panel.start(0.0)
+    t = play_against(panel, out, [1, 8, 7, 4])
+    assert not panel.match_over
+    press(panel, "reset", t + 1)
+    t = play_against(panel, out, [1, 8, 7, 4], t + 2)
+    assert panel.match_over
+    lines = set()
+    for step in range(6):
+        panel.tick(t + step * 2.0)
+        lines.add(out.lcd[1])
+    assert lines == {"Press reset...", "You:2 Me:0 Tie:0", "You win match!"}
+    press(panel, "reset", t + 20)
+    assert panel.tally.games == 0 and out.lcd[1] == "You:0 Me:0 Tie:0"
+
+
+def test_the_tally_fits_the_lcd() -> None:
+    panel, _ = make()
+    panel.tally.green, panel.tally.red, panel.tally.draws = 10, 0, 0
+    assert panel.tally_line() == "You10 Me0 Tie0"
+    panel.tally.green, panel.tally.red, panel.tally.draws = 33, 33, 33  # the most a 99-game match holds
+    assert panel.tally_line() == "You33 Me33 Tie33"
+    panel.two_person = True
+    assert panel.tally_line() == "G33 R33 T33" and panel.match_line() == "Match drawn"
+    panel.tally.green, panel.tally.red, panel.tally.draws = 1, 2, 3
+    assert panel.tally_line() == "Grn1 Red2 Tie3" and panel.match_line() == "Red wins match"
+
+
+def test_the_game_over_hook_gets_the_finished_game() -> None:
+    finished = []
+    out = Out()
+    panel = PanelController(out, PanelSettings(flash=False, opponent="parsons", thinking_seconds=0.0),
+                            on_game_over=lambda p, game: finished.append((p.green_mark, game.to_text())))
+    panel.start(0.0)
+    play_against(panel, out, [1, 8, 7, 4])
+    assert finished == [("X", "a1 b2 b3 c1 a3 c3 a2")]
+
+
+def test_only_changes_reach_the_output() -> None:
+    panel, out = make()
+    panel.start(0.0)
+    assert len(out.calls) == len(LED_NAMES) + 1  # everything once, at start
+    calls = len(out.calls)
+    for t in range(1, 20):
+        panel.tick(t * 0.01)
+    assert len(out.calls) == calls
+
+
+@pytest.mark.parametrize("first", ["person", "computer"])
+def test_the_seeds_own_player_plays_a_full_game_either_way(first: str) -> None:
+    panel, out = make(opponent="arduino", first=first, thinking_seconds=0.0)
+    panel.start(0.0)
+    t = 0.0
+    while panel.state != "over":
+        t += 0.25
+        panel.tick(t)
+        if panel.state == "turn":
+            board: Board = panel.game.board
+            press(panel, str(board.legal_moves[0] + 1), t)
+    board = panel.game.board
+    assert lit_cells(out, "green") == {c + 1 for c in range(9) if board[c] == panel.green_mark}
+    assert lit_cells(out, "red") == {c + 1 for c in range(9) if board[c] == panel.red_mark}
+
+
+def test_finished_games_go_to_the_score_store(tmp_path: Path) -> None:
+    from noughts.hardware.app import recorder
+    from noughts.store import open_store
+
+    store = open_store(tmp_path / "noughts.db")
+    said: list[str] = []
+    out = Out()
+    panel = PanelController(out, PanelSettings(flash=False, opponent="parsons", thinking_seconds=0.0),
+                            on_game_over=recorder(store, "Ann", said.append))
+    panel.start(0.0)
+    t = play_against(panel, out, [1, 8, 7, 4])
+    assert store.scores().opponents["parsons"].wins == 1
+    (game,) = store.games()
+    assert (game.x.name, game.o.name, game.result) == ("Ann", "parsons", "X")
+    panel.handle(ButtonEvent("switch", True), t + 1)
+    press(panel, "reset", t + 2)
+    for step, cell in enumerate("14253"):
+        press(panel, cell, t + 3 + step)
+    assert store.scores().people["Green"].wins == 1 and store.scores().people["Red"].losses == 1
+    from noughts.store import StoreError
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise StoreError("The disk is full.")
+
+    store.record = broken  # type: ignore[method-assign]
+    press(panel, "reset", t + 10)
+    for step, cell in enumerate("14253"):  # a store that fails: said, and the panel goes on
+        press(panel, cell, t + 11 + step)
+    assert said == ["The disk is full."] and panel.state == "over"
+    store.close()

@@ -1,0 +1,676 @@
+"""The gpio backend on gpiozero's MockFactory: whole games through the pins, debounce, the
+Charlieplex driver pin by pin, the resistor ladder through a fake MCP3008 on the mock SPI bus,
+the LCD through RPLCD on a fake I2C bus, the sim, the configuration and the CLI.
+
+gpiozero, RPLCD and smbus2 are required (``pip install 'noughts[panel]'``): these tests fail,
+never skip, without them.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+try:
+    import gpiozero
+    import RPLCD.i2c
+except ImportError as error:  # pragma: no cover - a setup problem, said plainly
+    pytest.fail(f"the panel tests need {error.name}: pip install 'noughts[panel]'", pytrace=False)
+
+from noughts import players
+from noughts.hardware import INSTALL_HINT, MissingLibraryError, require
+from noughts.hardware.app import main, measure_ladder
+from noughts.hardware.boardio import Ladder, MemoryLcd
+from noughts.hardware.charlieplex import Charlieplexer, led_lines, lit_leds
+from noughts.hardware.config import ConfigError, LcdConfig, PanelConfig, load_config, save_thresholds
+from noughts.hardware.controller import ButtonEvent, PanelController, PanelSettings
+from noughts.hardware.defaults import MEGA_TOML, UNO_TOML
+from noughts.hardware.gpio import GpioBoard
+from noughts.hardware.lcd import RplcdDisplay, open_lcd
+from noughts.hardware.loop import PanelLoop
+from noughts.hardware.mock import CharlieplexProbe, fake_mcp3008, watched_factory
+from noughts.hardware.sim import SimPanel, run_terminal
+
+SEED_THRESHOLDS = (800, 400, 200, 160, 140, 120, 90, 85, 70)
+
+# The seed's Mega wiring needs 30 pins plus the LCD's: a Compute Module 3 (GPIO 0-45) has them.
+FULL_MEGA = """
+build = "mega"
+[gpio]
+green = [30, 31, 32, 33, 34, 35, 36, 37, 38]
+red = [40, 41, 42, 43, 44, 45, 4, 5, 6]
+green_win = 7
+red_win = 12
+cells = [14, 15, 16, 17, 18, 19, 20, 21, 22]
+reset = 23
+switch = 24
+"""
+
+
+@pytest.fixture
+def factory() -> Iterator[Any]:
+    factory = watched_factory()
+    gpiozero.Device.pin_factory = factory  # the gpiozero way: every device on mock pins
+    yield factory
+    gpiozero.Device.pin_factory = None
+
+
+@pytest.fixture
+def cm3() -> Iterator[Any]:
+    factory = watched_factory(revision="a020a0")
+    gpiozero.Device.pin_factory = factory
+    yield factory
+    gpiozero.Device.pin_factory = None
+
+
+class Rig:
+    """A GpioBoard on mock pins, a controller against the deterministic parsons player, and a
+    made-up clock the test moves on."""
+
+    def __init__(self, factory: Any, config: PanelConfig, *, thinking: float = 1.0, adc: Any = None,
+                 lcd: Any = None) -> None:
+        self.factory, self.config, self.adc = factory, config, adc
+        self.t = 0.0
+        self.lcd = lcd if lcd is not None else MemoryLcd()
+        self.probe = (CharlieplexProbe(factory, config.gpio.charlieplex.pins)
+                      if config.gpio.leds == "charlieplex" else None)
+        self.board = GpioBoard(config.gpio, config.thresholds, pin_factory=factory, lcd=self.lcd, refresh=False)
+        settings = PanelSettings(flash=False, thinking_seconds=thinking, opponent="parsons",
+                                 opponents=("parsons", "arduino", "hard"), seed=1)
+        self.panel = PanelController(self.board, settings)
+        self.loop = PanelLoop(self.panel, self.board, clock=lambda: self.t)
+        self.loop.start()
+
+    def run(self, seconds: float, step: float = 0.005) -> None:
+        end = self.t + seconds
+        while self.t < end - 1e-9:
+            self.t += step
+            self.loop.step()
+
+    def drive(self, pin: str, pressed: bool) -> None:
+        mock = self.factory.pin(pin)
+        mock.drive_high() if pressed else mock.drive_low()  # pull-down wiring: pressed reads high
+
+    def hold(self, cell: int, pressed: bool) -> None:
+        if self.adc is not None:
+            self.adc.readings[0] = self.board.ladder.reading(cell) if pressed else 0
+        else:
+            self.drive(self.config.gpio.cells[cell - 1], pressed)
+
+    def press(self, cell: int) -> None:
+        self.hold(cell, True)
+        self.run(0.05)
+        self.hold(cell, False)
+        self.run(0.05)
+
+    def reset(self) -> None:
+        self.drive(self.config.gpio.reset, True)
+        self.run(0.05)
+        self.drive(self.config.gpio.reset, False)
+        self.run(0.05)
+
+    def lit(self) -> set[str]:
+        """The LEDs lit, read back from the pins (a full refresh cycle for Charlieplexed ones)."""
+        if self.probe is not None:
+            assert self.board.charlieplex is not None
+            self.probe.take()
+            for _ in range(21):
+                self.board.charlieplex.step()
+            seen = self.probe.take()
+            return {name for name, n in self.config.gpio.charlieplex.led_numbers.items() if n in seen}
+        return {name for name, pin in self.config.gpio.led_pins.items() if self.factory.pin(pin).state}
+
+    def cells(self, colour: str) -> set[int]:
+        return {int(name[len(colour):]) for name in self.lit() if name.startswith(colour) and name[-1].isdigit()}
+
+
+def whole_game(rig: Rig) -> None:
+    """Person first against parsons, winning with a1 c2 a3 a2; checks LEDs and LCD all the way."""
+    parsons = players.get("parsons")
+    assert rig.lcd.lines == ("Your turn...", "You:0 Me:0 Tie:0") and rig.lit() == set()
+    for cell in (1, 8, 7, 4):
+        rig.press(cell)
+        assert cell in rig.cells("green")
+        if rig.panel.state == "over":
+            break
+        assert rig.lcd.lines == ("My turn...", "Hmmm...")
+        reply = parsons.choose(rig.panel.game.board) + 1
+        assert reply not in rig.cells("red")
+        rig.run(1.0)
+        assert reply in rig.cells("red") and rig.lcd.lines[0] == "Your turn..."
+    assert rig.cells("green") == {1, 8, 7, 4} and rig.cells("red") == {5, 3, 9}
+    assert rig.lcd.lines == ("You win!!!", "Press reset...")
+
+
+def test_mega_wiring_on_a_pi_plays_a_whole_game(factory: Any) -> None:
+    config = load_config(build="mega")
+    rig = Rig(factory, config)
+    whole_game(rig)
+    rig.reset()
+    assert rig.lit() == set() and rig.lcd.lines == ("Your turn...", "You:1 Me:0 Tie:0")
+    rig.board.close()
+
+
+def test_full_mega_wiring_with_winner_leds_and_the_switch(cm3: Any) -> None:
+    config = load_config(text=FULL_MEGA)
+    rig = Rig(cm3, config, thinking=0.5)
+    whole_game(rig)
+    assert rig.lit() >= {"green_win"} and "red_win" not in rig.lit()
+    rig.drive("GPIO24", True)  # the two-person switch, then reset
+    rig.run(0.05)
+    rig.reset()
+    assert rig.panel.two_person and rig.lcd.lines[0] == "Green's turn..."
+    for cell in (1, 2, 4, 5, 7):  # green 1 4 7, red 2 5
+        rig.press(cell)
+    assert rig.cells("green") == {1, 4, 7} and rig.cells("red") == {2, 5}
+    assert rig.lcd.lines[0] == "Green wins!!!" and "green_win" in rig.lit()
+    rig.board.close()
+
+
+def test_switch_bounce_gives_one_press_and_one_release(factory: Any) -> None:
+    config = load_config(build="mega")
+    board = GpioBoard(config.gpio, config.thresholds, pin_factory=factory)
+    pin = factory.pin(config.gpio.cells[4])
+    events: list[ButtonEvent] = []
+    t = 0.0
+    # contact bounce: 12 ms of chatter, each level shorter than the 20 ms debounce
+    for level in (1, 0, 1, 0, 1, 1, 0, 1):
+        pin.drive_high() if level else pin.drive_low()
+        t += 0.005
+        events += board.poll(t)
+    assert events == []
+    for _ in range(5):  # then it settles
+        t += 0.005
+        events += board.poll(t)
+    assert events == [ButtonEvent("5", True)]
+    for level in (0, 1, 0, 1, 0, 0, 0, 0, 0, 0):
+        pin.drive_high() if level else pin.drive_low()
+        t += 0.005
+        events += board.poll(t)
+    assert events == [ButtonEvent("5", True), ButtonEvent("5", False)]
+    assert board.poll(t + 0.001) == []  # sampling faster than sample_ms does nothing
+    board.close()
+
+
+def test_bouncing_buttons_do_not_play_twice(factory: Any) -> None:
+    config = load_config(build="mega")
+    rig = Rig(factory, config, thinking=0.2)
+    pin = factory.pin(config.gpio.cells[0])
+    for level in (1, 0, 1, 0, 1):  # a bouncy press
+        pin.drive_high() if level else pin.drive_low()
+        rig.run(0.005)
+    rig.run(0.05)
+    for level in (0, 1, 0, 1, 0):  # and a bouncy release
+        pin.drive_high() if level else pin.drive_low()
+        rig.run(0.005)
+    rig.run(0.3)
+    assert rig.panel.game.moves[0] == 0 and len(rig.panel.game.moves) == 2
+    rig.board.close()
+
+
+def test_two_buttons_at_once_and_a_press_on_a_lit_cell(factory: Any) -> None:
+    config = load_config(build="mega")
+    rig = Rig(factory, config, thinking=0.2)
+    rig.hold(3, True)
+    rig.hold(7, True)  # both down before the next sample
+    rig.run(0.05)
+    assert rig.cells("green") == {3}
+    rig.hold(3, False)
+    rig.run(0.3)  # the computer answers while 7 is still held
+    before = rig.lit()
+    rig.hold(9, True)  # another press while 7 is down: a chord, ignored
+    rig.run(0.05)
+    rig.hold(7, False)
+    rig.hold(9, False)
+    rig.run(0.05)
+    assert rig.lit() == before and rig.panel.state == "turn"
+    red = rig.cells("red").pop()
+    rig.press(3)  # the person's own LED
+    rig.press(red)  # the computer's
+    assert rig.lit() == before and rig.panel.state == "turn"
+    rig.press(9)
+    assert 9 in rig.cells("green")
+    rig.board.close()
+
+
+def test_reset_mid_game_clears_the_pins(factory: Any) -> None:
+    config = load_config(build="mega")
+    rig = Rig(factory, config, thinking=0.2)
+    rig.press(5)
+    rig.run(0.3)
+    assert len(rig.lit()) == 2
+    rig.press(1)
+    rig.reset()  # during the computer's pause
+    assert rig.lit() == set() and rig.panel.game.moves == () and rig.lcd.lines[0] == "Your turn..."
+    rig.run(0.5)
+    assert rig.lit() == set()
+    # hold cell 8 while pressing reset: the third opponent, the computer starts
+    rig.hold(8, True)
+    rig.run(0.05)
+    rig.reset()
+    rig.hold(8, False)
+    rig.run(0.3)
+    assert rig.panel.opponent == "hard" and len(rig.cells("red")) == 1 and rig.cells("green") == set()
+    rig.board.close()
+
+
+# --- Charlieplexing ---------------------------------------------------------------------------
+
+def test_led_numbers_follow_the_documented_pair_order() -> None:
+    assert [led_lines(n, 5) for n in range(6)] == [(0, 1), (1, 0), (0, 2), (2, 0), (0, 3), (3, 0)]
+    assert [led_lines(n, 5) for n in range(16, 20)] == [(2, 4), (4, 2), (3, 4), (4, 3)]
+    assert len({led_lines(n, 5) for n in range(20)}) == 20
+    with pytest.raises(ValueError):
+        led_lines(20, 5)
+
+
+def test_at_every_refresh_step_only_the_intended_led_can_light(factory: Any) -> None:
+    pins = ["GPIO5", "GPIO6", "GPIO13", "GPIO19", "GPIO26"]
+    moments: list[tuple[int | None, frozenset[int]]] = []
+    driver = Charlieplexer(pins, pin_factory=factory)
+    # Watch every single pin write: the instants between two writes count too.
+    probe = CharlieplexProbe(factory, pins, on_change=lambda lit: moments.append((driver.driven, lit)))
+    lines = [factory.pin(p) for p in pins]
+    assert all(line.function == "input" and line.pull == "floating" for line in lines)
+    wanted = {0, 7, 12, 19}
+    for number in wanted:
+        driver.set(number, True)
+    for _ in range(40):
+        number = driver.step()
+        assert number in wanted and driver.driven == number
+        anode, cathode = led_lines(number, 5)
+        functions = [line.function for line in lines]
+        assert functions.count("output") == 2 and functions[anode] == functions[cathode] == "output"
+        assert lines[anode].state and not lines[cathode].state
+        assert all(line.function == "input" for i, line in enumerate(lines) if i not in (anode, cathode))
+        assert probe.lit_now() == {number}
+    assert probe.max_lit == 1
+    assert all(len(lit) <= 1 and lit <= wanted for _, lit in moments)
+    assert {next(iter(lit)) for _, lit in moments if lit} == wanted  # each took its turn
+    driver.set(driver.driven or 0, False)  # an LED turned off goes dark at once
+    assert probe.lit_now() == frozenset()
+    driver.set_many([])
+    assert driver.step() is None and all(line.function == "input" for line in lines)
+    driver.close()
+
+
+def test_the_refresh_thread_shows_every_lit_led(factory: Any) -> None:
+    pins = ["GPIO5", "GPIO6", "GPIO13", "GPIO19", "GPIO26"]
+    driver = Charlieplexer(pins, pin_factory=factory, slot=0.0005)
+    probe = CharlieplexProbe(factory, pins)
+    driver.set_many(range(20))
+    driver.start()
+    deadline = time.monotonic() + 5
+    seen: set[int] = set()
+    while seen != set(range(20)) and time.monotonic() < deadline:
+        time.sleep(0.02)
+        seen |= probe.take()
+    driver.close()
+    assert seen == set(range(20)) and probe.max_lit == 1
+    assert all(factory.pin(p).function == "input" for p in pins)
+
+
+def test_charlieplexing_refuses_a_pin_with_a_fixed_pull_up(factory: Any) -> None:
+    with pytest.raises(ValueError, match="GPIO2 has a fixed pull-up"):
+        Charlieplexer(["GPIO2", "GPIO6", "GPIO13"], pin_factory=factory)
+    Charlieplexer(["GPIO6", "GPIO13"], pin_factory=factory).close()  # and let go of the others
+
+
+def test_lit_leds_needs_an_output_high_and_an_output_low() -> None:
+    assert led_lines(5, 3) == (2, 1) and led_lines(2, 3) == (0, 2) and led_lines(4, 3) == (1, 2)
+    assert lit_leds([("input", True), ("output", False), ("output", True)]) == {5}
+    assert lit_leds([("output", True), ("output", True), ("output", False)]) == {2, 4}
+    assert lit_leds([("input", True), ("input", False), ("output", True)]) == set()
+
+
+# --- the resistor ladder through the MCP3008 ----------------------------------------------------
+
+def test_the_ladder_decoder_against_the_adc(factory: Any) -> None:
+    adc = fake_mcp3008(factory)
+    config = load_config(build="uno")
+    board = GpioBoard(config.gpio, SEED_THRESHOLDS, pin_factory=factory, refresh=False)
+    ladder = Ladder(SEED_THRESHOLDS)
+    for reading, cell in [(1023, 1), (801, 1), (800, 0), (799, 2), (401, 2), (400, 0), (300, 3), (170, 4),
+                          (150, 5), (130, 6), (100, 7), (87, 8), (86, 8), (80, 9), (71, 9), (70, 0), (0, 0)]:
+        adc.readings[0] = reading
+        assert board.read_ladder() == reading  # through the SPI exchange, bit by bit
+        assert ladder.cell(reading) == cell, reading
+    for cell in range(1, 10):
+        assert ladder.cell(ladder.reading(cell)) == cell
+    adc.readings[0] = 0
+    board.close()
+
+
+def test_ladder_presses_are_debounced_and_sliding_between_cells_releases_first(factory: Any) -> None:
+    adc = fake_mcp3008(factory)
+    config = load_config(build="uno")
+    board = GpioBoard(config.gpio, SEED_THRESHOLDS, pin_factory=factory, refresh=False)
+    events: list[ButtonEvent] = []
+    t = 0.0
+
+    def sample(reading: int, times: int) -> None:
+        nonlocal t
+        adc.readings[0] = reading
+        for _ in range(times):
+            t += 0.005
+            events.extend(board.poll(t))
+
+    sample(600, 2)  # a press still settling: cell 2 for 10 ms,
+    sample(150, 1)  # a glitch through cell 5,
+    assert events == []
+    sample(600, 6)  # then a steady cell 2
+    assert events == [ButtonEvent("2", True)]
+    sample(150, 6)  # straight on to cell 5 (the ladder carries one at a time)
+    assert events[1:] == [ButtonEvent("2", False), ButtonEvent("5", True)]
+    sample(0, 6)
+    assert events[3:] == [ButtonEvent("5", False)]
+    board.close()
+
+
+def test_uno_wiring_plays_a_whole_game(factory: Any) -> None:
+    adc = fake_mcp3008(factory)
+    config = load_config(build="uno")
+    rig = Rig(factory, config, adc=adc)
+    whole_game(rig)
+    assert "green_win" in rig.lit() and "red_win" not in rig.lit()
+    assert rig.probe is not None and rig.probe.max_lit == 1
+    rig.reset()
+    assert rig.lit() == set()
+    rig.board.close()
+
+
+# --- the LCD through RPLCD --------------------------------------------------------------------
+
+class FakeHD44780Bus:
+    """An SMBus with a PCF8574 backpack and an HD44780 behind it (4-bit mode, latched as E falls)."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.eight_bit = True  # the controller powers up in 8-bit mode
+        self.high: int | None = None
+        self.ddram = bytearray(b" " * 128)
+        self.address = 0
+        self.enable = False
+        self.data_writes = 0
+
+    def write_byte(self, address: int, value: int) -> None:
+        assert address == 0x27
+        enable = bool(value & 0x04)
+        if self.enable and not enable:
+            self._latch(value)
+        self.enable = enable
+
+    def _latch(self, value: int) -> None:
+        rs, nibble = value & 0x01, value >> 4
+        if self.eight_bit:  # D0-D3 are not wired: an 8-bit instruction with a zero low nibble
+            self._execute(rs, nibble << 4)
+        elif self.high is None:
+            self.high = nibble
+        else:
+            byte, self.high = self.high << 4 | nibble, None
+            self._execute(rs, byte)
+
+    def _execute(self, rs: int, byte: int) -> None:
+        if rs:
+            self.ddram[self.address] = byte
+            self.address = (self.address + 1) % 128
+            self.data_writes += 1
+        elif byte & 0x80:
+            self.address = byte & 0x7F
+        elif byte & 0x20:
+            self.eight_bit = bool(byte & 0x10)
+        elif byte == 0x01:
+            self.ddram[:] = b" " * 128
+            self.address = 0
+
+    def row(self, row: int) -> str:
+        return self.ddram[row * 0x40:row * 0x40 + 16].decode("ascii")
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.fixture
+def i2c_lcd(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeHD44780Bus]:
+    buses: list[FakeHD44780Bus] = []
+
+    def bus(port: int) -> FakeHD44780Bus:
+        buses.append(FakeHD44780Bus(port))
+        return buses[-1]
+
+    monkeypatch.setattr(RPLCD.i2c, "SMBus", bus)
+    lcd = open_lcd(LcdConfig("i2c", "PCF8574", 0x27, 1, 25, 24, (23, 17, 18, 22)))
+    assert isinstance(lcd, RplcdDisplay) and buses[0].port == 1
+    buses[0].display = lcd  # type: ignore[attr-defined]
+    yield buses[0]
+    lcd.close()
+
+
+def test_the_lcd_through_rplcd_shows_both_rows_and_rewrites_only_changes(i2c_lcd: FakeHD44780Bus) -> None:
+    display: RplcdDisplay = i2c_lcd.display  # type: ignore[attr-defined]
+    display.show("Your turn...", "You:0 Me:0 Tie:0")
+    assert (i2c_lcd.row(0), i2c_lcd.row(1)) == ("Your turn...    ", "You:0 Me:0 Tie:0")
+    written: list[str] = []
+    lcd = display._lcd
+    original = lcd.write_string
+    lcd.write_string = lambda text: (written.append(text), original(text))
+    display.show("My turn...", "You:0 Me:0 Tie:0")
+    assert i2c_lcd.row(0) == "My turn...      " and written == ["My turn...      "]  # row 1 untouched
+    display.show("It's a draw!", "a line that is far too long")
+    assert (i2c_lcd.row(0), i2c_lcd.row(1)) == ("It's a draw!    ", "a line that is f")
+
+
+def test_a_game_on_the_pins_shows_on_the_rplcd(factory: Any, i2c_lcd: FakeHD44780Bus) -> None:
+    config = load_config(build="mega")
+    rig = Rig(factory, config, lcd=i2c_lcd.display)  # type: ignore[attr-defined]
+    assert i2c_lcd.row(0).rstrip() == "Your turn..."
+    rig.press(5)
+    assert (i2c_lcd.row(0).rstrip(), i2c_lcd.row(1).rstrip()) == ("My turn...", "Hmmm...")
+    rig.board.lcd = None  # the fixture closes it
+    rig.board.close()
+
+
+def test_open_lcd_reports_a_missing_bus(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_bus(port: int) -> None:
+        raise FileNotFoundError(2, "No such file or directory")
+
+    monkeypatch.setattr(RPLCD.i2c, "SMBus", no_bus)
+    with pytest.raises(ValueError, match="cannot open the LCD on I2C bus 1 at 0x27"):
+        open_lcd(LcdConfig("i2c", "PCF8574", 0x27, 1, 25, 24, (23, 17, 18, 22)))
+    assert open_lcd(LcdConfig("none", "PCF8574", 0x27, 1, 25, 24, (23, 17, 18, 22))) is None
+
+
+# --- the sim ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("build", ["mega", "uno"])
+def test_the_sim_presses_buttons_and_draws_the_pins(build: str) -> None:
+    config = load_config(build=build)
+    sim = SimPanel(config)
+    panel = PanelController(sim.board, PanelSettings(flash=False, thinking_seconds=0.0, opponent="parsons"))
+    clock = [0.0]
+    loop = PanelLoop(panel, sim.board, clock=lambda: clock[0])
+    loop.start()
+
+    def run(seconds: float) -> None:
+        for _ in range(int(seconds / 0.005)):
+            clock[0] += 0.005
+            sim.update(clock[0])
+            loop.step()
+            if sim.board.charlieplex is not None:
+                sim.board.charlieplex.step()
+
+    try:
+        assert sim.key("5", clock[0])
+        run(0.3)
+        frame = "\n".join(sim.render(colour=False))
+        # parsons answers a centre opening in a corner
+        assert "│Your turn...    │" in frame and "      .  .  .\n      .  G  .\n      .  .  R" in frame
+        run(0.1)
+        assert sim.lit() == {"green5", "red9"}
+        run(0.05)
+        assert "\x1b[32m●" in "".join(sim.render(colour=True))
+        sim.key("t", clock[0])
+        if build == "uno":
+            assert sim.switch_on and "switch on" in sim.message
+        else:
+            assert "no two-person switch" in sim.message
+        run(0.1)
+        for key in "h3r":  # hold cell 3 (take turns) and press reset
+            sim.key(key, clock[0])
+        run(0.5)
+        sim.lit()  # a Charlieplexed frame shows what lit since the last one: start a new frame
+        run(0.05)
+        assert panel.first == "alternate" and sim.held_cell is None and sim.lit() == set()
+        assert panel.two_person == (build == "uno")
+        assert not sim.key("q", clock[0])
+    finally:
+        sim.close()
+        gpiozero.Device.pin_factory = None
+
+
+def test_run_terminal_reads_keys_from_a_pipe_until_q() -> None:
+    config = load_config(build="mega")
+    sim = SimPanel(config)
+    panel = PanelController(sim.board, PanelSettings(flash=False, thinking_seconds=0.4, opponent="parsons"))
+    loop = PanelLoop(panel, sim.board)
+    read_end, write_end = os.pipe()
+    out = io.StringIO()
+
+    def typist() -> None:
+        time.sleep(0.2)
+        os.write(write_end, b"5")
+        time.sleep(0.8)
+        os.write(write_end, b"q")
+
+    thread = threading.Thread(target=typist)
+    thread.start()
+    with open(read_end) as keys:
+        run_terminal(sim, loop, stdin=keys, stdout=out)
+    thread.join()
+    os.close(write_end)
+    sim.close()
+    gpiozero.Device.pin_factory = None
+    frames = out.getvalue()
+    assert "│Your turn...    │" in frames and "│Hmmm...         │" in frames
+    assert "\x1b[" not in frames  # not a terminal: plain frames
+
+
+# --- configuration and the command line -------------------------------------------------------
+
+def test_the_default_builds_load_and_the_pi_mega_build_uses_every_gpio_once() -> None:
+    mega, uno = load_config(build="mega"), load_config(build="uno")
+    pins = [*mega.gpio.green, *mega.gpio.red, *mega.gpio.cells, mega.gpio.reset]
+    assert sorted(pins, key=lambda p: int(p[4:])) == [f"GPIO{n}" for n in range(28)]
+    assert mega.gpio.green_win is None and mega.gpio.switch is None and mega.lcd.kind == "none"
+    assert (uno.gpio.leds, uno.gpio.buttons, uno.lcd.kind) == ("charlieplex", "ladder", "i2c")
+    assert uno.gpio.charlieplex.led_numbers["green1"] == 0 and uno.gpio.charlieplex.led_numbers["red_win"] == 19
+    assert uno.thresholds == SEED_THRESHOLDS and uno.game.thinking_seconds == 3.0
+    assert load_config(text=MEGA_TOML) == mega and load_config(text=UNO_TOML) == uno
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("build = 'due'", "build must be one of mega, uno"),
+    ("[game]\nfirst = 'me'", "game.first must be one of person, computer, alternate"),
+    ("[game]\nopponents = ['easy', 'nobody', 'hard']", "game.opponents must list three computer players"),
+    ("[gpio]\nreset = 2\ncells = [2, 3, 4, 5, 6, 7, 8, 9, 10]", "pin GPIO2 is given to both"),
+    ("[gpio]\ngreen = [1, 2]", "gpio.green must be a list of 9 pins"),
+    ("[ladder]\nthresholds = [1, 2, 3, 4, 5, 6, 7, 8, 9]", "ladder.thresholds must fall"),
+    ("[lcd]\nkind = 'i2c'", "pin GPIO2 is given to both"),
+    ("[serial]\nbaud = 'fast'", "serial.baud must be a whole number"),
+    ("[gpio.charlieplex]\ngreen = [0, 0, 1, 2, 3, 4, 5, 6, 7]", "two LEDs the same number"),
+    ("[game", "not valid TOML"),
+])
+def test_bad_configurations_say_what_is_wrong(text: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(")):
+        load_config(text=text)
+
+
+def test_save_thresholds_keeps_the_rest_of_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "panel.toml"
+    save_thresholds(path, [900, 500, 250, 170, 145, 125, 95, 80, 40])  # a new file
+    assert load_config(path).thresholds == (900, 500, 250, 170, 145, 125, 95, 80, 40)
+    assert load_config(path).build == "uno"
+    path.write_text('build = "uno"\n# mine\n[ladder]\nthresholds = [800, 400, 200, 160, 140, 120, 90, 85, 70]\n'
+                    "[game]\nthinking_seconds = 1.0\n")
+    save_thresholds(path, [1000, 600, 300, 160, 140, 120, 90, 85, 70])
+    config = load_config(path)
+    assert config.thresholds[:3] == (1000, 600, 300) and config.game.thinking_seconds == 1.0
+    assert "# mine" in path.read_text()
+    path.write_text('build = "uno"\n[game]\nflash = false\n')
+    save_thresholds(path, list(SEED_THRESHOLDS))
+    assert load_config(path).game.flash is False and load_config(path).thresholds == SEED_THRESHOLDS
+    with pytest.raises(ConfigError, match=r"ladder\.thresholds must fall"):
+        save_thresholds(path, [1, 2, 3, 4, 5, 6, 7, 8, 9])
+
+
+def test_calibrate_on_the_pins_records_the_thresholds(factory: Any, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    adc = fake_mcp3008(factory)
+    measured = [1000, 600, 300, 180, 150, 130, 100, 88, 80]
+
+    def person(prompt: str) -> str:  # holds the cell the prompt names
+        cell = int(prompt.split("cell ")[1].split()[0])
+        adc.readings[0] = measured[cell - 1]
+        return ""
+
+    monkeypatch.setattr("builtins.input", person)
+    monkeypatch.setattr(time, "sleep", lambda seconds: None)
+    path = tmp_path / "panel.toml"
+    assert main(["calibrate", "--backend", "gpio", "--build", "uno", "--config", str(path)]) == 2  # no file yet
+    path.write_text('build = "uno"\n')
+    assert main(["calibrate", "--backend", "gpio", "--config", str(path)]) == 0
+    assert load_config(path).thresholds == (800, 450, 240, 165, 140, 115, 94, 84, 40)
+    assert "cell 9: 80" in capsys.readouterr().out
+    assert main(["calibrate", "--backend", "sim", "--config", str(path)]) == 2
+    assert "use --backend gpio or --backend serial" in capsys.readouterr().err
+
+
+def test_measure_ladder_refuses_a_silent_ladder() -> None:
+    with pytest.raises(ValueError, match="cell 1 reads 0"):
+        measure_ladder(lambda: [0, 0, 0], ask=lambda prompt: "", say=print)
+
+
+def test_the_cli_prints_a_builds_defaults_and_reports_errors(capsys: pytest.CaptureFixture[str],
+                                                             tmp_path: Path) -> None:
+    assert main(["config", "--build", "uno"]) == 0
+    assert capsys.readouterr().out == UNO_TOML
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[game]\nthinking_seconds = -1\n")
+    assert main(["--config", str(bad)]) == 2
+    assert "game.thinking_seconds must be a number from 0 to 60" in capsys.readouterr().err
+    assert main(["--opponent", "nobody", "--config", str(tmp_path / "missing.toml")]) == 2
+    assert "cannot read the panel configuration" in capsys.readouterr().err
+
+
+def test_a_missing_hardware_library_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(__import__("sys").modules, "gpiozero", None)
+    expected = r"'gpiozero', which is not installed: pip install 'noughts\[panel\]'"
+    with pytest.raises(MissingLibraryError, match=expected):
+        require("gpiozero", "the gpio backend")
+    config = load_config(build="mega")
+    with pytest.raises(MissingLibraryError, match=INSTALL_HINT.replace("[", r"\[").replace("]", r"\]")):
+        GpioBoard(config.gpio, config.thresholds)
+
+
+def test_buttons_wired_to_ground_with_pull_ups(factory: Any) -> None:
+    config = load_config(text="build = 'mega'\n[gpio]\npull_up = true")
+    board = GpioBoard(config.gpio, config.thresholds, pin_factory=factory)
+    pin = factory.pin(config.gpio.cells[0])
+    assert pin.pull == "up" and pin.state  # released reads high
+    events: list[ButtonEvent] = []
+    pin.drive_low()  # pressed: shorted to ground
+    for step in range(1, 7):
+        events += board.poll(step * 0.005)
+    pin.drive_high()
+    for step in range(7, 14):
+        events += board.poll(step * 0.005)
+    assert events == [ButtonEvent("1", True), ButtonEvent("1", False)]
+    board.close()
