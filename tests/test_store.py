@@ -633,3 +633,14 @@ def test_opening_a_store_with_history_is_quick(tmp_path: Path) -> None:
         open_store(path).close()
         times.append(time.perf_counter() - start)
     assert min(times) < 0.05, times  # a few ms in practice; generous for slow CI machines
+
+
+def test_recorded_summary_tells_the_person_how_the_scores_moved() -> None:
+    assert Recorded(None).summary() == ""
+    assert Recorded(4).summary() == "Saved as game 4."
+    assert Recorded(5, points=2, run=3, difficulty="medium", high_score=3, new_high_score=True).summary() == (
+        "Saved as game 5. +2 points: your run is 3; medium high score 3 (a new high score!).")
+    assert Recorded(6, points=1, run=1, difficulty="easy", high_score=4).summary() == (
+        "Saved as game 6. +1 point: your run is 1; easy high score 4.")
+    assert Recorded(7, difficulty="hard", high_score=9).summary() == (
+        "Saved as game 7. Your run is back to 0; hard high score 9.")

@@ -196,6 +196,20 @@ class Recorded(_Value):
                  high_score: int | None = None, new_high_score: bool = False) -> None:
         super().__init__(game_id, points, run, difficulty, high_score, new_high_score)
 
+    def summary(self) -> str:
+        """A sentence for the person: the game's number and how the robot's scores moved."""
+        if self.game_id is None:
+            return ""
+        line = f"Saved as game {self.game_id}."
+        if self.difficulty is not None:
+            if self.points:
+                line += f" +{self.points} point{'' if self.points == 1 else 's'}: your run is {self.run}"
+            else:
+                line += " Your run is back to 0"
+            line += f"; {self.difficulty} high score {self.high_score}"
+            line += " (a new high score!)." if self.new_high_score else "."
+        return line
+
 
 class Scores(_Value):
     """The score table: the robot's numbers, per-opponent tallies and two-person tallies."""

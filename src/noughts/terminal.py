@@ -162,7 +162,7 @@ def _shown(text: str, limit: int = 20) -> str:
     return repr(text) if len(text) <= limit else repr(text[:limit]) + "…"
 
 
-def _plural(n: int, word: str, plural: str | None = None) -> str:
+def plural(n: int, word: str, plural: str | None = None) -> str:
     return f"{n} {word if n == 1 else plural or word + 's'}"
 
 
@@ -553,7 +553,7 @@ class _Session:
             me, other = (self.names[0], self.names[1]) if self.two_people else ("you", "the computer")
             line = f"Match, best of {best_of}: {me} {score[0]}, {other} {score[1]}"
             if score[2]:
-                line += f", {_plural(score[2], 'draw')}"
+                line += f", {plural(score[2], 'draw')}"
             need = best_of // 2 + 1
             if score[0] >= need or score[1] >= need or played >= best_of:
                 self.say(line + ".")
@@ -737,10 +737,10 @@ class _Session:
         wins, losses, draws = self.tally
         if self.two_people:
             self.say(f"This session: {self.names[0]} {wins}, {self.names[1]} {losses}, "
-                     f"{_plural(draws, 'draw')}.")
+                     f"{plural(draws, 'draw')}.")
         else:
-            self.say(f"This session: you have {_plural(wins, 'win')}, {_plural(losses, 'loss', 'losses')} "
-                     f"and {_plural(draws, 'draw')}.")
+            self.say(f"This session: you have {plural(wins, 'win')}, {plural(losses, 'loss', 'losses')} "
+                     f"and {plural(draws, 'draw')}.")
         return outcome
 
     def record(self, start: Board, moves: list[int], mine: str) -> None:
@@ -761,15 +761,7 @@ class _Session:
         except NoughtsError as error:  # disk full, locked for long: say so and play on
             self.say(" ".join(str(error).split()))
             return
-        line = f"Saved as game {recorded.game_id}."
-        if recorded.difficulty is not None:
-            if recorded.points:
-                line += f" +{_plural(recorded.points, 'point')}: your run is {recorded.run}"
-            else:
-                line += " Your run is back to 0"
-            line += f"; {recorded.difficulty} high score {recorded.high_score}"
-            line += " (a new high score!)." if recorded.new_high_score else "."
-        self.say(line)
+        self.say(recorded.summary())
 
 
 def play(options: PlayOptions, stdin: IO[bytes] | None = None, stdout: IO[str] | None = None,

@@ -35,7 +35,7 @@ from noughts import players
 from noughts.board import Board
 from noughts.errors import BudgetExceeded, NoughtsError
 from noughts.game import Game, GameEvent
-from noughts.terminal import DEFAULT_OPPONENT, PERSON, default_name, describe_line
+from noughts.terminal import DEFAULT_OPPONENT, PERSON, default_name, describe_line, plural
 
 if TYPE_CHECKING:
     from noughts.players.base import Player
@@ -65,10 +65,6 @@ _LABELS = {
 def label(name: str) -> str:
     """The name of an opponent on screen: ``Newell–Simon`` for ``newell-simon``."""
     return _LABELS.get(name, name.capitalize())
-
-
-def _plural(n: int, word: str, plural: str | None = None) -> str:
-    return f"{n} {word if n == 1 else plural or word + 's'}"
 
 
 class Worker(Protocol):
@@ -316,15 +312,7 @@ class Controller:
         except NoughtsError as error:  # disk full, locked for long: say so and play on
             return " ".join(str(error).split())
         self._recorded = True
-        line = f"Saved as game {recorded.game_id}."
-        if recorded.difficulty is not None:
-            if recorded.points:
-                line += f" +{_plural(recorded.points, 'point')}: your run is {recorded.run}"
-            else:
-                line += " Your run is back to 0"
-            line += f"; {recorded.difficulty} high score {recorded.high_score}"
-            line += " (a new high score!)." if recorded.new_high_score else "."
-        return line
+        return recorded.summary()
 
     def _read_scores(self) -> str:
         if self.store is None:
@@ -343,9 +331,9 @@ class Controller:
         if self.game is None:
             return ""
         if self.two_people:
-            return f"This session: {self.names[0]} {wins}, {self.names[1]} {losses}, {_plural(draws, 'draw')}"
-        return (f"This session against {label(self.opponent)}: {_plural(wins, 'win')}, "
-                f"{_plural(losses, 'loss', 'losses')}, {_plural(draws, 'draw')}")
+            return f"This session: {self.names[0]} {wins}, {self.names[1]} {losses}, {plural(draws, 'draw')}"
+        return (f"This session against {label(self.opponent)}: {plural(wins, 'win')}, "
+                f"{plural(losses, 'loss', 'losses')}, {plural(draws, 'draw')}")
 
     # inputs ----------------------------------------------------------------------------------
     def activate(self, target: tuple[str, int] | tuple[str, str]) -> None:
