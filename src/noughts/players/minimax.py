@@ -35,6 +35,8 @@ from noughts.board import Board, Geometry
 from noughts.errors import UnsupportedBoardError
 from noughts.players.base import completing_cells, empty_cells, ensure_playable, own_and_opponent
 
+Table = list[list[int]]  # indexed [own marks in a line][opponent marks in it]
+
 __all__ = ["MinimaxPlayer", "robot_scores"]
 
 EXACT_MAX_CELLS = 9  # 3^9 positions at most: the exact memo stays small
@@ -168,14 +170,16 @@ class _Search:
         for cell in empty_cells(opponent):
             self.play(cell, 2)
 
+    def _side_tables(self, side: int) -> tuple[Table, Table, Table, list[int]]:
+        """The score tables for a move by ``side`` and that side's per-line mark counts."""
+        tables = self.tables
+        if side == 1:
+            return tables.value_by_1, tables.threat1_by_1, tables.threat2_by_1, self.marks1
+        return tables.value_by_2, tables.threat1_by_2, tables.threat2_by_2, self.marks2
+
     def play(self, cell: int, side: int) -> None:
         tables, marks1, marks2 = self.tables, self.marks1, self.marks2
-        if side == 1:
-            value, threat1, threat2, counts = (
-                tables.value_by_1, tables.threat1_by_1, tables.threat2_by_1, marks1)
-        else:
-            value, threat1, threat2, counts = (
-                tables.value_by_2, tables.threat1_by_2, tables.threat2_by_2, marks2)
+        value, threat1, threat2, counts = self._side_tables(side)
         score = threats1 = threats2 = 0
         for line in tables.lines_of_cell[cell]:
             a, b = marks1[line], marks2[line]
@@ -197,12 +201,7 @@ class _Search:
 
     def undo(self, cell: int, side: int) -> None:
         tables, marks1, marks2 = self.tables, self.marks1, self.marks2
-        if side == 1:
-            value, threat1, threat2, counts = (
-                tables.value_by_1, tables.threat1_by_1, tables.threat2_by_1, marks1)
-        else:
-            value, threat1, threat2, counts = (
-                tables.value_by_2, tables.threat1_by_2, tables.threat2_by_2, marks2)
+        value, threat1, threat2, counts = self._side_tables(side)
         score = threats1 = threats2 = 0
         for line in tables.lines_of_cell[cell]:
             counts[line] -= 1
