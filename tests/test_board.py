@@ -51,9 +51,8 @@ SYMMETRIES_3X3 = (
 )
 
 
-def brute_3x3(s: str) -> dict[str, object]:
-    """Everything about a 9-character position string, from the literal lines."""
-    wins = [line for line in LINES_3X3 if s[line[0]] != "." and s[line[0]] == s[line[1]] == s[line[2]]]
+def state_from_wins(s: str, wins: list[tuple[int, ...]]) -> dict[str, object]:
+    """Winner, line, draw, over, turn and legal moves of a flat position given its complete lines."""
     winner = s[wins[0][0]] if wins else None
     full = "." not in s
     over = winner is not None or full
@@ -65,6 +64,12 @@ def brute_3x3(s: str) -> dict[str, object]:
         "turn": None if over else ("X" if s.count("X") == s.count("O") else "O"),
         "legal": () if over else tuple(i for i, ch in enumerate(s) if ch == "."),
     }
+
+
+def brute_3x3(s: str) -> dict[str, object]:
+    """Everything about a 9-character position string, from the literal lines."""
+    wins = [line for line in LINES_3X3 if s[line[0]] != "." and s[line[0]] == s[line[1]] == s[line[2]]]
+    return state_from_wins(s, wins)
 
 
 @cache
@@ -118,17 +123,7 @@ def brute_state(s: str, rows: int, cols: int, k: int) -> dict[str, object]:
     """Like brute_3x3 for any geometry; s is the flat string of 'X', 'O', '.'."""
     wins = [line for line in brute_lines(rows, cols, k)
             if s[line[0]] != "." and all(s[c] == s[line[0]] for c in line)]
-    winner = s[wins[0][0]] if wins else None
-    full = "." not in s
-    over = winner is not None or full
-    return {
-        "winner": winner,
-        "line": wins[0] if wins else None,
-        "draw": full and winner is None,
-        "over": over,
-        "turn": None if over else ("X" if s.count("X") == s.count("O") else "O"),
-        "legal": () if over else tuple(i for i, ch in enumerate(s) if ch == "."),
-    }
+    return state_from_wins(s, wins)
 
 
 def reachable_by_rule(s: str, rows: int, cols: int, k: int) -> bool:

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from functools import cache
 
 import pytest
@@ -182,20 +183,27 @@ def plain_best_robot_move(cells: tuple[int, ...]) -> int:
     return best_move
 
 
-def test_minimax_is_best_robot_move_in_every_position() -> None:
-    player = MinimaxPlayer()
+def unfinished_positions() -> Iterator[Board]:
+    """Every reachable 3×3 position where someone is still to move, each once."""
     seen: set[int] = set()
-    stack, compared = [Board()], 0
+    stack = [Board()]
     while stack:
         board = stack.pop()
         if board.key in seen or board.is_over:
             continue
         seen.add(board.key)
+        yield board
+        stack.extend(board.play(cell) for cell in board.legal_moves)
+
+
+def test_minimax_is_best_robot_move_in_every_position() -> None:
+    player = MinimaxPlayer()
+    compared = 0
+    for board in unfinished_positions():
         robot = board.turn
         cells = tuple(0 if mark is None else ROBOT if mark == robot else PERSON for mark in board.cells)
         assert player.choose(board) == plain_best_robot_move(cells), str(board)
         compared += 1
-        stack.extend(board.play(cell) for cell in board.legal_moves)
     assert compared == 4520  # every non-terminal position of 3×3 noughts and crosses
 
 
@@ -251,16 +259,10 @@ def library_choices(cells: tuple[int, ...], player: int) -> set[int]:
 
 def test_mdttt_matches_the_library_in_every_position() -> None:
     player = get("mdttt", random.Random(0))
-    seen: set[int] = set()
-    stack, compared = [Board()], 0
-    while stack:
-        board = stack.pop()
-        if board.key in seen or board.is_over:
-            continue
-        seen.add(board.key)
+    compared = 0
+    for board in unfinished_positions():
         cells = tuple(0 if mark is None else 1 if mark == "X" else -1 for mark in board.cells)
         sign = 1 if board.turn == "X" else -1
         assert set(moves_of(player, board)) == library_choices(cells, sign), str(board)
         compared += 1
-        stack.extend(board.play(cell) for cell in board.legal_moves)
     assert compared == 4520
