@@ -602,9 +602,10 @@ class _Session:
         """Play one game; returns 0 (first person won), 1 (other side won), 2 (draw), or raises _Stop."""
         me_first = self.first_mover_is_me()
         self.games_started += 1
+        from noughts.game import Game
+
         start = self.start_board()
-        boards = [start]
-        moves: list[int] = []
+        game = Game(start)
         mine = "X" if me_first else "O"  # the first person's mark
         other_mark = "O" if me_first else "X"
         name_of = {mine: self.names[0], other_mark: self.other_name()}
@@ -622,22 +623,20 @@ class _Session:
         self.say()
         self.say(render(start, colour=self.colour))
         self.in_game = True
-        while not boards[-1].is_over:
-            board = boards[-1]
+        while not game.board.is_over:
+            board = game.board
             mark = board.turn
             assert mark is not None
             if not self.two_people and mark == other_mark:
                 try:
-                    cell = self.computer_player().choose(board)
-                    boards.append(board.play(cell))
+                    cell = game.play_computer(self.computer_player())
                 except NoughtsError as error:  # e.g. a 3×3-only player on a bigger board
                     self.say(f"The computer cannot go on: {' '.join(str(error).split())}.")
                     self.say("The game is abandoned and not counted.")
                     self.in_game = False
                     raise _Abandoned from None
-                moves.append(cell)
                 self.say(f"Computer move: {board.cell_name(cell)}")
-                self.show(boards, moves)
+                self.show(game)
                 continue
             prompt = f"Your move ({mark}): " if not self.two_people else f"{name_of[mark]}'s move ({mark}): "
             answer = self.ask(prompt)
@@ -652,47 +651,41 @@ class _Session:
             elif word in _HELP:
                 self.say(_instructions(start))
                 self.say()
-                self.show(boards, moves)
+                self.show(game)
             elif word in _HINT:
                 self.say(self.hint(board))
             elif word in _UNDO:
-                self.undo(boards, moves, mark)
+                self.undo(game, mark)
             else:
                 try:
-                    cell = board.parse_cell(answer)
-                    after = board.play(cell)
+                    after = game.play(answer)
                 except NoughtsError as error:  # the message names the cell: "z9 is off the board: ..."
                     self.say(f"{error}")
                     continue
-                boards.append(after)
-                moves.append(cell)
                 if self.two_people or after.is_over:
-                    self.show(boards, moves)
+                    self.show(game)
                 # otherwise the computer answers at once and one redraw shows both moves
         self.in_game = False
-        return self.finish(start, boards[-1], moves, mine, name_of)
+        return self.finish(game, mine, name_of)
 
-    def show(self, boards: list[Board], moves: list[int]) -> None:
-        board = boards[-1]
-        self.say(render(board, last=moves[-1] if moves else None, line=board.winning_line,
+    def show(self, game: Game) -> None:
+        board = game.board
+        self.say(render(board, last=game.moves[-1] if game.moves else None, line=board.winning_line,
                         colour=self.colour))
 
-    def undo(self, boards: list[Board], moves: list[int], mark: str) -> None:
-        board = boards[-1]
+    def undo(self, game: Game, mark: str) -> None:
         # take back moves until it is again the same side's turn with one of its own moves gone
         count = 1 if self.two_people else 2
-        if len(moves) < count:
+        if len(game.moves) < count:
             self.say("There is no move to take back yet." if self.two_people
                      else "There is no move of yours to take back.")
             return
-        taken = [board.cell_name(c) for c in moves[-count:]]
-        del boards[-count:]
-        del moves[-count:]
+        taken = [game.board.cell_name(c) for c in reversed(game.undo(count))]
         if self.two_people:
             self.say(f"Took back {'O' if mark == 'X' else 'X'}'s move {taken[0]}.")
         else:
             self.say(f"Took back your move {taken[0]} and the computer's reply {taken[1]}.")
-        self.show(boards, moves)
+        self.show(game)
 
     def hint(self, board: Board) -> str:
         import time
@@ -718,8 +711,9 @@ class _Session:
         more = f" Just as good: {', '.join(also)}." if also else ""
         return f"Hint: {cell} {outcome}.{more}" if analysis.value >= 0 else f"Hint: {cell}: {outcome}.{more}"
 
-    def finish(self, start: Board, board: Board, moves: list[int], mine: str, name_of: dict[str, str]) -> int:
+    def finish(self, game: Game, mine: str, name_of: dict[str, str]) -> int:
         """Announce the result, record the game, update the tally; 0, 1 or 2 from the first person's side."""
+        board = game.board
         winner = board.winner
         if winner is not None:
             assert board.winning_line is not None
@@ -733,7 +727,7 @@ class _Session:
             self.say(self.bold("A draw: the board is full and nobody has a line."))
         outcome = 2 if winner is None else 0 if winner == mine else 1
         self.tally[outcome] += 1
-        self.record(start, moves, mine)
+        self.record(game, mine)
         wins, losses, draws = self.tally
         if self.two_people:
             self.say(f"This session: {self.names[0]} {wins}, {self.names[1]} {losses}, "
@@ -743,19 +737,15 @@ class _Session:
                      f"and {plural(draws, 'draw')}.")
         return outcome
 
-    def record(self, start: Board, moves: list[int], mine: str) -> None:
+    def record(self, game: Game, mine: str) -> None:
         if self.store is None or not self.store.enabled:
             return
-        from noughts.game import Game
         from noughts.store import Participant
 
         me = Participant.human(self.names[0])
         other = (Participant.human(self.names[1]) if self.two_people
                  else Participant.computer(str(self.options.opponent)))
         x, o = (me, other) if mine == "X" else (other, me)
-        game = Game(start, x_name=x.name, o_name=o.name)
-        for cell in moves:
-            game.play(cell)
         try:
             recorded = self.store.record(game, x, o)
         except NoughtsError as error:  # disk full, locked for long: say so and play on
