@@ -35,7 +35,8 @@ from noughts import players
 from noughts.board import Board
 from noughts.errors import BudgetExceeded, NoughtsError
 from noughts.game import Game, GameEvent
-from noughts.terminal import DEFAULT_OPPONENT, PERSON, default_name, describe_line, plural
+from noughts.terminal import DEFAULT_OPPONENT, PERSON
+from noughts.text import default_name, describe_line, plural
 
 if TYPE_CHECKING:
     from noughts.players.base import Player

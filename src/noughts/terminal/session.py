@@ -1,30 +1,9 @@
-"""The terminal game: a short menu, games against the computer or another person, and scores.
+"""One run of `noughts play`: the menu, then games until the person stops.
 
 Pressing Enter through the menu starts a game at once: ``medium`` (it wins sometimes and
 loses sometimes, where ``hard`` can only be drawn and ``easy`` hardly resists), and first
 moves that alternate, you first. X always moves first, so choosing who moves first also
 chooses the marks: the first mover is X.
-
-The board shows the number to type in every empty cell, the last move in brackets and a
-winning line between stars:
-
->>> print(render(Board.parse("X../.O./...")))
-     a   b   c
- 1   X | 2 | 3
-    ---+---+---
- 2   4 | O | 6
-    ---+---+---
- 3   7 | 8 | 9
->>> print(render(Board.parse("XXX/OO./..."), last=2, line=(0, 1, 2)))
-     a   b   c
- 1  *X*|*X*|*X*
-    ---+---+---
- 2   O | O | 6
-    ---+---+---
- 3   7 | 8 | 9
-
-Only the standard library and the core modules are used, and each is imported when first
-needed, so the menu appears a few milliseconds after Python has started.
 """
 
 from __future__ import annotations
@@ -34,113 +13,42 @@ import sys
 
 from noughts.board import Board
 from noughts.errors import NoughtsError
+from noughts.terminal.console import (
+    _BOLD,
+    _HELP,
+    _HINT,
+    _NO,
+    _QUIT,
+    _RESET,
+    _TOO_LONG,
+    _UNDO,
+    _YES,
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    _Input,
+    render,
+    use_colour,
+)
+from noughts.text import MAX_NAME, check_name, default_name, describe_line, plural, shown
 
 TYPE_CHECKING = False  # typing costs milliseconds at import; mypy still reads the block
 if TYPE_CHECKING:
     import random
-    from collections.abc import Iterable, Mapping, Sequence
-    from typing import IO, Any
+    from collections.abc import Mapping, Sequence
+    from typing import IO
 
     from noughts.game import Game
     from noughts.players.base import Player
-    from noughts.store import Participant, Store
-
-__all__ = [
-    "DEFAULT_FIRST", "DEFAULT_OPPONENT", "FIRST_CHOICES", "MAX_INPUT_BYTES", "PERSON", "PlayOptions",
-    "describe_line", "history", "play", "play_options", "render", "replay", "scores", "use_colour",
-]
+    from noughts.store import Store
 
 DEFAULT_OPPONENT = "medium"  # wins some, loses some: a newcomer's first game should be winnable
 DEFAULT_FIRST = "alternate"  # you start the first game, then the computer, and so on
 PERSON = "person"  # the opponent that is another person at the same keyboard
 FIRST_CHOICES = ("me", "computer", "alternate", "random")
-MAX_INPUT_BYTES = 256  # nobody types a longer line; longer lines are skipped, not stored
-MAX_NAME = 40  # a name is shown in tables and prompts
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
 
 _PERSON_WORDS = frozenset({PERSON, "human", "friend", "people", "2"})
 _FIRST_WORDS = {"me": "me", "you": "me", "i": "me", "computer": "computer", "them": "computer",
                 "other": "computer", "alternate": "alternate", "alt": "alternate", "random": "random"}
-_QUIT = frozenset({"q", "quit", "exit"})
-_HELP = frozenset({"?", "h", "help"})
-_UNDO = frozenset({"u", "undo"})
-_HINT = frozenset({"hint"})
-_YES = frozenset({"y", "yes"})
-_NO = frozenset({"n", "no"})
-_TOO_LONG = "\0too long\0"  # compared by identity: no line read from input is this object
-
-# ANSI colours, only ever used on a terminal that has not asked for none (NO_COLOR).
-_RESET = "\x1b[0m"
-_STYLE = {"X": "\x1b[1;36m", "O": "\x1b[1;33m", None: "\x1b[2m"}
-_WIN = "\x1b[1;7m"
-_BOLD = "\x1b[1m"
-
-
-# rendering -----------------------------------------------------------------------------------
-
-def use_colour(stream: IO[str], environ: Mapping[str, str] | None = None) -> bool:
-    """Colour only on a terminal, and never when NO_COLOR is set (https://no-color.org) or TERM=dumb."""
-    env = os.environ if environ is None else environ
-    if env.get("NO_COLOR") or env.get("TERM") == "dumb":
-        return False
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):  # a closed or fake stream
-        return False
-
-
-def render(board: Board, *, last: int | None = None, line: Iterable[int] | None = None,
-           colour: bool = False) -> str:
-    """The board with column letters and row numbers; an empty cell shows the number to type.
-
-    ``last`` is shown in brackets and the cells of ``line`` between stars (and, with
-    ``colour``, in reverse video), so both show without colour too.
-    """
-    width = len(str(board.size))
-    rule = "+".join("-" * (width + 2) for _ in range(board.cols))
-    margin = len(str(board.rows)) + 2
-    header = " " * (margin + 1) + "".join(f" {chr(ord('a') + c):^{width}}  " for c in range(board.cols))
-    winning = set(line or ())
-    lines = [header.rstrip()]
-    for r in range(board.rows):
-        cells = []
-        for c in range(board.cols):
-            cell = r * board.cols + c
-            mark = board[cell]
-            text = f"{mark or str(cell + 1):>{width}}"
-            if colour:
-                text = f"{_WIN if cell in winning else ''}{_STYLE[mark]}{text}{_RESET}"
-            left, right = ("*", "*") if cell in winning else ("[", "]") if cell == last else (" ", " ")
-            cells.append(f"{left}{text}{right}")
-        if r:
-            lines.append(" " * (margin + 1) + rule)
-        lines.append(f" {r + 1:<{margin}}" + "|".join(cells).rstrip())
-    return "\n".join(lines)
-
-
-def describe_line(board: Board, line: Sequence[int], dash: str = "–") -> str:
-    """Name a line of cells: 'the top row a1–c1', 'the left column a1–a3', 'the diagonal a1–c3'.
-
-    >>> board = Board()
-    >>> describe_line(board, (0, 1, 2)), describe_line(board, (2, 4, 6), "-")
-    ('the top row a1–c1', 'the diagonal c1-a3')
-    >>> describe_line(Board(4, 4), (1, 5, 9, 13))
-    'column b b1–b4'
-    """
-    rows, cols = board.rows, board.cols
-    (r0, c0), (r1, c1) = divmod(line[0], cols), divmod(line[-1], cols)
-    if r0 == r1:
-        name = ("the top row" if r0 == 0 else "the bottom row" if r0 == rows - 1
-                else "the middle row" if rows == 3 else f"row {r0 + 1}")
-    elif c0 == c1:
-        name = ("the left column" if c0 == 0 else "the right column" if c0 == cols - 1
-                else "the middle column" if cols == 3 else f"column {chr(ord('a') + c0)}")
-    else:
-        name = "the diagonal"
-    return f"{name} {board.cell_name(line[0])}{dash}{board.cell_name(line[-1])}"
-
-
 def _instructions(board: Board) -> str:
     last_col = chr(ord("a") + board.cols - 1)
     return "\n".join([
@@ -155,15 +63,6 @@ def _instructions(board: Board) -> str:
         "move and where it leads), help (this text), quit (or Ctrl-D; a game left unfinished",
         "is not counted).",
     ])
-
-
-def _shown(text: str, limit: int = 20) -> str:
-    """Echo what someone typed safely: quoted, control characters escaped, cut short."""
-    return repr(text) if len(text) <= limit else repr(text[:limit]) + "…"
-
-
-def plural(n: int, word: str, plural: str | None = None) -> str:
-    return f"{n} {word if n == 1 else plural or word + 's'}"
 
 
 # options -------------------------------------------------------------------------------------
@@ -190,7 +89,7 @@ def _whole(text: str, flag: str, what: str, low: int | None = None, high: int | 
     cleaned = text.strip()
     digits = cleaned[1:] if cleaned[:1] in "+-" else cleaned
     if not (digits.isascii() and digits.isdigit() and len(digits) <= 18):
-        raise NoughtsError(f"{flag} takes {what}, not {_shown(text)}")
+        raise NoughtsError(f"{flag} takes {what}, not {shown(text)}")
     value = int(cleaned)
     if (low is not None and value < low) or (high is not None and value > high):
         raise NoughtsError(f"{flag} takes {what}, not {value}")
@@ -206,31 +105,8 @@ def _opponent(text: str) -> str:
         return PERSON
     if name in players.names():
         return name
-    raise NoughtsError(f"there is no opponent called {_shown(text)}; choose one of: "
+    raise NoughtsError(f"there is no opponent called {shown(text)}; choose one of: "
                        f"{', '.join(players.names())}, or {PERSON} (another person at this keyboard)")
-
-
-def _check_name(text: str, what: str) -> str:
-    name = " ".join(text.split())
-    if not name:
-        raise NoughtsError(f"{what} cannot be empty")
-    if len(name) > MAX_NAME:
-        raise NoughtsError(f"{what} is at most {MAX_NAME} characters long, not {len(name)}")
-    if not name.isprintable():
-        raise NoughtsError(f"{what} can only hold printable characters, not {_shown(name)}")
-    return name
-
-
-def default_name(environ: Mapping[str, str] | None = None, fallback: str = "You") -> str:
-    """The person's name when none is given: the login name, else ``fallback``."""
-    env = os.environ if environ is None else environ
-    for variable in ("USER", "USERNAME", "LOGNAME"):
-        try:
-            return _check_name(env.get(variable, ""), "a name")
-        except NoughtsError:
-            continue
-    return fallback
-
 
 def play_options(*, opponent: str | None = None, first: str | None = None, mark: str | None = None,
                  best_of: str | None = None, seed: str | None = None, size: str | None = None,
@@ -255,12 +131,12 @@ def play_options(*, opponent: str | None = None, first: str | None = None, mark:
     if first is not None:
         chosen = _FIRST_WORDS.get(first.strip().lower())
         if chosen is None:
-            raise NoughtsError(f"--first takes me, computer, alternate or random, not {_shown(first)}")
+            raise NoughtsError(f"--first takes me, computer, alternate or random, not {shown(first)}")
         options.first = chosen
     if mark is not None:
         side = mark.strip().upper()
         if side not in ("X", "O"):
-            raise NoughtsError(f"--mark takes X or O, not {_shown(mark)}")
+            raise NoughtsError(f"--mark takes X or O, not {shown(mark)}")
         implied = "me" if side == "X" else "computer"
         if options.first is not None and options.first != implied:
             raise NoughtsError(f"X always moves first, so --mark {side} means --first {implied}, "
@@ -283,36 +159,11 @@ def play_options(*, opponent: str | None = None, first: str | None = None, mark:
     given = list(names or ())
     if len(given) > 2:
         raise NoughtsError("--name can be given twice at most: your name, then the other person's")
-    options.names = [_check_name(n, "a name") for n in given]
+    options.names = [check_name(n, "a name") for n in given]
     if len(options.names) == 2 and options.names[0].lower() == options.names[1].lower():
         raise NoughtsError("the two people need different names")
     options.scores = not no_scores
     return options
-
-
-# input ---------------------------------------------------------------------------------------
-
-class _Input:
-    """Lines typed by the person, read as bytes so that no input whatever can crash the game."""
-
-    def __init__(self, source: IO[bytes], out: IO[str]) -> None:
-        self.source = source
-        self.out = out
-
-    def ask(self, prompt: str) -> str | None:
-        """Show ``prompt`` and read a line: stripped text, ``_TOO_LONG``, or ``None`` at end of input."""
-        self.out.write(prompt)
-        self.out.flush()
-        raw = self.source.readline(MAX_INPUT_BYTES + 1)
-        if not raw:
-            return None
-        if len(raw) > MAX_INPUT_BYTES and not raw.endswith(b"\n"):
-            while True:  # drop the rest in bounded pieces: memory stays small whatever arrives
-                more = self.source.readline(MAX_INPUT_BYTES)
-                if not more or more.endswith(b"\n"):
-                    break
-            return _TOO_LONG
-        return raw.decode("utf-8", "replace").strip()
 
 
 # the session ---------------------------------------------------------------------------------
@@ -473,7 +324,7 @@ class _Session:
                     options.opponent = _opponent(answer)
                     break
                 except NoughtsError:
-                    self.say(f"{_shown(answer)} is not on the list: type a number from 1 to {len(names)} "
+                    self.say(f"{shown(answer)} is not on the list: type a number from 1 to {len(names)} "
                              f"or a name, or press Enter for {default}.")
         if self.two_people and (len(self.names) < 2 or again):
             self.say()
@@ -520,7 +371,7 @@ class _Session:
                 if chosen is not None:
                     options.first = chosen
                     break
-                self.say(f"{_shown(answer)} is not on the list: type a number from 1 to 4, "
+                self.say(f"{shown(answer)} is not on the list: type a number from 1 to 4, "
                          f"or press Enter for {labels[default][1]}.")
 
     def ask_name(self, question: str, default: str, avoid: str | None = None) -> str:
@@ -530,7 +381,7 @@ class _Session:
                 self.say(f"That line is far too long for a name (at most {MAX_NAME} characters).")
                 continue
             try:
-                name = _check_name(answer, "a name") if answer else default
+                name = check_name(answer, "a name") if answer else default
             except NoughtsError as error:
                 self.say(f"Please type another name: {error}.")
                 continue
@@ -761,141 +612,3 @@ def play(options: PlayOptions, stdin: IO[bytes] | None = None, stdout: IO[str] |
                        stdout if stdout is not None else sys.stdout,
                        os.environ if environ is None else environ)
     return session.run()
-
-
-# history, replay, scores ---------------------------------------------------------------------
-
-def _open(db: str | None, environ: Mapping[str, str] | None = None) -> Store:
-    """The store for a one-shot command; notices go to stderr so stdout stays the table."""
-    from noughts.store import StoreError, open_store
-
-    store = open_store(db, environ=environ)
-    for notice in store.notices:
-        if notice != store.reason:
-            print(" ".join(notice.split()), file=sys.stderr)
-    if not store.enabled:
-        raise StoreError(store.reason or "Scores and history are off.")
-    return store
-
-
-def _who(participant: Participant) -> str:
-    name = participant.name
-    name = name if len(name) <= 16 else name[:15] + "…"
-    return name if participant.kind == "human" else f"{name} (computer)"
-
-
-def _when(played_at: Any) -> str:
-    return str(played_at.astimezone().strftime("%Y-%m-%d %H:%M"))
-
-
-def history(db: str | None = None, limit: int = 20, out: IO[str] | None = None) -> int:
-    """`noughts history`: the newest stored games, one a line."""
-    out = out if out is not None else sys.stdout
-    if limit < 1:
-        raise NoughtsError(f"--limit takes a number of games of at least 1, not {limit}")
-    with _open(db) as store:
-        games = store.games(limit)
-        total = store.count_games()
-    if not games:
-        out.write(f"No games recorded yet in {store.path}: play one with 'noughts play'.\n")
-        return 0
-    rows = [("id", "when", "X", "O", "result", "moves")]
-    for stored in games:
-        winner = stored.winner
-        result = "draw" if winner is None else f"{stored.result} won"
-        rows.append((str(stored.id), _when(stored.played_at), _who(stored.x), _who(stored.o), result,
-                     stored.record))
-    widths = [max(len(row[i]) for row in rows) for i in range(5)]
-    for row in rows:
-        out.write("  ".join([row[0].rjust(widths[0]), *(row[i].ljust(widths[i]) for i in range(1, 5)),
-                             row[5]]).rstrip() + "\n")
-    if total > len(games):
-        out.write(f"(the newest {len(games)} of {total} games; --limit N shows more)\n")
-    return 0
-
-
-def replay(game_id: int, *, db: str | None = None, step: bool = True, stdin: IO[bytes] | None = None,
-           out: IO[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
-    """`noughts replay ID`: a stored game move by move (Enter for the next, q to stop)."""
-    out = out if out is not None else sys.stdout
-    env = os.environ if environ is None else environ
-    with _open(db, env) as store:
-        stored = store.game(game_id)
-    game: Game = stored.to_game()
-    colour = use_colour(out, env)
-    encoding = (getattr(out, "encoding", None) or "ascii").lower().replace("-", "").replace("_", "")
-    dash = "–" if encoding in ("utf8", "utf8sig") else "-"
-    reader = _Input(stdin if stdin is not None else sys.stdin.buffer, out)
-
-    def say(text: str = "") -> None:
-        out.write(text + "\n")
-        out.flush()
-
-    start = game.start
-    shape = "" if (start.rows, start.cols, start.k) == (3, 3, 3) else \
-        f" on {start.rows}×{start.cols} with {start.k} in a row"
-    say(f"Game {stored.id}, played {_when(stored.played_at)}{shape}: "
-        f"{_who(stored.x)} was X, {_who(stored.o)} was O.")
-    say()
-    say(render(start, colour=colour))
-    positions = game.positions
-    try:
-        for number, (cell, board) in enumerate(zip(game.moves, positions[1:], strict=True), 1):
-            if step:
-                answer = reader.ask("[Enter] next move, q to stop: ")
-                if answer is None:
-                    say()
-                    return 0
-                if answer is not _TOO_LONG and answer.lower() in _QUIT:
-                    return 0
-            mark = positions[number - 1].turn
-            say(f"Move {number}: {mark} {start.cell_name(cell)}")
-            say(render(board, last=cell, line=board.winning_line, colour=colour))
-    except KeyboardInterrupt:
-        say("\nInterrupted.")
-        return EXIT_INTERRUPTED
-    final = positions[-1]
-    if final.winner is not None and final.winning_line is not None:
-        who = stored.x if final.winner == "X" else stored.o
-        say(f"{final.winner} wins along {describe_line(final, final.winning_line, dash)}: {who.name} won.")
-    elif final.is_draw:
-        say("A draw: the board is full and nobody has a line.")
-    return 0
-
-
-def scores(db: str | None = None, *, reset: bool = False, yes: bool = False, stdin: IO[bytes] | None = None,
-           out: IO[str] | None = None) -> int:
-    """`noughts scores`: high scores per difficulty, the current run and W/L/D tallies; or reset them."""
-    from noughts.store import DIFFICULTY_POINTS
-
-    out = out if out is not None else sys.stdout
-    with _open(db) as store:
-        if reset:
-            if not yes:
-                reader = _Input(stdin if stdin is not None else sys.stdin.buffer, out)
-                answer = reader.ask(f"Delete every score in {store.path} (high scores, the current run and all "
-                                    "win/loss/draw tallies)? The game history is kept. Type yes to confirm: ")
-                if answer is None or answer is _TOO_LONG or answer.lower() not in _YES:
-                    out.write(("\n" if answer is None else "") + "Nothing was deleted.\n")
-                    return 1
-            store.reset(scores=True, history=False)
-            out.write("Scores reset.\n")
-            return 0
-        table = store.scores()
-    points = ", ".join(f"{p} on {d}" for d, p in DIFFICULTY_POINTS.items())
-    out.write(f"High scores (the EV3 robot's rules: a win scores {points}; a loss or a draw ends the run)\n")
-    for difficulty, high in table.high.items():
-        out.write(f"  {difficulty:<8} {high:>4}\n")
-    out.write(f"Current run: {table.run}\n")
-    for title, tallies in (("Against the computer", table.opponents), ("Two-person games", table.people)):
-        played = {name: t for name, t in tallies.items() if t.games}
-        out.write(f"\n{title}:\n")
-        if not played:
-            out.write("  (none yet)\n")
-            continue
-        width = max(len(name) for name in played)
-        width = max(width, 6)
-        out.write(f"  {'':<{width}}  {'wins':>5}  {'losses':>6}  {'draws':>5}\n")
-        for name, t in played.items():
-            out.write(f"  {name:<{width}}  {t.wins:>5}  {t.losses:>6}  {t.draws:>5}\n")
-    return 0
