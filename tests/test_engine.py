@@ -396,7 +396,7 @@ FIELD_VALUES = {
     "rows": st.integers(-3, 30) | st.integers(), "cols": st.integers(-3, 30) | st.integers(),
     "k": st.integers(-3, 30) | st.integers(),
     "player": st.sampled_from(["perfect", "hard", "easy", "medium", "random", "minimax", "arduino",
-                               "parsons", "mdttt", "newell-simon", "seed001-rules", "PERFECT", " hard "]),
+                               "parsons", "mdttt", "newell-simon", "simple-rules", "PERFECT", " hard "]),
     "seed": st.integers(),
     "id": json_values,
 }

@@ -22,7 +22,7 @@ from noughts.players.minimax import MinimaxPlayer, robot_scores
 from noughts.players.newell_simon import NewellSimonPlayer, Seed001RulesPlayer
 from noughts.players.parsons import SCAN_LINES, ParsonsPlayer
 
-CLASSIC_ONLY = ["parsons", "mdttt", "newell-simon", "seed001-rules"]
+CLASSIC_ONLY = ["parsons", "mdttt", "newell-simon", "simple-rules"]
 ANY_BOARD = ["random", "arduino", "minimax"]
 
 
@@ -43,7 +43,7 @@ def reachable_positions() -> list[Board]:
 
 def test_names_come_in_menu_order_presets_first() -> None:
     assert names() == ["easy", "medium", "hard", "random", "arduino", "parsons", "mdttt",
-                       "newell-simon", "seed001-rules", "minimax", "perfect"]
+                       "newell-simon", "simple-rules", "minimax", "perfect"]
     assert names() is not names()  # callers may not change the registry through the list
 
 
@@ -338,7 +338,7 @@ def test_mdttt_coin_flip_favours_later_cells() -> None:
     assert all(abs(n / 4_000 - 1 / 4) < 0.025 for n in uniform.values())
 
 
-# newell-simon and seed001-rules ---------------------------------------------------------------
+# newell-simon and simple-rules ---------------------------------------------------------------
 
 @pytest.mark.parametrize(("position", "rule", "cells", "why"), [
     ("XX./OO./...", "win", (2,), "X completes the top row"),

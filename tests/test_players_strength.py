@@ -2,7 +2,7 @@
 
 * ``minimax``, ``hard`` and ``newell-simon`` never lose, as X or O, whatever the opponent
   plays; where the player breaks ties at random every tie-break is explored.
-* ``seed001-rules``, ``parsons`` and ``mdttt`` can be beaten: each has a forced line, kept
+* ``simple-rules``, ``parsons`` and ``mdttt`` can be beaten: each has a forced line, kept
   here as data and checked against every tie-break the player could take.
 * ``minimax`` plays exactly the EV3 robot's ``bestRobotMove`` in every position.
 """
@@ -56,7 +56,7 @@ def test_never_loses(name: str, side: str) -> None:
     assert games_lost(get(name, random.Random(0)), side) == []
 
 
-@pytest.mark.parametrize("name", ["seed001-rules", "parsons", "mdttt", "arduino", "random"])
+@pytest.mark.parametrize("name", ["simple-rules", "parsons", "mdttt", "arduino", "random"])
 def test_the_loss_check_can_fail(name: str) -> None:
     # The same walk finds losses for the weaker players (when they play O).
     assert games_lost(get(name, random.Random(0)), "O")
@@ -77,7 +77,7 @@ PARSONS_FORCED = {
     "X.O/.O./XOX": 3,
 }
 
-# seed001-rules picks at random among the free corners (c1 or a3) and between the two blocks.
+# simple-rules picks at random among the free corners (c1 or a3) and between the two blocks.
 SEED001_RULES_FORCED = {
     ".../.../...": 0,
     "X../.O./...": 8,
@@ -133,7 +133,7 @@ def assert_forced_win(player: Player, strategy: dict[str, int]) -> list[list[str
 
 @pytest.mark.parametrize(("name", "strategy"), [
     ("parsons", PARSONS_FORCED),
-    ("seed001-rules", SEED001_RULES_FORCED),
+    ("simple-rules", SEED001_RULES_FORCED),
     ("mdttt", MDTTT_FORCED),
 ])
 def test_forced_win_against(name: str, strategy: dict[str, int]) -> None:

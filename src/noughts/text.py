@@ -69,3 +69,86 @@ def default_name(environ: Mapping[str, str] | None = None, fallback: str = "You"
         except NoughtsError:
             continue
     return fallback
+
+
+# the marks ------------------------------------------------------------------------------------
+
+# One pair of colours for X and O in every front end: blue and orange stay apart for the common
+# kinds of colour blindness, and every front end also shows the letter or the shape, so nothing
+# depends on telling the colours apart.
+MARK_COLOURS = {"X": "#1f5fbf", "O": "#d9640f"}
+MARK_ANSI = {"X": "\x1b[1;34m", "O": "\x1b[1;33m"}  # bold blue, bold yellow (orange on most palettes)
+
+
+def colour_wanted(environ: Mapping[str, str] | None = None) -> bool:
+    """False when the person asked for no colour (https://no-color.org) or the terminal is dumb."""
+    env = os.environ if environ is None else environ
+    return not env.get("NO_COLOR") and env.get("TERM") != "dumb"
+
+
+# results --------------------------------------------------------------------------------------
+
+def other_mark(mark: str) -> str:
+    return "O" if mark == "X" else "X"
+
+
+def result_banner(winner: str | None, winner_name: str, *, you: bool | None = None) -> str:
+    """A result in two or three words: 'You win', 'You lose', 'Ann wins', "It's a draw".
+
+    ``you`` is True when the person looking at it won, False when they lost, None when the
+    people at the screen are both players (or only watching).
+
+    >>> result_banner("X", "Ann"), result_banner("O", "You", you=True), result_banner(None, "")
+    ('Ann wins', 'You win', "It's a draw")
+    """
+    if winner is None:
+        return "It's a draw"
+    if you is None:
+        return f"{winner_name} wins"
+    return "You win" if you else "You lose"
+
+
+def result_sentence(board: Board, winner_name: str, *, you: bool | None = None, dash: str = "–") -> str:
+    """The end of a game in one sentence, with the winning line named.
+
+    >>> result_sentence(Board.parse("XXX/OO./..."), "Ann")
+    'Ann (X) wins along the top row a1–c1.'
+    >>> result_sentence(Board.parse("XXX/OO./..."), "Ann", you=True, dash="-")
+    'You win along the top row a1-c1!'
+    >>> result_sentence(Board.parse("XOX/XOO/OXX"), "")
+    "It's a draw: the board is full and nobody has a line."
+    """
+    winner, line = board.winner, board.winning_line
+    if winner is None or line is None:
+        return "It's a draw: the board is full and nobody has a line."
+    along = describe_line(board, line, dash)
+    if you is True:
+        return f"You win along {along}!"
+    if you is False:
+        return f"{winner_name} ({winner}) wins along {along}. You lose."
+    return f"{winner_name} ({winner}) wins along {along}."
+
+
+def tally_line(first: str, second: str, tally: Sequence[int]) -> str:
+    """Games won by each side and drawn: 'Ann: 2 · Bob: 1 · draws: 0'.
+
+    >>> tally_line("You", "Medium", [1, 0, 2])
+    'You: 1 · Medium: 0 · draws: 2'
+    """
+    return f"{first}: {tally[0]} · {second}: {tally[1]} · draws: {tally[2]}"
+
+
+def match_sentence(first: str, second: str, score: Sequence[int], best_of: int, *, dash: str = "–") -> str:
+    """The end of a best-of match.
+
+    >>> match_sentence("Ann", "Bob", [2, 1, 0], 3)
+    'Ann wins the match 2–1 (best of 3).'
+    >>> match_sentence("You", "Medium", [1, 1, 1], 3)
+    'The match is drawn 1–1 (best of 3).'
+    """
+    a, b = score[0], score[1]
+    if a == b:
+        return f"The match is drawn {a}{dash}{b} (best of {best_of})."
+    winner, high, low = (first, a, b) if a > b else (second, b, a)
+    verb = "win" if winner == "You" else "wins"
+    return f"{winner} {verb} the match {high}{dash}{low} (best of {best_of})."

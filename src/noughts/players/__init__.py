@@ -24,31 +24,32 @@ TYPE_CHECKING = False  # typing costs milliseconds at import; mypy still reads t
 if TYPE_CHECKING:
     import random
 
+    from noughts.board import Board
     from noughts.players.base import Player
 
-__all__ = ["UnknownPlayerError", "describe", "get", "names"]
+__all__ = ["UnknownPlayerError", "able", "canonical", "describe", "get", "label", "names", "unable"]
 
-# name -> (module, class, one line for menus); the order is the menu order.
-_PLAYERS: dict[str, tuple[str, str, str]] = {
-    "easy": ("presets", "EasyPlayer", "Easy: plays any free cell at random (the EV3 robot's easy mode)"),
-    "medium": ("presets", "MediumPlayer",
-               "Medium: each move a coin flip between the best move and a random one (the robot's medium)"),
-    "hard": ("presets", "HardPlayer", "Hard: always a best move, so it never loses (the robot's hard mode)"),
-    "random": ("random_player", "RandomPlayer", "Random: a uniformly random free cell, any board"),
-    "arduino": ("arduino", "ArduinoPlayer",
-                "Arduino: wins if it can, else blocks, else plays at random (Nick Harvey's Arduino game)"),
-    "parsons": ("parsons", "ParsonsPlayer",
-                "Parsons: centre, win, block, first free corner, first free cell (Sam Parsons' game, 3×3)"),
-    "mdttt": ("mdttt", "MdtttPlayer",
-              "MD_TTT: scores each cell by the line sums it would make (the win-matrix library, 3×3)"),
-    "newell-simon": ("newell_simon", "NewellSimonPlayer",
-                     "Newell-Simon: win, block, fork, stop forks, centre, corners, sides; never loses (3×3)"),
-    "seed001-rules": ("newell_simon", "Seed001RulesPlayer",
-                      "Seed 001 rules: win, block, fork, centre, corners, sides; no fork defence (3×3)"),
-    "minimax": ("minimax", "MinimaxPlayer",
-                "Minimax: the EV3 robot's alpha-beta search; exact on 3×3, depth-limited on big boards"),
-    "perfect": ("perfect", "PerfectPlayer", "Perfect: a best move from the exact solver; never loses"),
+# name -> (module, class, the name people see, what it does); the order is the menu order.
+# Which document each player comes from is told in its module and in the docs, not in menus.
+_PLAYERS: dict[str, tuple[str, str, str, str]] = {
+    "easy": ("presets", "EasyPlayer", "Easy", "plays any free cell at random"),
+    "medium": ("presets", "MediumPlayer", "Medium", "each move a coin flip between a best move and a random one"),
+    "hard": ("presets", "HardPlayer", "Hard", "always a best move, so it never loses"),
+    "random": ("random_player", "RandomPlayer", "Random", "a uniformly random free cell, any board"),
+    "arduino": ("arduino", "ArduinoPlayer", "Arduino rules", "win, block, random"),
+    "parsons": ("parsons", "ParsonsPlayer", "Centre first",
+                "centre, win, block, first free corner, first free cell (3×3)"),
+    "mdttt": ("mdttt", "MdtttPlayer", "Win matrix", "scores each cell by the line sums it would make (3×3)"),
+    "newell-simon": ("newell_simon", "NewellSimonPlayer", "Newell–Simon rules",
+                     "win, block, fork, stop forks, centre, corners, sides; never loses (3×3)"),
+    "simple-rules": ("newell_simon", "Seed001RulesPlayer", "Simple rules",
+                     "win, block, fork, centre, corners, sides; no fork defence (3×3)"),
+    "minimax": ("minimax", "MinimaxPlayer", "Minimax",
+                "alpha-beta search: exact on 3×3, depth-limited on big boards"),
+    "perfect": ("perfect", "PerfectPlayer", "Perfect", "a best move from the exact solver; never loses"),
 }
+# Older names, still accepted wherever a player is named.
+_ALIASES = {"seed001-rules": "simple-rules"}
 
 
 class UnknownPlayerError(NoughtsError):
@@ -60,24 +61,68 @@ def names() -> list[str]:
     return list(_PLAYERS)
 
 
-def _entry(name: str) -> tuple[str, str, str]:
-    entry = _PLAYERS.get(name.strip().lower()) if isinstance(name, str) else None
-    if entry is None:
+def canonical(name: str) -> str:
+    """The registry name for ``name`` as typed (any case, an older alias); raises UnknownPlayerError."""
+    key = name.strip().lower() if isinstance(name, str) else ""
+    key = _ALIASES.get(key, key)
+    if key not in _PLAYERS:
         raise UnknownPlayerError(
             f"there is no computer player called {name!r}; choose one of: {', '.join(_PLAYERS)}")
-    return entry
+    return key
+
+
+def _entry(name: str) -> tuple[str, str, str, str]:
+    return _PLAYERS[canonical(name)]
+
+
+def label(name: str) -> str:
+    """The name people see: ``Arduino rules`` for ``arduino``."""
+    return _entry(name)[2]
 
 
 def describe(name: str) -> str:
-    """One line about the player, for menus."""
-    return _entry(name)[2]
+    """One line about the player, for menus: ``Arduino rules: win, block, random``."""
+    _, _, shown, what = _entry(name)
+    return f"{shown}: {what}"
 
 
 def get(name: str, rng: random.Random | None = None) -> Player:
     """A new player by name; all its randomness comes from ``rng`` (``None``: a fresh generator)."""
-    module_name, class_name, _ = _entry(name)
+    module_name, class_name, _, _ = _entry(name)
     from importlib import import_module
 
     module = import_module(f"noughts.players.{module_name}")
     player: Player = getattr(module, class_name)(rng)
     return player
+
+
+_CLASSIC_ONLY = frozenset({"parsons", "mdttt", "newell-simon", "simple-rules"})
+_SOLVED = frozenset({"medium", "hard", "perfect"})
+_ABLE_CACHE: dict[tuple[str, int, int, int], str | None] = {}
+
+
+def unable(name: str, board: Board) -> str | None:
+    """Why player ``name`` cannot play ``board`` (a sentence), or None if it can; at most about a second."""
+    name = canonical(name)
+    if name in _CLASSIC_ONLY and (board.rows, board.cols, board.k) != (3, 3, 3):
+        return "it only plays 3×3 with 3 in a row"
+    if name not in _SOLVED:
+        return None
+    shape = (name, board.rows, board.cols, board.k)
+    if shape not in _ABLE_CACHE:
+        import time
+
+        from noughts import solver
+        from noughts.errors import BudgetExceeded
+
+        try:
+            solver.solve(board, deadline=time.monotonic() + 1.0)
+            _ABLE_CACHE[shape] = None
+        except BudgetExceeded:
+            _ABLE_CACHE[shape] = "it plays only boards the solver can work out, and this one is too big"
+    return _ABLE_CACHE[shape]
+
+
+def able(board: Board) -> list[str]:
+    """The players that can play ``board``, in menu order."""
+    return [name for name in _PLAYERS if unable(name, board) is None]

@@ -1,4 +1,4 @@
-"""``newell-simon`` and ``seed001-rules``: rule lists for perfect-looking 3×3 play.
+"""``newell-simon`` and ``simple-rules`` (once ``seed001-rules``): rule lists for perfect-looking 3×3 play.
 
 Both only play 3×3 with 3 in a row. The first rule that gives any cell decides; cells tied
 within a rule are chosen at random. A *threat* is a line with two of one side's marks and an
@@ -16,7 +16,7 @@ empty cell; a *fork* is a move that makes two threats at once.
 7. **Empty corner**.
 8. **Empty side**.
 
-``seed001-rules`` — the list exactly as seed 001 (the MD_TTT article) prints it: win, block,
+``simple-rules`` — the list exactly as seed 001 (the MD_TTT article) prints it: win, block,
 fork, centre, opposite corner, empty corner, empty side. It has no rule against the
 opponent's fork, so it can be beaten (corner, then the opposite corner, wins against it).
 """
@@ -130,5 +130,5 @@ class NewellSimonPlayer(_RuleListPlayer):
 class Seed001RulesPlayer(_RuleListPlayer):
     """Seed 001's seven rules: no defence against the opponent's fork."""
 
-    name = "seed001-rules"
+    name = "simple-rules"
     block_forks = False

@@ -1,0 +1,532 @@
+"""A match: two seats, the games between them, and the rules every front end shares.
+
+The terminal, the window, the web rooms and the LED panel all drive a :class:`Match`: it
+decides who starts each game, checks whose turn it is, undoes and hints by one rule, asks the
+computer for its move (the caller runs that on whatever thread or task it likes), keeps the
+tally and the best-of score, records each finished game once, and turns into a dict and back.
+Seat 0 is a person; seat 1 is another person or a computer player.
+
+>>> match = Match("arduino", names=["Ann"], first="alternate", best_of=3, seed=1)
+>>> game = match.new_game()
+>>> match.mark_of(0), match.seat_to_move
+('X', 0)
+>>> _ = match.play("b2")
+>>> job = match.computer_job()           # the front end runs job.run() off its event loop
+>>> match.apply(job, job.run())
+True
+>>> while not match.match_over:
+...     if match.game_over:
+...         _ = match.new_game()
+...     elif match.computer_to_move:
+...         _ = match.apply_now()
+...     else:
+...         _ = match.play(match.game.board.legal_moves[0])
+>>> match.score, match.tally_text()
+([0, 2, 0], 'Ann: 0 · Arduino rules: 2 · draws: 0')
+>>> match.match_sentence()
+'Arduino rules wins the match 2–0 (best of 3).'
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from noughts import players, text
+from noughts.board import Board
+from noughts.errors import NoughtsError
+from noughts.game import Game, GameEvent
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from noughts.store import Recorded, Store
+
+__all__ = [
+    "DEFAULT_FIRST", "DEFAULT_OPPONENT", "FIRST_RULES", "PERSON", "ComputerMove", "Match", "MatchEvent",
+    "Seat", "first_rule", "opponent_name",
+]
+
+PERSON = "person"  # the opponent that is another person
+DEFAULT_OPPONENT = "medium"  # wins some, loses some: a newcomer's first game should be winnable
+DEFAULT_FIRST = "alternate"
+MAX_BEST_OF = 99
+
+# Who plays X (and so moves first) in each game. Seat 0 is "me", seat 1 "computer" (or the
+# second person): one vocabulary for every command, page and panel.
+FIRST_RULES: dict[str, str] = {
+    "me": "you (the first person) are X every game",
+    "computer": "the opponent is X every game",
+    "alternate": "take turns: you first, then the opponent, and so on",
+    "loser": "the loser of the last game starts (after a draw, the other side)",
+    "random": "a coin toss before each game",
+}
+_FIRST_WORDS = {
+    "me": "me", "you": "me", "i": "me", "x": "me", "person": "me", "human": "me", "first": "me",
+    "computer": "computer", "them": "computer", "other": "computer", "opponent": "computer", "o": "computer",
+    "second": "computer", "alternate": "alternate", "alt": "alternate", "swap": "alternate", "turns": "alternate",
+    "loser": "loser", "loser-starts": "loser", "random": "random", "coin": "random",
+}
+_PERSON_WORDS = frozenset({PERSON, "human", "friend", "people", "two", "2"})
+
+
+def first_rule(word: str) -> str:
+    """The rule for who starts, from any of its names; a NoughtsError lists them.
+
+    >>> first_rule("X"), first_rule("Loser")
+    ('me', 'loser')
+    """
+    rule = _FIRST_WORDS.get(word.strip().lower()) if isinstance(word, str) else None
+    if rule is None:
+        raise NoughtsError(f"who starts can be {', '.join(FIRST_RULES)}, not {text.shown(str(word))}")
+    return rule
+
+
+def opponent_name(word: str) -> str:
+    """A computer player's registry name, or PERSON; a NoughtsError lists the choices."""
+    name = word.strip().lower() if isinstance(word, str) else ""
+    if name in _PERSON_WORDS:
+        return PERSON
+    try:
+        return players.canonical(name)
+    except NoughtsError:
+        raise NoughtsError(f"there is no opponent called {text.shown(str(word))}; choose one of: "
+                           f"{', '.join(players.names())}, or {PERSON} (another person)") from None
+
+
+@dataclass
+class Seat:
+    """Who sits in a seat: a person (``player`` is None) or a computer player by registry name."""
+
+    name: str
+    player: str | None = None
+
+    @property
+    def is_person(self) -> bool:
+        return self.player is None
+
+
+@dataclass(frozen=True)
+class ComputerMove:
+    """The computer's turn as a job: plain data, run on any thread, applied with :meth:`Match.apply`."""
+
+    game_number: int
+    ply: int
+    board: Board
+    player: str
+    seed: str
+
+    def run(self) -> int:
+        # A generator of its own per move: the same match, game and position always give the
+        # same move, whichever process or thread runs it, and undoing then replaying repeats it.
+        rng = random.Random(f"{self.seed}/{self.game_number}/{self.ply}")
+        return players.get(self.player, rng).choose(self.board)
+
+
+@dataclass(frozen=True)
+class MatchEvent:
+    """What changed: ``start`` (a new game), ``move``, ``undo``, ``end`` (a game finished and was
+    counted), ``abandon`` (the game was given up, not counted). ``text`` is the sentence to show."""
+
+    kind: Literal["start", "move", "undo", "end", "abandon"]
+    text: str = ""
+    cell: int | None = None
+    game: GameEvent | None = None
+
+
+MatchListener = Callable[[MatchEvent], object]
+
+
+@dataclass
+class _Counts:
+    tally: list[int] = field(default_factory=lambda: [0, 0, 0])  # seat 0 wins, seat 1 wins, draws
+    score: list[int] = field(default_factory=lambda: [0, 0, 0])  # the same, this best-of match only
+
+
+class Match:
+    """Games between seat 0 (a person) and seat 1 (a person or a computer player)."""
+
+    def __init__(self, opponent: str = DEFAULT_OPPONENT, *, names: Sequence[str] = (), first: str = DEFAULT_FIRST,
+                 rows: int = 3, cols: int = 3, k: int | None = None, best_of: int | None = None,
+                 seed: int | str | None = None, store: Store | None = None,
+                 environ: Mapping[str, str] | None = None) -> None:
+        opponent = opponent_name(opponent)
+        self.start = Board(rows, cols, k)
+        if opponent != PERSON:
+            reason = players.unable(opponent, self.start)
+            if reason is not None:
+                able = ", ".join(players.able(self.start))
+                raise NoughtsError(f"{players.label(opponent)} cannot play {_board_words(self.start)}: {reason}. "
+                                   f"Opponents that can: {able or 'none'}, or {PERSON}")
+        if best_of is not None and not 1 <= best_of <= MAX_BEST_OF:
+            raise NoughtsError(f"a match is best of 1 to {MAX_BEST_OF} games, not {best_of}")
+        self.first = first_rule(first)
+        self.best_of = best_of
+        self.seed = str(seed) if seed is not None else f"{random.SystemRandom().getrandbits(64):016x}"
+        self.seats = _seats(opponent, [text.check_name(n, "a name") for n in names], environ)
+        self.store = store
+        self.games = 0  # games begun
+        self.game: Game | None = None
+        self.x_seat = 0
+        self.abandoned = False
+        self.counts = _Counts()
+        self.last_winner: int | None = None  # the seat that won the last finished game; None: a draw
+        self.recorded: Recorded | None = None
+        self.record_problem: str | None = None
+        self._listeners: list[MatchListener] = []
+
+    # who is who -------------------------------------------------------------------------------
+    @property
+    def opponent(self) -> str:
+        """The second seat's player (registry name), or PERSON."""
+        return self.seats[1].player or PERSON
+
+    @property
+    def two_people(self) -> bool:
+        return self.seats[1].is_person
+
+    def mark_of(self, seat: int) -> str:
+        return "X" if seat == self.x_seat else "O"
+
+    def seat_of(self, mark: str) -> int:
+        return self.x_seat if mark == "X" else 1 - self.x_seat
+
+    def name_of(self, seat: int) -> str:
+        return self.seats[seat].name
+
+    @property
+    def tally(self) -> list[int]:
+        return self.counts.tally
+
+    @property
+    def score(self) -> list[int]:
+        return self.counts.score
+
+    # the game in play -------------------------------------------------------------------------
+    @property
+    def board(self) -> Board:
+        return self.game.board if self.game is not None else self.start
+
+    @property
+    def game_over(self) -> bool:
+        """No game is going on: none started yet, or the last one finished or was abandoned."""
+        return self.game is None or self.game.result is not None or self.abandoned
+
+    @property
+    def seat_to_move(self) -> int | None:
+        if self.game_over:
+            return None
+        turn = self.board.turn
+        return None if turn is None else self.seat_of(turn)
+
+    @property
+    def computer_to_move(self) -> bool:
+        seat = self.seat_to_move
+        return seat is not None and not self.seats[seat].is_person
+
+    @property
+    def match_over(self) -> bool:
+        """A best-of match is decided (or all its games played); without best-of, after every game."""
+        if not self.game_over or self.games == 0:
+            return False
+        if self.best_of is None:
+            return True
+        need = self.best_of // 2 + 1
+        wins, losses, draws = self.counts.score
+        return wins >= need or losses >= need or wins + losses + draws >= self.best_of
+
+    @property
+    def game_in_match(self) -> int:
+        """The number of the current game within its best-of match (1 for the first)."""
+        return sum(self.counts.score) + (0 if self.game_over else 1)
+
+    # listeners -------------------------------------------------------------------------------
+    def add_listener(self, listener: MatchListener) -> MatchListener:
+        self._listeners.append(listener)
+        return listener
+
+    def remove_listener(self, listener: MatchListener) -> None:
+        self._listeners.remove(listener)
+
+    def _tell(self, event: MatchEvent) -> None:
+        for listener in list(self._listeners):
+            listener(event)
+
+    # starting --------------------------------------------------------------------------------
+    def _x_seat_for_next_game(self) -> int:
+        rule, played = self.first, self.games
+        if rule == "me" or (played == 0 and rule in ("alternate", "loser")):
+            return 0
+        if rule == "computer":
+            return 1
+        if rule == "alternate" or (rule == "loser" and self.last_winner is None):
+            return 1 - self.x_seat
+        if rule == "loser":
+            return 1 - (self.last_winner or 0)
+        coin = random.Random(f"{self.seed}/first/{played + 1}")  # a stream apart from the players'
+        return 0 if coin.random() < 0.5 else 1
+
+    def new_game(self) -> Game:
+        """Start the next game; an unfinished one is dropped uncounted, a decided match starts anew."""
+        if self.game is not None and not self.game_over:
+            self.abandon("A new game was started")
+        if self.best_of is not None and self.match_over:
+            self.counts.score = [0, 0, 0]
+        self.x_seat = self._x_seat_for_next_game()
+        self.games += 1
+        self.abandoned = False
+        self.recorded, self.record_problem = None, None
+        x, o = self.seats[self.x_seat], self.seats[1 - self.x_seat]
+        self.game = Game(self.start, x_name=x.name, o_name=o.name)
+        self.game.add_listener(self._on_game_event)
+        self._tell(MatchEvent("start", self.intro()))
+        return self.game
+
+    def intro(self) -> str:
+        """Who plays what in the game in play: 'Ann is X and moves first; Medium is O.'"""
+        x, o = self.name_of(self.x_seat), self.name_of(1 - self.x_seat)
+        return f"{x} is X and moves first; {o} is O."
+
+    def abandon(self, why: str = "The game was given up") -> None:
+        """End the game in play without counting it."""
+        if self.game_over:
+            return
+        self.abandoned = True
+        self._tell(MatchEvent("abandon", f"{why}: it is not counted."))
+
+    # moves -----------------------------------------------------------------------------------
+    def _need_game(self) -> Game:
+        if self.game is None:
+            raise NoughtsError("No game has started yet.")
+        if self.game_over:
+            raise NoughtsError("This game is over: start another one.")
+        return self.game
+
+    def play(self, cell: int | str, seat: int | None = None) -> Board:
+        """A person's move (cell index or name), for ``seat`` if given (checked to be its turn)."""
+        game = self._need_game()
+        to_move = self.seat_to_move
+        assert to_move is not None
+        if not self.seats[to_move].is_person:
+            raise NoughtsError(f"Wait: it is {self.name_of(to_move)}'s turn.")
+        if seat is not None and seat != to_move:
+            raise NoughtsError(f"It is not your turn: {self.name_of(to_move)} is to move.")
+        return game.play(cell)
+
+    def computer_job(self) -> ComputerMove | None:
+        """The computer's move to work out now, or None when it is not the computer's turn."""
+        if not self.computer_to_move:
+            return None
+        seat = self.seat_to_move
+        assert seat is not None and self.game is not None
+        player = self.seats[seat].player
+        assert player is not None
+        return ComputerMove(self.games, len(self.game.moves), self.board, player, f"{self.seed}/{seat}")
+
+    def apply(self, job: ComputerMove, cell: int) -> bool:
+        """Play the answer to ``job`` if the game is still where it was asked; else drop it (False)."""
+        if (self.game is None or self.game_over or job.game_number != self.games
+                or job.ply != len(self.game.moves) or not self.computer_to_move):
+            return False
+        self.game.play(cell)
+        return True
+
+    def apply_now(self) -> int:
+        """Work out and play the computer's move on this thread; returns the cell."""
+        job = self.computer_job()
+        if job is None:
+            raise NoughtsError("It is not the computer's turn.")
+        cell = job.run()
+        self.apply(job, cell)
+        return cell
+
+    def can_undo(self) -> bool:
+        return not self.game_over and self.game is not None and len(self.game.moves) >= self._undo_count()
+
+    def _undo_count(self) -> int:
+        # With two people the last move goes, whoever made it. Against the computer the person's
+        # last move goes with the computer's reply, or alone while the reply is being worked out.
+        if self.two_people or self.computer_to_move:
+            return 1
+        return 2
+
+    def undo(self) -> tuple[int, ...]:
+        """Take back moves by the rule above; returns the cells, last played first."""
+        game = self._need_game()
+        count = self._undo_count()
+        if len(game.moves) < count:
+            raise NoughtsError("There is no move to take back yet." if self.two_people
+                               else "There is no move of yours to take back.")
+        movers = [self._whose(self.seat_of(game.positions[-1 - i].turn or "X")) for i in range(1, count + 1)]
+        taken = game.undo(count)
+        names = [game.start.cell_name(c) for c in taken]
+        if count == 1:
+            sentence = f"Took back {movers[0]} move {names[0]}."
+        else:
+            sentence = f"Took back {movers[1]} move {names[1]} and {movers[0]} reply {names[0]}."
+        self._tell(MatchEvent("undo", sentence))
+        return taken
+
+    def _whose(self, seat: int) -> str:
+        return "your" if seat == 0 and not self.two_people else f"{self.name_of(seat)}'s"
+
+    # the end of a game ---------------------------------------------------------------------------
+    def _on_game_event(self, event: GameEvent) -> None:
+        if event.kind in ("move", "redo"):
+            self._tell(MatchEvent("move", cell=event.cell, game=event))
+        elif event.kind == "end":
+            self._finish(event)
+
+    def _finish(self, event: GameEvent) -> None:
+        winner = None if event.winner is None else self.seat_of(event.winner)
+        slot = 2 if winner is None else winner
+        self.counts.tally[slot] += 1
+        self.counts.score[slot] += 1
+        self.last_winner = winner
+        self._record()
+        self._tell(MatchEvent("end", self.result_sentence(), game=event))
+
+    def _record(self) -> None:
+        """Keep the finished game in the store, once."""
+        if self.store is None or not self.store.enabled or self.game is None or self.recorded is not None:
+            return
+        from noughts.store import Participant
+
+        def participant(seat: Seat) -> Participant:
+            return Participant.human(seat.name) if seat.player is None else Participant.computer(seat.player)
+
+        x, o = participant(self.seats[self.x_seat]), participant(self.seats[1 - self.x_seat])
+        try:
+            self.recorded = self.store.record(self.game, x, o)
+        except NoughtsError as error:  # disk full, locked for long: say so and play on
+            self.record_problem = " ".join(str(error).split())
+
+    def winner_seat(self) -> int | None:
+        """The seat that won the game in play (None: not won, or a draw)."""
+        winner = self.board.winner
+        return None if winner is None else self.seat_of(winner)
+
+    def result_sentence(self, you: int | None = None, dash: str = "–") -> str:
+        """The finished game in a sentence; ``you`` is the seat of the person it is said to."""
+        if you is None and not self.two_people:
+            you = 0
+        seat = self.winner_seat()
+        name = self.name_of(seat) if seat is not None else ""
+        return text.result_sentence(self.board, name, you=None if you is None or seat is None else seat == you,
+                                    dash=dash)
+
+    def result_banner(self, you: int | None = None) -> str:
+        if you is None and not self.two_people:
+            you = 0
+        seat = self.winner_seat()
+        name = self.name_of(seat) if seat is not None else ""
+        return text.result_banner(self.board.winner, name, you=None if you is None or seat is None else seat == you)
+
+    def tally_text(self, score: bool = False) -> str:
+        """'Ann: 2 · Medium: 1 · draws: 0' for the session (``score``: for this best-of match)."""
+        return text.tally_line(self.name_of(0), self.name_of(1), self.counts.score if score else self.counts.tally)
+
+    def match_sentence(self, dash: str = "–") -> str:
+        assert self.best_of is not None
+        return text.match_sentence(self.name_of(0), self.name_of(1), self.counts.score, self.best_of, dash=dash)
+
+    def recorded_text(self) -> str:
+        """What became of the finished game in the store, for the person ('' when scores are off)."""
+        if self.record_problem:
+            return self.record_problem
+        return self.recorded.summary() if self.recorded is not None else ""
+
+    # hints -----------------------------------------------------------------------------------
+    def hint(self, seconds: float = 3.0) -> tuple[int | None, str]:
+        """The best move for the side to move and a sentence about it; run it off the event loop."""
+        board = self._need_game().board
+        return hint(board, seconds)
+
+    # keeping ---------------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """Everything needed to carry on elsewhere (JSON-ready); the store is not included."""
+        game = self.game
+        return {
+            "seats": [{"name": s.name, "player": s.player} for s in self.seats],
+            "board": {"rows": self.start.rows, "cols": self.start.cols, "k": self.start.k},
+            "first": self.first, "best_of": self.best_of, "seed": self.seed, "games": self.games,
+            "x_seat": self.x_seat, "moves": list(game.moves) if game is not None else None,
+            "abandoned": self.abandoned, "tally": list(self.counts.tally), "score": list(self.counts.score),
+            "last_winner": self.last_winner, "recorded": self.recorded is not None or self.record_problem is not None,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], store: Store | None = None) -> Match:
+        """A match from :meth:`to_dict`; a damaged dict raises NoughtsError."""
+        try:
+            seats = data["seats"]
+            board = data["board"]
+            opponent = seats[1]["player"] or PERSON
+            match = cls(opponent, names=[seats[0]["name"]] + ([seats[1]["name"]] if opponent == PERSON else []),
+                        first=data["first"], rows=int(board["rows"]), cols=int(board["cols"]), k=int(board["k"]),
+                        best_of=data["best_of"], seed=str(data["seed"]), store=store)
+            match.seats[1].name = str(seats[1]["name"])
+            match.games = int(data["games"])
+            match.x_seat = int(data["x_seat"])
+            match.abandoned = bool(data["abandoned"])
+            match.counts = _Counts([int(n) for n in data["tally"]][:3], [int(n) for n in data["score"]][:3])
+            match.last_winner = None if data["last_winner"] is None else int(data["last_winner"])
+            moves = data["moves"]
+            if moves is not None:
+                x, o = match.seats[match.x_seat], match.seats[1 - match.x_seat]
+                game = Game(match.start, x_name=x.name, o_name=o.name)
+                for cell in moves:
+                    game.play(int(cell))
+                game.add_listener(match._on_game_event)
+                match.game = game
+            if data["recorded"]:
+                match.record_problem = ""  # counted and kept already: never recorded again
+        except (KeyError, IndexError, TypeError, ValueError) as error:
+            raise NoughtsError(f"this saved match is damaged ({type(error).__name__}: {error})") from None
+        return match
+
+
+def hint(board: Board, seconds: float = 3.0) -> tuple[int | None, str]:
+    """The best move in ``board`` and a sentence about it, or (None, why there is none)."""
+    import time
+
+    from noughts import solver
+    from noughts.errors import BudgetExceeded
+
+    try:
+        analysis = solver.analyse(board, deadline=time.monotonic() + seconds)
+    except BudgetExceeded:
+        return None, "No hint: this board is too big to work out in a few seconds."
+    best = [m.index for m in analysis.moves if (m.value, m.plies) == (analysis.value, analysis.plies)]
+    if not best:
+        return None, "No hint: the game is over."
+    cell, plies = board.cell_name(best[0]), analysis.plies
+    also = [board.cell_name(c) for c in best[1:5]]
+    more = f" Just as good: {', '.join(also)}." if also else ""
+    if analysis.value > 0:
+        outcome = "wins at once" if plies == 1 else f"wins in {plies} (moves by both sides, this one included)"
+        return best[0], f"Hint: {cell} {outcome}.{more}"
+    if analysis.value == 0:
+        return best[0], f"Hint: {cell} draws with best play on both sides.{more}"
+    return best[0], (f"Hint: {cell}: every move loses against best play; this one holds out longest "
+                     f"(loses in {plies}).{more}")
+
+
+def _seats(opponent: str, names: list[str], environ: Mapping[str, str] | None) -> tuple[Seat, Seat]:
+    """Seat 0 a person (their name, else the login name, else 'You' or 'Player 1'); seat 1 the opponent."""
+    two = opponent == PERSON
+    first = names[0] if names else text.default_name(environ, "Player 1" if two else "You")
+    if not two:
+        return Seat(first), Seat(players.label(opponent), opponent)
+    second = names[1] if len(names) > 1 else "Player 2"
+    if second.casefold() == first.casefold():
+        if len(names) > 1:
+            raise NoughtsError("the two people need different names")
+        second = "Player 1" if first.casefold() == "player 2" else "Player 2"
+    return Seat(first), Seat(second)
+
+
+def _board_words(board: Board) -> str:
+    return f"a {board.rows}×{board.cols} board with {board.k} in a row"
