@@ -175,6 +175,7 @@ class Match:
         self.last_winner: int | None = None  # the seat that won the last finished game; None: a draw
         self.recorded: Recorded | None = None
         self.record_problem: str | None = None
+        self.kept = False  # the finished game went to the store (or was tried): never again
         self._listeners: list[MatchListener] = []
 
     # who is who -------------------------------------------------------------------------------
@@ -277,7 +278,7 @@ class Match:
         self.x_seat = self._x_seat_for_next_game()
         self.games += 1
         self.abandoned = False
-        self.recorded, self.record_problem = None, None
+        self.recorded, self.record_problem, self.kept = None, None, False
         x, o = self.seats[self.x_seat], self.seats[1 - self.x_seat]
         self.game = Game(self.start, x_name=x.name, o_name=o.name)
         self.game.add_listener(self._on_game_event)
@@ -390,8 +391,9 @@ class Match:
 
     def _record(self) -> None:
         """Keep the finished game in the store, once."""
-        if self.store is None or not self.store.enabled or self.game is None or self.recorded is not None:
+        if self.store is None or not self.store.enabled or self.game is None or self.kept:
             return
+        self.kept = True
         from noughts.store import Participant
 
         def participant(seat: Seat) -> Participant:
@@ -454,7 +456,7 @@ class Match:
             "first": self.first, "best_of": self.best_of, "seed": self.seed, "games": self.games,
             "x_seat": self.x_seat, "moves": list(game.moves) if game is not None else None,
             "abandoned": self.abandoned, "tally": list(self.counts.tally), "score": list(self.counts.score),
-            "last_winner": self.last_winner, "recorded": self.recorded is not None or self.record_problem is not None,
+            "last_winner": self.last_winner, "kept": self.kept,
         }
 
     @classmethod
@@ -481,8 +483,7 @@ class Match:
                     game.play(int(cell))
                 game.add_listener(match._on_game_event)
                 match.game = game
-            if data["recorded"]:
-                match.record_problem = ""  # counted and kept already: never recorded again
+            match.kept = bool(data["kept"])
         except (KeyError, IndexError, TypeError, ValueError) as error:
             raise NoughtsError(f"this saved match is damaged ({type(error).__name__}: {error})") from None
         return match

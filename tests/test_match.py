@@ -1,0 +1,235 @@
+"""The match layer: who starts, turns, the computer's jobs, undo, tally and best-of, recording, round trips."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from noughts import players
+from noughts.errors import NoughtsError
+from noughts.match import FIRST_RULES, PERSON, Match, first_rule, opponent_name
+from noughts.store import open_store
+
+
+def finish_game(match: Match, cells: list[int] | None = None) -> None:
+    """Play the game in progress to its end: the given cells for people (else the first free cell)."""
+    queue = list(cells or [])
+    while not match.game_over:
+        if match.computer_to_move:
+            match.apply_now()
+        else:
+            board = match.board
+            match.play(queue.pop(0) if queue else board.legal_moves[0])
+
+
+def x_seats(rule: str, results: list[int | None]) -> list[int]:
+    """Which seat played X in each game when the games end with ``results`` (the winning seat or None)."""
+    match = Match(PERSON, names=["Ann", "Bob"], first=rule, seed=3)
+    seen = []
+    wins_for = {0: [0, 3, 1, 4, 2], None: [4, 0, 1, 2, 5, 3, 6, 7, 8]}  # X wins (left column) / a draw
+    for result in results:
+        match.new_game()
+        seen.append(match.x_seat)
+        if result is None:
+            finish_game(match, wins_for[None])
+        else:
+            # the winner plays X's winning line if it is X, else X wanders and O wins the top row
+            x_line = [0, 1, 3, 2, 6] if result == match.x_seat else [3, 0, 4, 1, 8, 2]
+            finish_game(match, x_line)
+            assert match.winner_seat() == result, match.board
+    return seen
+
+
+def test_every_first_rule_decides_who_plays_x() -> None:
+    results: list[int | None] = [1, 0, None, 0, 1]
+    assert x_seats("me", results) == [0, 0, 0, 0, 0]
+    assert x_seats("computer", results) == [1, 1, 1, 1, 1]
+    assert x_seats("alternate", results) == [0, 1, 0, 1, 0]
+    # the loser starts; after a draw the other side starts
+    assert x_seats("loser", results) == [0, 0, 1, 0, 1]
+    coin = x_seats("random", [None] * 40)
+    assert 5 < sum(coin) < 35 and coin == x_seats("random", [None] * 40)  # a fair coin, replayed by the seed
+
+
+def test_first_rule_words_and_opponent_names() -> None:
+    assert {first_rule(w) for w in ("me", "X", "you", "person")} == {"me"}
+    assert {first_rule(w) for w in ("computer", "O", "other")} == {"computer"}
+    assert set(FIRST_RULES) == {first_rule(w) for w in FIRST_RULES}
+    with pytest.raises(NoughtsError, match="who starts can be me, computer, alternate, loser, random"):
+        first_rule("sideways")
+    assert opponent_name("Hard") == "hard" and opponent_name("friend") == PERSON
+    assert opponent_name("seed001-rules") == "simple-rules"
+    with pytest.raises(NoughtsError, match="there is no opponent called 'nobody'"):
+        opponent_name("nobody")
+
+
+def test_only_the_side_to_move_may_play() -> None:
+    match = Match(PERSON, names=["Ann", "Bob"], first="me")
+    match.new_game()
+    with pytest.raises(NoughtsError, match="not your turn: Ann is to move"):
+        match.play(0, seat=1)
+    match.play(0, seat=0)
+    computer = Match("easy", first="computer", seed=1)
+    computer.new_game()
+    with pytest.raises(NoughtsError, match="Wait: it is Easy's turn"):
+        computer.play(0)
+
+
+def test_a_stale_computer_answer_is_dropped() -> None:
+    match = Match("hard", names=["Ann"], first="me", seed=5)
+    match.new_game()
+    match.play(0)
+    job = match.computer_job()
+    assert job is not None
+    match.undo()  # the person takes the move back while the computer is thinking
+    assert match.apply(job, job.run()) is False and match.game is not None and match.game.moves == ()
+    match.play(4)
+    again = match.computer_job()
+    assert again is not None and match.apply(again, again.run()) and len(match.game.moves) == 2
+
+
+def test_the_computer_replays_the_same_moves_for_the_same_seed() -> None:
+    def moves(seed: int) -> list[tuple[int, ...]]:
+        match = Match("easy", names=["Ann"], first="alternate", seed=seed)
+        games = []
+        for _ in range(4):
+            match.new_game()
+            finish_game(match)
+            assert match.game is not None
+            games.append(match.game.moves)
+        return games
+
+    assert moves(7) == moves(7) and moves(7) != moves(8)
+
+
+def test_undo_against_the_computer_takes_back_a_move_and_its_reply() -> None:
+    match = Match("hard", names=["Ann"], first="me", seed=1)
+    events = []
+    match.add_listener(lambda e: events.append(e))
+    match.new_game()
+    assert not match.can_undo()
+    with pytest.raises(NoughtsError, match="no move of yours"):
+        match.undo()
+    match.play("a1")
+    match.apply_now()
+    assert match.can_undo()
+    taken = match.undo()
+    assert len(taken) == 2 and match.game is not None and match.game.moves == ()
+    assert events[-1].kind == "undo" and events[-1].text.startswith("Took back your move a1 and Hard's reply")
+
+
+def test_undo_with_two_people_takes_back_only_the_last_move() -> None:
+    match = Match(PERSON, names=["Ann", "Bob"], first="me")
+    match.new_game()
+    match.play("a1")
+    match.play("b2")
+    assert match.undo() == (4,)
+    assert match.game is not None and match.game.moves == (0,) and match.seat_to_move == 1
+
+
+def test_tally_best_of_and_the_sentences() -> None:
+    match = Match(PERSON, names=["Ann", "Bob"], first="me", best_of=3)
+    ended = []
+    match.add_listener(lambda e: ended.append(e.text) if e.kind == "end" else None)
+    for _ in range(2):
+        match.new_game()
+        finish_game(match, [0, 3, 1, 4, 2])  # X (Ann) wins the top row
+    assert match.match_over and match.score == [2, 0, 0] and match.tally == [2, 0, 0]
+    assert ended == ["Ann (X) wins along the top row a1–c1."] * 2
+    assert match.tally_text() == "Ann: 2 · Bob: 0 · draws: 0"
+    assert match.match_sentence() == "Ann wins the match 2–0 (best of 3)."
+    match.new_game()  # a new match: its score starts again, the session's tally goes on
+    assert match.score == [0, 0, 0] and match.tally == [2, 0, 0] and match.game_in_match == 1
+
+
+def test_a_person_hears_you_win_or_you_lose_against_the_computer() -> None:
+    from noughts import solver
+
+    match = Match("easy", names=["Ann"], first="alternate", seed=1)
+    heard = set()
+    while len(heard) < 2 and match.games < 50:
+        match.new_game()
+        while not match.game_over:
+            if match.computer_to_move:
+                match.apply_now()
+            else:  # the person plays a best move, or the worst one every other game
+                moves = solver.analyse(match.board).moves
+                best = max(moves, key=lambda m: m.value) if match.games % 2 else min(moves, key=lambda m: m.value)
+                match.play(best.index)
+        if match.winner_seat() is not None:
+            heard.add((match.result_banner(), re.sub(r"along .*\. ", "along … ", match.result_sentence())))
+    assert {banner for banner, _ in heard} == {"You win", "You lose"}
+    for banner, sentence in heard:
+        assert re.fullmatch("You win along .*!" if banner == "You win" else r"Easy \([XO]\) wins along … You lose\.",
+                            sentence), sentence
+
+
+def test_abandoned_and_new_games_are_not_counted(tmp_path: Path) -> None:
+    with open_store(tmp_path / "scores.db") as store:
+        match = Match("easy", names=["Ann"], first="me", seed=2, store=store)
+        match.new_game()
+        match.play(0)
+        match.new_game()  # the unfinished game is dropped
+        match.abandon()
+        assert match.tally == [0, 0, 0] and store.count_games() == 0
+
+
+def test_a_finished_game_is_recorded_exactly_once(tmp_path: Path) -> None:
+    with open_store(tmp_path / "scores.db") as store:
+        match = Match("easy", names=["Ann"], first="me", seed=2, store=store)
+        for _ in range(3):
+            match.new_game()
+            finish_game(match)
+            assert match.recorded is not None and match.recorded_text().startswith("Saved as game")
+            match._record()  # a second call for the same game changes nothing
+        assert store.count_games() == 3
+        resumed = Match.from_dict(json.loads(json.dumps(match.to_dict())), store=store)
+        resumed._record()
+        assert store.count_games() == 3
+        stored = store.games(1)[0]
+        assert (stored.x.name, stored.o.name) in (("Ann", "easy"), ("easy", "Ann"))
+
+
+def test_a_match_round_trips_through_json_mid_game() -> None:
+    match = Match("medium", names=["Ann"], first="alternate", best_of=5, seed=11)
+    for _ in range(2):
+        match.new_game()
+        finish_game(match)
+    match.new_game()
+    match.apply_now() if match.computer_to_move else match.play(4)
+    copy = Match.from_dict(json.loads(json.dumps(match.to_dict())))
+    assert copy.to_dict() == match.to_dict()
+    assert copy.game is not None and match.game is not None and copy.game.moves == match.game.moves
+    # both carry on identically: the computer's choices depend only on the seed and the position
+    for m in (match, copy):
+        finish_game(m)
+    assert copy.game.moves == match.game.moves and copy.tally == match.tally
+
+
+@pytest.mark.parametrize("damaged", [{}, {"seats": []}, {"seats": "x"}, [], None])
+def test_a_damaged_saved_match_is_refused_with_a_sentence(damaged: object) -> None:
+    with pytest.raises(NoughtsError, match="saved match is damaged"):
+        Match.from_dict(damaged)  # type: ignore[arg-type]
+
+
+def test_opponents_that_cannot_play_the_board_are_refused_at_once() -> None:
+    with pytest.raises(NoughtsError) as refused:
+        Match("parsons", rows=4, cols=4)
+    message = str(refused.value)
+    assert "Centre first cannot play a 4×4 board with 4 in a row" in message
+    able = message.split("Opponents that can: ")[1]
+    assert "random" in able and "parsons" not in able
+    assert all(players.unable(name, Match(PERSON, rows=4, cols=4).start) is None
+               for name in able.split(", or")[0].split(", "))
+
+
+def test_default_names() -> None:
+    alone = Match("easy", environ={"USER": "ann"})
+    assert [s.name for s in alone.seats] == ["ann", "Easy"]
+    assert [s.name for s in Match(PERSON, environ={}).seats] == ["Player 1", "Player 2"]
+    assert [s.name for s in Match(PERSON, names=["Player 2"], environ={}).seats] == ["Player 2", "Player 1"]
+    with pytest.raises(NoughtsError, match="different names"):
+        Match(PERSON, names=["Ann", "ann"])
