@@ -185,7 +185,7 @@ def _db_option(p: argparse.ArgumentParser) -> None:
 
 def _add_game_options(p: argparse.ArgumentParser) -> None:
     """The options `play` and `gui` share: who plays, who starts, the board, the scores."""
-    # Values stay text here: terminal.play_options checks them, for this parser and for the
+    # Values stay text here: noughts.match.play_options checks them, for this parser and for the
     # fast path in main() alike, so both give the same game and the same errors.
     p.add_argument("--opponent", metavar="NAME",
                    help="easy, medium, hard, any player of 'noughts players', or person (another person "
@@ -350,8 +350,9 @@ def _cmd_engine(args: argparse.Namespace | None) -> int:
 
 def _cmd_play(args: argparse.Namespace) -> int:
     from noughts import terminal
+    from noughts.match import play_options
 
-    options = terminal.play_options(
+    options = play_options(
         opponent=args.opponent, first=args.first, mark=args.mark, best_of=args.best_of, seed=args.seed,
         size=args.size, k=args.k, db=args.db, names=args.name, no_scores=args.no_scores)
     return terminal.play(options)

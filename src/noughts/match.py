@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_FIRST", "DEFAULT_OPPONENT", "FIRST_RULES", "PERSON", "ComputerMove", "Match", "MatchEvent",
-    "Seat", "first_rule", "opponent_name",
+    "PlayOptions", "Seat", "first_rule", "opponent_name", "play_options",
 ]
 
 PERSON = "person"  # the opponent that is another person
@@ -94,6 +94,94 @@ def opponent_name(word: str) -> str:
     except NoughtsError:
         raise NoughtsError(f"there is no opponent called {text.shown(str(word))}; choose one of: "
                            f"{', '.join(players.names())}, or {PERSON} (another person)") from None
+
+
+# the command line's choices -------------------------------------------------------------------
+
+class PlayOptions:
+    """Everything `noughts play` can be told; ``None`` for a choice the menu should ask."""
+
+    __slots__ = ("opponent", "first", "best_of", "seed", "rows", "cols", "k", "db", "names", "scores")
+
+    def __init__(self, opponent: str | None = None, first: str | None = None, best_of: int | None = None,
+                 seed: int | None = None, rows: int = 3, cols: int = 3, k: int | None = None,
+                 db: str | None = None, names: Sequence[str] = (), scores: bool = True) -> None:
+        self.opponent = opponent
+        self.first = first
+        self.best_of = best_of
+        self.seed = seed
+        self.rows, self.cols, self.k = rows, cols, k
+        self.db = db
+        self.names = list(names)
+        self.scores = scores
+
+
+def _whole(typed: str, flag: str, what: str, low: int | None = None, high: int | None = None) -> int:
+    cleaned = typed.strip()
+    digits = cleaned[1:] if cleaned[:1] in "+-" else cleaned
+    if not (digits.isascii() and digits.isdigit() and len(digits) <= 18):
+        raise NoughtsError(f"{flag} takes {what}, not {text.shown(typed)}")
+    value = int(cleaned)
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise NoughtsError(f"{flag} takes {what}, not {value}")
+    return value
+
+
+def play_options(*, opponent: str | None = None, first: str | None = None, mark: str | None = None,
+                 best_of: str | None = None, seed: str | None = None, size: str | None = None,
+                 k: str | None = None, db: str | None = None, names: Sequence[str] | None = None,
+                 no_scores: bool = False) -> PlayOptions:
+    """Check the flags of `noughts play` (as typed) and turn them into :class:`PlayOptions`.
+
+    X always moves first, so ``--mark X`` is ``--first me`` and ``--mark O`` is
+    ``--first computer``; contradicting ``--first`` is an error.
+
+    >>> options = play_options(opponent="Hard", mark="o", size="4x5", k="4")
+    >>> options.opponent, options.first, options.rows, options.cols, options.k
+    ('hard', 'computer', 4, 5, 4)
+    >>> play_options(first="me", mark="O")
+    Traceback (most recent call last):
+      ...
+    noughts.errors.NoughtsError: X always moves first, so --mark O means --first computer, not --first me
+    """
+    options = PlayOptions()
+    if opponent is not None:
+        options.opponent = opponent_name(opponent)
+    if first is not None:
+        try:
+            options.first = first_rule(first)
+        except NoughtsError:
+            raise NoughtsError(f"--first takes {', '.join(FIRST_RULES)}, not {text.shown(first)}") from None
+    if mark is not None:
+        side = mark.strip().upper()
+        if side not in ("X", "O"):
+            raise NoughtsError(f"--mark takes X or O, not {text.shown(mark)}")
+        implied = "me" if side == "X" else "computer"
+        if options.first is not None and options.first != implied:
+            raise NoughtsError(f"X always moves first, so --mark {side} means --first {implied}, "
+                               f"not --first {options.first}")
+        options.first = implied
+    if best_of is not None:
+        options.best_of = _whole(best_of, "--best-of", "a number of games from 1 to 99, like 3", 1, 99)
+    if seed is not None:
+        options.seed = _whole(seed, "--seed", "a whole number")
+    if size is not None:
+        rows_text, cross, cols_text = size.strip().lower().replace("×", "x").partition("x")
+        what = "a board size like 4 (4×4) or 4x5 (4 rows, 5 columns)"
+        options.rows = _whole(rows_text, "--size", what, 1)
+        options.cols = _whole(cols_text, "--size", what, 1) if cross else options.rows
+    if k is not None:
+        options.k = _whole(k, "--k", "the number of marks in a row that wins, like 3", 1)
+    Board(options.rows, options.cols, options.k)  # a bad shape is refused now, with the reason
+    options.db = db
+    given = list(names or ())
+    if len(given) > 2:
+        raise NoughtsError("--name can be given twice at most: your name, then the other person's")
+    options.names = [text.check_name(n, "a name") for n in given]
+    if len(options.names) == 2 and options.names[0].lower() == options.names[1].lower():
+        raise NoughtsError("the two people need different names")
+    options.scores = not no_scores
+    return options
 
 
 @dataclass

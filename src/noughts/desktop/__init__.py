@@ -40,7 +40,7 @@ def open_app(*, opponent: str | None = None, first: str | None = None, mark: str
     option, a missing pygame, or no display to open a window on.
     """
     from noughts.errors import NoughtsError
-    from noughts.terminal import play_options
+    from noughts.match import play_options
 
     options = play_options(opponent=opponent, first=first, mark=mark, seed=_text(seed), size=_text(size),
                            k=_text(k), db=db, names=names, no_scores=no_scores)

@@ -35,7 +35,7 @@ from noughts import players
 from noughts.board import Board
 from noughts.errors import BudgetExceeded, NoughtsError
 from noughts.game import Game, GameEvent
-from noughts.terminal import DEFAULT_OPPONENT, PERSON
+from noughts.match import DEFAULT_OPPONENT, PERSON
 from noughts.text import default_name, describe_line, plural
 
 if TYPE_CHECKING:

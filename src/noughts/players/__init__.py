@@ -33,20 +33,20 @@ __all__ = ["UnknownPlayerError", "able", "canonical", "describe", "get", "label"
 # Which document each player comes from is told in its module and in the docs, not in menus.
 _PLAYERS: dict[str, tuple[str, str, str, str]] = {
     "easy": ("presets", "EasyPlayer", "Easy", "plays any free cell at random"),
-    "medium": ("presets", "MediumPlayer", "Medium", "each move a coin flip between a best move and a random one"),
+    "medium": ("presets", "MediumPlayer", "Medium", "a coin flip each move: a best move or a random one"),
     "hard": ("presets", "HardPlayer", "Hard", "always a best move, so it never loses"),
     "random": ("random_player", "RandomPlayer", "Random", "a uniformly random free cell, any board"),
     "arduino": ("arduino", "ArduinoPlayer", "Arduino rules", "win, block, random"),
     "parsons": ("parsons", "ParsonsPlayer", "Centre first",
-                "centre, win, block, first free corner, first free cell (3×3)"),
-    "mdttt": ("mdttt", "MdtttPlayer", "Win matrix", "scores each cell by the line sums it would make (3×3)"),
-    "newell-simon": ("newell_simon", "NewellSimonPlayer", "Newell–Simon rules",
-                     "win, block, fork, stop forks, centre, corners, sides; never loses (3×3)"),
+                "centre, win, block, a corner, any cell (3×3)"),
+    "mdttt": ("mdttt", "MdtttPlayer", "Win matrix", "scores cells by the lines they make (3×3)"),
+    "newell-simon": ("newell_simon", "NewellSimonPlayer", "Newell–Simon",
+                     "eight rules in order; never loses (3×3)"),
     "simple-rules": ("newell_simon", "Seed001RulesPlayer", "Simple rules",
-                     "win, block, fork, centre, corners, sides; no fork defence (3×3)"),
+                     "win, block, fork, centre, corner, side (3×3)"),
     "minimax": ("minimax", "MinimaxPlayer", "Minimax",
-                "alpha-beta search: exact on 3×3, depth-limited on big boards"),
-    "perfect": ("perfect", "PerfectPlayer", "Perfect", "a best move from the exact solver; never loses"),
+                "alpha-beta search, depth-limited on big boards"),
+    "perfect": ("perfect", "PerfectPlayer", "Perfect", "a best move from the exact solver"),
 }
 # Older names, still accepted wherever a player is named.
 _ALIASES = {"seed001-rules": "simple-rules"}

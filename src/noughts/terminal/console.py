@@ -18,9 +18,8 @@
 
 from __future__ import annotations
 
-import os
-
 from noughts.board import Board
+from noughts.text import MARK_ANSI, colour_wanted
 
 TYPE_CHECKING = False  # typing costs milliseconds at import; mypy still reads the block
 if TYPE_CHECKING:
@@ -41,15 +40,14 @@ _TOO_LONG = "\0too long\0"  # compared by identity: no line read from input is t
 
 # ANSI colours, only ever used on a terminal that has not asked for none (NO_COLOR).
 _RESET = "\x1b[0m"
-_STYLE = {"X": "\x1b[1;36m", "O": "\x1b[1;33m", None: "\x1b[2m"}
+_STYLE: dict[str | None, str] = {**MARK_ANSI, None: "\x1b[2m"}
 _WIN = "\x1b[1;7m"
 _BOLD = "\x1b[1m"
 
 
 def use_colour(stream: IO[str], environ: Mapping[str, str] | None = None) -> bool:
     """Colour only on a terminal, and never when NO_COLOR is set (https://no-color.org) or TERM=dumb."""
-    env = os.environ if environ is None else environ
-    if env.get("NO_COLOR") or env.get("TERM") == "dumb":
+    if not colour_wanted(environ):
         return False
     try:
         return stream.isatty()
@@ -67,7 +65,8 @@ def render(board: Board, *, last: int | None = None, line: Iterable[int] | None 
     width = len(str(board.size))
     rule = "+".join("-" * (width + 2) for _ in range(board.cols))
     margin = len(str(board.rows)) + 2
-    header = " " * (margin + 1) + "".join(f" {chr(ord('a') + c):^{width}}  " for c in range(board.cols))
+    # letters, numbers and marks all line up on the cell's last character
+    header = " " * (margin + 1) + "".join(f" {chr(ord('a') + c):>{width}}  " for c in range(board.cols))
     winning = set(line or ())
     lines = [header.rstrip()]
     for r in range(board.rows):
@@ -75,11 +74,12 @@ def render(board: Board, *, last: int | None = None, line: Iterable[int] | None 
         for c in range(board.cols):
             cell = r * board.cols + c
             mark = board[cell]
-            text = f"{mark or str(cell + 1):>{width}}"
+            text = mark or str(cell + 1)
             if colour:
                 text = f"{_WIN if cell in winning else ''}{_STYLE[mark]}{text}{_RESET}"
             left, right = ("*", "*") if cell in winning else ("[", "]") if cell == last else (" ", " ")
-            cells.append(f"{left}{text}{right}")
+            pad = " " * (width - (len(mark) if mark else len(str(cell + 1))))
+            cells.append(f"{pad}{left}{text}{right}")
         if r:
             lines.append(" " * (margin + 1) + rule)
         lines.append(f" {r + 1:<{margin}}" + "|".join(cells).rstrip())
