@@ -40,7 +40,7 @@ _TOO_LONG = "\0too long\0"  # compared by identity: no line read from input is t
 
 # ANSI colours, only ever used on a terminal that has not asked for none (NO_COLOR).
 _RESET = "\x1b[0m"
-_STYLE: dict[str | None, str] = {**MARK_ANSI, None: "\x1b[2m"}
+_STYLE: dict[str | None, str] = {"X": MARK_ANSI["X"], "O": MARK_ANSI["O"], None: "\x1b[2m"}
 _WIN = "\x1b[1;7m"
 _BOLD = "\x1b[1m"
 
