@@ -33,7 +33,8 @@ def imports() -> dict[str, set[str]]:
             elif isinstance(node, ast.ImportFrom):
                 base = node.module or ""
                 if node.level:
-                    base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1] + ([base] if base else []))
+                    parent = package.split(".")[:len(package.split(".")) - node.level + 1]
+                    base = ".".join([*parent, base] if base else parent)
                 found.add(base)
                 found.update(f"{base}.{alias.name}" for alias in node.names)
         graph[name] = found
