@@ -642,6 +642,8 @@ def test_the_menu_offers_only_opponents_that_can_play_the_board_and_fits_80_colu
         assert "Centre first cannot play this board: it only plays 3×3 with 3 in a row. Choose another." in text
         text = game.send("arduino")
         assert text.endswith("First [alternate]: ") and all(len(line) <= 80 for line in text.splitlines())
+        text = game.send("")  # the instructions and the first board
+        assert "Type a cell as a number 1-16" in text and all(len(line) <= 80 for line in text.splitlines()), text
         game.close()
 
 

@@ -60,9 +60,9 @@ def _instructions(board: Board) -> str:
         render(board),
         "",
         "The last move is shown [in brackets], a winning line *between stars*.",
-        "At your move you can also type: undo (take back the last move: against the",
-        "computer, yours and its reply), hint (the best move and where it leads), help (this",
-        "text), quit (or Ctrl-D; a game left unfinished is not counted).",
+        "At your move you can also type: undo (take back the last move; against the",
+        "computer, yours and its reply), hint (the best move and where it leads),",
+        "help (this text), quit (or Ctrl-D; a game left unfinished is not counted).",
     ])
 
 
