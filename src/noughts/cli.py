@@ -324,10 +324,10 @@ def _cmd_analyse(args: argparse.Namespace) -> int:
 def _cmd_status(args: argparse.Namespace) -> int:
     reply = _ask(args, "status")
     if not args.json:
-        from noughts.terminal import render
+        from noughts.text import board_diagram
 
         board = _board(args)
-        print(render(board))
+        print(board_diagram(board))
         print(_status_text(board, reply))
     return 0
 

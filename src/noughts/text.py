@@ -13,7 +13,7 @@ from noughts.errors import NoughtsError
 
 TYPE_CHECKING = False  # typing costs milliseconds at import; mypy still reads the block
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Iterable, Mapping, Sequence
 
 MAX_NAME = 40  # a name is shown in tables and prompts
 
@@ -78,6 +78,11 @@ def default_name(environ: Mapping[str, str] | None = None, fallback: str = "You"
 # depends on telling the colours apart.
 MARK_COLOURS = {"X": "#1f5fbf", "O": "#d9640f"}
 MARK_ANSI = {"X": "\x1b[1;34m", "O": "\x1b[1;33m"}  # bold blue, bold yellow (orange on most palettes)
+
+
+_RESET = "\x1b[0m"
+_STYLE: dict[str | None, str] = {"X": MARK_ANSI["X"], "O": MARK_ANSI["O"], None: "\x1b[2m"}
+_WIN = "\x1b[1;7m"
 
 
 def colour_wanted(environ: Mapping[str, str] | None = None) -> bool:
@@ -152,3 +157,51 @@ def match_sentence(first: str, second: str, score: Sequence[int], best_of: int, 
     winner, high, low = (first, a, b) if a > b else (second, b, a)
     verb = "win" if winner == "You" else "wins"
     return f"{winner} {verb} the match {high}{dash}{low} (best of {best_of})."
+
+
+# the board as text -------------------------------------------------------------------------
+
+def board_diagram(board: Board, *, last: int | None = None, line: Iterable[int] | None = None,
+                  colour: bool = False) -> str:
+    """The board with column letters and row numbers; an empty cell shows the number to type.
+
+    >>> print(board_diagram(Board.parse("X../.O./...")))
+         a   b   c
+     1   X | 2 | 3
+        ---+---+---
+     2   4 | O | 6
+        ---+---+---
+     3   7 | 8 | 9
+    >>> print(board_diagram(Board.parse("XXX/OO./..."), last=2, line=(0, 1, 2)))
+         a   b   c
+     1  *X*|*X*|*X*
+        ---+---+---
+     2   O | O | 6
+        ---+---+---
+     3   7 | 8 | 9
+
+    ``last`` is shown in brackets and the cells of ``line`` between stars (and, with
+    ``colour``, in reverse video), so both show without colour too.
+    """
+    width = len(str(board.size))
+    rule = "+".join("-" * (width + 2) for _ in range(board.cols))
+    margin = len(str(board.rows)) + 2
+    # letters, numbers and marks all line up on the cell's last character
+    header = " " * (margin + 1) + "".join(f" {chr(ord('a') + c):>{width}}  " for c in range(board.cols))
+    winning = set(line or ())
+    lines = [header.rstrip()]
+    for r in range(board.rows):
+        cells = []
+        for c in range(board.cols):
+            cell = r * board.cols + c
+            mark = board[cell]
+            text = mark or str(cell + 1)
+            if colour:
+                text = f"{_WIN if cell in winning else ''}{_STYLE[mark]}{text}{_RESET}"
+            left, right = ("*", "*") if cell in winning else ("[", "]") if cell == last else (" ", " ")
+            pad = " " * (width - (len(mark) if mark else len(str(cell + 1))))
+            cells.append(f"{pad}{left}{text}{right}")
+        if r:
+            lines.append(" " * (margin + 1) + rule)
+        lines.append(f" {r + 1:<{margin}}" + "|".join(cells).rstrip())
+    return "\n".join(lines)

@@ -4,8 +4,9 @@
 (history, replay, scores) and ``console`` reads lines and draws the board.
 """
 
-from noughts.terminal.console import MAX_INPUT_BYTES, render, use_colour
+from noughts.terminal.console import MAX_INPUT_BYTES, use_colour
 from noughts.terminal.records import history, replay, scores
 from noughts.terminal.session import play
+from noughts.text import board_diagram as render  # the name the terminal game has always used
 
 __all__ = ["MAX_INPUT_BYTES", "history", "play", "render", "replay", "scores", "use_colour"]

@@ -1,29 +1,15 @@
-"""Terminal input and output: lines read safely as bytes, the board drawn as text, colour only where wanted.
+"""Terminal input and output: lines read safely as bytes, colour only where wanted.
 
->>> print(render(Board.parse("X../.O./...")))
-     a   b   c
- 1   X | 2 | 3
-    ---+---+---
- 2   4 | O | 6
-    ---+---+---
- 3   7 | 8 | 9
->>> print(render(Board.parse("XXX/OO./..."), last=2, line=(0, 1, 2)))
-     a   b   c
- 1  *X*|*X*|*X*
-    ---+---+---
- 2   O | O | 6
-    ---+---+---
- 3   7 | 8 | 9
+The board itself is drawn by :func:`noughts.text.board_diagram`, which `noughts status` uses too.
 """
 
 from __future__ import annotations
 
-from noughts.board import Board
-from noughts.text import MARK_ANSI, colour_wanted
+from noughts.text import colour_wanted
 
 TYPE_CHECKING = False  # typing costs milliseconds at import; mypy still reads the block
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Mapping
     from typing import IO
 
 MAX_INPUT_BYTES = 256  # nobody types a longer line; longer lines are skipped, not stored
@@ -38,10 +24,8 @@ _YES = frozenset({"y", "yes"})
 _NO = frozenset({"n", "no"})
 _TOO_LONG = "\0too long\0"  # compared by identity: no line read from input is this object
 
-# ANSI colours, only ever used on a terminal that has not asked for none (NO_COLOR).
+# ANSI bold, only ever used on a terminal that has not asked for no colour (NO_COLOR).
 _RESET = "\x1b[0m"
-_STYLE: dict[str | None, str] = {"X": MARK_ANSI["X"], "O": MARK_ANSI["O"], None: "\x1b[2m"}
-_WIN = "\x1b[1;7m"
 _BOLD = "\x1b[1m"
 
 
@@ -53,37 +37,6 @@ def use_colour(stream: IO[str], environ: Mapping[str, str] | None = None) -> boo
         return stream.isatty()
     except (AttributeError, ValueError):  # a closed or fake stream
         return False
-
-
-def render(board: Board, *, last: int | None = None, line: Iterable[int] | None = None,
-           colour: bool = False) -> str:
-    """The board with column letters and row numbers; an empty cell shows the number to type.
-
-    ``last`` is shown in brackets and the cells of ``line`` between stars (and, with
-    ``colour``, in reverse video), so both show without colour too.
-    """
-    width = len(str(board.size))
-    rule = "+".join("-" * (width + 2) for _ in range(board.cols))
-    margin = len(str(board.rows)) + 2
-    # letters, numbers and marks all line up on the cell's last character
-    header = " " * (margin + 1) + "".join(f" {chr(ord('a') + c):>{width}}  " for c in range(board.cols))
-    winning = set(line or ())
-    lines = [header.rstrip()]
-    for r in range(board.rows):
-        cells = []
-        for c in range(board.cols):
-            cell = r * board.cols + c
-            mark = board[cell]
-            text = mark or str(cell + 1)
-            if colour:
-                text = f"{_WIN if cell in winning else ''}{_STYLE[mark]}{text}{_RESET}"
-            left, right = ("*", "*") if cell in winning else ("[", "]") if cell == last else (" ", " ")
-            pad = " " * (width - (len(mark) if mark else len(str(cell + 1))))
-            cells.append(f"{pad}{left}{text}{right}")
-        if r:
-            lines.append(" " * (margin + 1) + rule)
-        lines.append(f" {r + 1:<{margin}}" + "|".join(cells).rstrip())
-    return "\n".join(lines)
 
 
 class _Input:

@@ -6,8 +6,8 @@ import os
 import sys
 
 from noughts.errors import NoughtsError
-from noughts.terminal.console import _QUIT, _TOO_LONG, _YES, EXIT_INTERRUPTED, _Input, render, use_colour
-from noughts.text import describe_line
+from noughts.terminal.console import _QUIT, _TOO_LONG, _YES, EXIT_INTERRUPTED, _Input, use_colour
+from noughts.text import board_diagram, describe_line
 
 TYPE_CHECKING = False  # typing costs milliseconds at import; mypy still reads the block
 if TYPE_CHECKING:
@@ -90,7 +90,7 @@ def replay(game_id: int, *, db: str | None = None, step: bool = True, stdin: IO[
     say(f"Game {stored.id}, played {_when(stored.played_at)}{shape}: "
         f"{_who(stored.x)} was X, {_who(stored.o)} was O.")
     say()
-    say(render(start, colour=colour))
+    say(board_diagram(start, colour=colour))
     positions = game.positions
     try:
         for number, (cell, board) in enumerate(zip(game.moves, positions[1:], strict=True), 1):
@@ -103,7 +103,7 @@ def replay(game_id: int, *, db: str | None = None, step: bool = True, stdin: IO[
                     return 0
             mark = positions[number - 1].turn
             say(f"Move {number}: {mark} {start.cell_name(cell)}")
-            say(render(board, last=cell, line=board.winning_line, colour=colour))
+            say(board_diagram(board, last=cell, line=board.winning_line, colour=colour))
     except KeyboardInterrupt:
         say("\nInterrupted.")
         return EXIT_INTERRUPTED

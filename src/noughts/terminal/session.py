@@ -32,10 +32,9 @@ from noughts.terminal.console import (
     EXIT_INTERRUPTED,
     EXIT_USAGE,
     _Input,
-    render,
     use_colour,
 )
-from noughts.text import MAX_NAME, check_name, default_name, shown
+from noughts.text import MAX_NAME, board_diagram, check_name, default_name, shown
 
 TYPE_CHECKING = False  # typing costs milliseconds at import; mypy still reads the block
 if TYPE_CHECKING:
@@ -57,7 +56,7 @@ def _instructions(board: Board) -> str:
         "diagonally) wins. X always moves first.",
         f"Type a cell as a number 1-{board.size} or as column and row, a1-{last_col}{board.rows}:",
         "",
-        render(board),
+        board_diagram(board),
         "",
         "The last move is shown [in brackets], a winning line *between stars*.",
         "At your move you can also type: undo (take back the last move; against the",
@@ -308,7 +307,7 @@ class _Session:
         self.say()
         self.say(self.bold(f"{label}: {intro}"))
         self.say()
-        self.say(render(match.start, colour=self.colour))
+        self.say(board_diagram(match.start, colour=self.colour))
         while not match.game_over:
             board = match.board
             if match.computer_to_move:
@@ -390,7 +389,7 @@ class _Session:
         assert match is not None and match.game is not None
         board = match.board
         moves = match.game.moves
-        self.say(render(board, last=moves[-1] if moves else None, line=board.winning_line, colour=self.colour))
+        self.say(board_diagram(board, last=moves[-1] if moves else None, line=board.winning_line, colour=self.colour))
 
     def finish(self) -> None:
         """Announce the result, what was recorded and the tally."""
