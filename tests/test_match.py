@@ -233,3 +233,22 @@ def test_default_names() -> None:
     assert [s.name for s in Match(PERSON, names=["Player 2"], environ={}).seats] == ["Player 2", "Player 1"]
     with pytest.raises(NoughtsError, match="different names"):
         Match(PERSON, names=["Ann", "ann"])
+
+
+@pytest.mark.parametrize(("rows", "cols"), [(3, 3), (4, 4), (3, 5), (10, 10), (12, 4)])
+def test_the_board_diagram_lines_up_marks_numbers_and_letters(rows: int, cols: int) -> None:
+    from noughts import Board
+    from noughts.text import board_diagram
+
+    board = Board(rows, cols, 3)
+    for cell in (0, rows * cols - 1, cols + 1):
+        board = board.play(cell)
+    lines = board_diagram(board, last=cols + 1).splitlines()
+    header, body = lines[0], lines[1:]
+    letter_at = [header.index(chr(ord("a") + c)) for c in range(cols)]
+    rule = body[1]
+    for r, line in enumerate(body[::2]):
+        assert [i for i, ch in enumerate(line) if ch == "|"] == [i for i, ch in enumerate(rule) if ch == "+"], line
+        for c, end in enumerate(letter_at):  # every mark, bracket or number ends under its column's letter
+            shown = board[r * cols + c] or str(r * cols + c + 1)
+            assert line[end - len(shown) + 1:end + 1] == shown, (line, c)
