@@ -246,6 +246,19 @@ def test_an_opponent_that_cannot_play_the_board_is_refused_with_the_matchs_sente
         assert refused["code"] == "bad_field" and refused["message"] == f"{direct.value}."
 
 
+def test_with_scores_off_a_finished_game_says_so_and_nothing_is_written(db: str) -> None:
+    with TestClient(create_app(db, scores=False, limits=GENEROUS, notify=lambda line: None)) as test_client, \
+            connect(test_client) as ws:
+        player = Client(ws)
+        assert player.scores["enabled"] is False
+        player.send(type="play_computer", opponent="easy")
+        assert finish_against_computer(player)["result"]
+        recorded = player.until("recorded")
+        assert recorded["game_id"] is None and recorded["summary"] == ""
+        assert recorded["message"] == "Scores and history are off for this server."
+    assert not Path(db).exists()
+
+
 def test_the_computer_thinks_off_the_event_loop(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[bool] = []
     run = ComputerMove.run
