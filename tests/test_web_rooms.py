@@ -70,6 +70,13 @@ def test_the_rules_of_a_friend_room() -> None:
     assert room.match.seat_to_move == 1  # the rule holds for every game
 
 
+def test_a_friend_with_the_hosts_long_name_still_gets_a_name_of_their_own() -> None:
+    room = Room.for_friend(name="A" * 40)
+    room.take_free_seat("a" * 40)
+    assert room.match.name_of(1) == "a" * 36 + " (2)"  # not cut back to the host's name
+    assert room.match.name_of(1).casefold() != room.match.name_of(0).casefold()
+
+
 def test_a_friend_room_takes_turns_to_start_unless_told_otherwise() -> None:
     room = Room.for_friend(name="Ann")
     room.take_free_seat("Bo")

@@ -95,7 +95,7 @@ class Room:
             return None
         chosen = name or "Player 2"
         if chosen.casefold() == self.match.name_of(0).casefold():
-            chosen = f"{chosen} (2)"[:text.MAX_NAME]  # the two-person tallies are kept by name
+            chosen = f"{chosen[:text.MAX_NAME - 4].rstrip()} (2)"  # the two-person tallies are kept by name
         try:
             chosen = text.check_name(chosen, "A name")
         except NoughtsError as error:
