@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from noughts import players, text
+from noughts.match import DEFAULT_OPPONENT
 from noughts.web import running
 
 try:
@@ -98,11 +100,11 @@ def press(page: Page, index: int) -> None:
     cell(page, index).click(force=True)
 
 
-def open_game(page: Page, url: str, opponent: str = "hard", first: str = "you") -> None:
+def open_game(page: Page, url: str, opponent: str = "hard", first: str = "alternate") -> None:
     page.goto(url)
     expect(page.locator("#opponent option")).to_have_count(11)
     page.select_option("#opponent", opponent)
-    page.check(f"input[name=first][value={first}]")
+    page.select_option("#first", first)
     page.get_by_role("button", name="Play the computer").click()
     page.wait_for_function("() => window.noughts.state !== null")
 
@@ -134,7 +136,13 @@ def test_the_start_page_is_an_accessible_grid_of_labelled_buttons(url: str, new_
     assert page.locator("#board .cell[tabindex='0']").count() == 1  # one Tab stop; arrows do the rest
     expect(page.locator("#status")).to_have_attribute("aria-live", "polite")
     expect(page.locator("#notice")).to_have_attribute("role", "alert")
-    expect(page.locator("#opponent-about")).to_contain_text("never loses")
+    # the opponents by the names people see, the default the same as in every front end
+    expect(page.locator("#opponent option")).to_have_text([players.label(n) for n in players.names()])
+    expect(page.locator("#opponent")).to_have_value(DEFAULT_OPPONENT)
+    expect(page.locator("#opponent-about")).to_have_text(players.describe(DEFAULT_OPPONENT))
+    expect(page.locator("#first")).to_have_value("alternate")
+    expect(page.locator("#first-about")).to_have_text("Take turns: you first, then the opponent, and so on.")
+    assert "seed" not in page.locator("body").inner_text().lower()
     cell(page, 0).click()  # no game yet: the page says so instead of doing nothing
     expect(page.locator("#notice")).to_contain_text("Start a game first")
     page.evaluate("document.getElementById('notice').textContent = ''")
@@ -143,30 +151,30 @@ def test_the_start_page_is_an_accessible_grid_of_labelled_buttons(url: str, new_
 
 def test_a_whole_game_against_the_computer_by_clicks(url: str, new_page: Callable[..., Page], shots: Path) -> None:
     page = new_page("Ann")
-    open_game(page, url, "parsons")
-    expect(page.locator("#game-heading")).to_have_text("You (X) against Parsons (O)")
+    open_game(page, url, "parsons")  # take turns to start, Ann first
+    expect(page.locator("#game-heading")).to_have_text("You (X) against Centre first (O)")
     expect(page.locator("#status")).to_have_text("Your turn: you play X.")
     for index in (0, 8, 6):  # parsons' forced loss (see tests/test_players_strength.py)
         cell(page, index).click()
         expect(page.locator("#status")).to_contain_text("Your turn")
-        expect(page.locator("#status")).to_contain_text("The computer (Parsons) played")
+        expect(page.locator("#status")).to_contain_text("The computer (Centre first) played")
     press(page, 6)  # taken: the server refuses, the page shows why
     expect(page.locator("#notice")).to_have_text("Row 3, column 1 is taken (X): choose an empty cell.")
     cell(page, 3).click()
-    expect(page.locator("#status")).to_have_text("You win! Three in a row down column 1.")
+    expect(page.locator("#status")).to_have_text("You win along the left column a1–a3!")  # the match's sentence
     expect(page.locator("#notice")).to_have_text("")
     expect(page.locator("#strike")).to_have_class("strike shown")
     expect(cell(page, 3)).to_have_attribute("aria-label", "row 2, column 1, X, winning line")
-    expect(page.locator("#tally")).to_have_text("This room: You 1 · Parsons 0 · draws 0")
+    expect(page.locator("#tally")).to_have_text("Ann: 1 · Centre first: 0 · draws: 0")
     expect(page.locator("#saved")).to_contain_text("Saved as game")
-    expect(page.locator("#versus")).to_contain_text("You against Parsons, all time: 1 won")
+    expect(page.locator("#versus")).to_contain_text("You against Centre first, all time: 1 won")
     shot(page, shots, "web-won.png")
     press(page, 8)
     expect(page.locator("#notice")).to_contain_text("This game is over (X won)")
     page.get_by_role("button", name="Play again").click()  # the rematch: the computer starts
-    expect(page.locator("#game-heading")).to_have_text("You (O) against Parsons (X)")
+    expect(page.locator("#game-heading")).to_have_text("You (O) against Centre first (X)")
     expect(page.locator("#status")).to_have_text(
-        "The computer (Parsons) played row 2, column 2. Your turn: you play O.")
+        "The computer (Centre first) played row 2, column 2. Your turn: you play O.")
 
 
 def test_a_whole_game_by_keyboard_alone(url: str, new_page: Callable[..., Page]) -> None:
@@ -175,10 +183,13 @@ def test_a_whole_game_by_keyboard_alone(url: str, new_page: Callable[..., Page])
     expect(page.locator("#opponent option")).to_have_count(11)
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.className") == "skip"
-    for _ in range(12):  # through the form to its button
+    for _ in range(12):  # through the form to its button, choosing Hard on the way
         page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.id") == "opponent":
+            page.keyboard.press("h")
         if page.evaluate("document.activeElement.textContent") == "Play the computer":
             break
+    assert page.evaluate("document.getElementById('opponent').value") == "hard"
     page.keyboard.press("Enter")
     page.wait_for_function("() => document.activeElement.classList.contains('cell')")  # focus moves to the board
     focused = page.evaluate("document.activeElement.dataset.index")
@@ -213,7 +224,7 @@ def test_a_whole_game_by_keyboard_alone(url: str, new_page: Callable[..., Page])
     state = wait_for_my_turn_or_end(page)
     assert state["result"] in ("O", "draw")  # hard never loses
     status = page.locator("#status").text_content() or ""
-    assert status.startswith(("The computer (Hard) wins", "A draw"))
+    assert status.startswith(("Hard (O) wins along the", "It's a draw: the board is full"))
     assert page.locator("#board .cell[tabindex='0']").count() == 1
 
 
@@ -267,16 +278,16 @@ def test_two_browsers_play_through_a_room_with_a_reload_rejections_and_a_spectat
     cell(bo, 2).click()
     expect(ann.locator("#status")).to_contain_text("Your turn")
     cell(ann, 7).click()
-    expect(ann.locator("#status")).to_have_text("You win! Three in a row down column 2.")
-    expect(bo.locator("#status")).to_have_text("Ann wins, three in a row down column 2.")
-    expect(cy.locator("#status")).to_have_text("Ann (X) wins, three in a row down column 2.")
-    expect(bo.locator("#tally")).to_have_text("This room: You 0 · Ann 1 · draws 0")
+    expect(ann.locator("#status")).to_have_text("You win along the middle column b1–b3!")
+    expect(bo.locator("#status")).to_have_text("Ann (X) wins along the middle column b1–b3. You lose.")
+    expect(cy.locator("#status")).to_have_text("Ann (X) wins along the middle column b1–b3.")
+    expect(bo.locator("#tally")).to_have_text("Ann: 1 · Bo: 0 · draws: 0")
     expect(ann.locator("#versus")).to_have_text("Ann against friends, all time: 1 won, 0 lost, 0 drawn.")
     press(bo, 8)
     expect(bo.locator("#notice")).to_contain_text("This game is over (X won)")
     expect(cy.locator("#rematch")).to_be_hidden()
 
-    bo.get_by_role("button", name="Play again").click()  # the rematch alternates: Bo starts
+    bo.get_by_role("button", name="Play again").click()  # friends take turns to start: Bo now
     expect(ann.locator("#status")).to_have_text("Bo's turn (X).")
     expect(bo.locator("#status")).to_have_text("Your turn: you play X.")
     expect(cy.locator("#status")).to_have_text("Watching: Bo (X) to move.")
@@ -284,7 +295,7 @@ def test_two_browsers_play_through_a_room_with_a_reload_rejections_and_a_spectat
 
 def test_the_page_fits_a_phone(url: str, new_page: Callable[..., Page], shots: Path) -> None:
     page = new_page("Ann", viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True)
-    open_game(page, url, "newell-simon", first="opponent")
+    open_game(page, url, "newell-simon", first="computer")
     state = wait_for_my_turn_or_end(page)
     cell(page, state["cells"].index(None)).tap()
     page.wait_for_function("() => window.noughts.state.moves.length >= 3")
@@ -296,3 +307,45 @@ def test_the_page_fits_a_phone(url: str, new_page: Callable[..., Page], shots: P
     side = page.locator("#setup").bounding_box()
     assert side is not None and side["y"] > board["y"]  # the board comes first on a phone
     shot(page, shots, "web-phone.png", full_page=False)
+
+
+def rgb(colour: str) -> str:
+    """'#1f5fbf' as the browser reports it: 'rgb(31, 95, 191)'."""
+    red, green, blue = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    return f"rgb({red}, {green}, {blue})"
+
+
+def mark_colours(page: Page) -> dict[str, str]:
+    colours: dict[str, str] = page.evaluate("""() => Object.fromEntries(["X", "O"].map((mark) => {
+        const shown = document.querySelector(`#board .cell[data-mark=${mark}] .mark`);
+        return [mark, shown ? getComputedStyle(shown).color : null]; }))""")
+    return colours
+
+
+def test_the_marks_are_the_one_pair_of_colours_with_their_letters_or_the_letters_alone(
+        url: str, new_page: Callable[..., Page]) -> None:
+    wanted = {mark: rgb(colour) for mark, colour in text.MARK_COLOURS.items()}
+    for scheme in ("light", "dark"):
+        page = new_page(color_scheme=scheme)
+        open_game(page, url, "parsons")
+        cell(page, 0).click()
+        page.wait_for_function("() => window.noughts.state.moves.length === 2")
+        assert mark_colours(page) == wanted, scheme
+        assert cell(page, 0).inner_text() == "X" and cell(page, 4).inner_text() == "O"  # the letters too
+        if scheme == "dark":  # the board stays light, so the pair reads on it
+            background = page.evaluate("getComputedStyle(document.querySelector('#board .cell')).backgroundColor")
+            assert sum(int(part) for part in background[4:-1].split(",")) > 3 * 200, background
+        page.get_by_label("Marks without colour").check()  # the person's own no-colour mode
+        plain = mark_colours(page)
+        assert plain["X"] == plain["O"] and plain["X"] not in wanted.values()
+        page.reload()  # remembered
+        page.wait_for_function("() => window.noughts.state && window.noughts.state.moves.length === 2")
+        assert page.get_by_label("Marks without colour").is_checked() and mark_colours(page) == plain
+
+    page = new_page(forced_colors="active")  # Windows high contrast: the system's colours, the letters tell
+    open_game(page, url, "parsons")
+    cell(page, 0).click()
+    page.wait_for_function("() => window.noughts.state.moves.length === 2")
+    forced = mark_colours(page)
+    assert forced["X"] == forced["O"] and forced["X"] not in wanted.values()
+    assert cell(page, 0).inner_text() == "X" and cell(page, 4).inner_text() == "O"

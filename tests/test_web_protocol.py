@@ -6,6 +6,7 @@ Most tests use Starlette's in-process TestClient; a few go through a real uvicor
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import random
@@ -24,6 +25,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from noughts import players
 from noughts.errors import NoughtsError
+from noughts.match import DEFAULT_FIRST, DEFAULT_OPPONENT, FIRST_RULES, ComputerMove, Match
 from noughts.store import open_store
 from noughts.web import MISSING, create_app, running
 from noughts.web.protocol import Limits
@@ -171,8 +173,9 @@ def test_a_whole_game_against_every_computer_player_is_played_and_recorded(clien
             assert joined["seat"] == 0 and len(joined["token"]) >= 32 and joined["link"] == f"/r/{joined['room']}"
             final = finish_against_computer(player)
             assert final["result"] in ("X", "O", "draw") and final["seats"][1]["name"] == name
+            assert final["seats"][1]["label"] == players.label(name)
             recorded = player.until("recorded")
-            assert recorded["game_id"] is not None
+            assert recorded["game_id"] is not None and recorded["summary"].startswith("Saved as game")
             scores = player.until("scores")
             tally = scores["opponents"][name]
             assert tally["wins"] + tally["losses"] + tally["draws"] == 1
@@ -182,30 +185,98 @@ def test_a_whole_game_against_every_computer_player_is_played_and_recorded(clien
         assert {g.x.name for g in games} == {"Ann"} and {g.o.name for g in games} == set(players.names())
 
 
-def test_the_computer_can_start_and_a_rematch_swaps_who_starts(client: TestClient, db: str) -> None:
+def test_who_starts_follows_the_matchs_rule_game_after_game(client: TestClient, db: str) -> None:
     with connect(client) as ws:
         player = Client(ws)
-        player.send(type="play_computer", opponent="parsons", first="opponent")
+        player.send(type="play_computer", opponent="parsons", first="computer")  # the computer, every game
         player.until("joined")
         opened = player.until("state")  # the computer's move comes with the first state
-        assert opened["seats"][0]["mark"] == "O" and opened["turn"] == "O"
+        assert opened["seats"][0]["mark"] == "O" and opened["turn"] == "O" and opened["first"] == "computer"
         assert opened["moves"] == [4]  # parsons opens in the centre
         final = finish_against_computer(player, opened)
         assert player.until("recorded")["game_id"] == 1
         assert player.error(type="move", cell=0)["code"] == "game_over"
         player.send(type="rematch")
         again = player.until("state", game=2)
-        assert again["seats"][0]["mark"] == "X" and again["turn"] == "X" and again["moves"] == []
-        wins, draws = final["tally"]["wins"], final["tally"]["draws"]
-        assert sum(wins) + draws == 1
-        # parsons loses to its forced line, now that the person starts
-        for cell in (0, 8, 6, 3):
-            player.send(type="move", cell=cell, game=2)
+        assert again["seats"][0]["mark"] == "O" and again["moves"] == [4]
+        assert sum(final["tally"]["wins"]) + final["tally"]["draws"] == 1
+
+        player.send(type="play_computer", opponent="parsons")  # the default: take turns, the person first
+        player.until("joined")
+        first = player.until("state")
+        assert first["first"] == "alternate" and first["seats"][0]["mark"] == "X" and first["moves"] == []
+        for cell in (0, 8, 6, 3):  # parsons loses to its forced line when the person starts
+            player.send(type="move", cell=cell, game=1)
         won = player.until("state", result="X")
-        assert won["line"] == [0, 3, 6] and won["tally"]["wins"][0] == wins[0] + 1
-        assert player.until("recorded")["game_id"] == 2
+        assert won["line"] == [0, 3, 6] and won["tally"]["wins"] == [1, 0]
+        assert won["result_text"][0] == "You win along the left column a1–a3!"
+        assert won["tally_text"] == "You: 1 · Centre first: 0 · draws: 0"
+        assert player.until("recorded")["game_id"] == 2  # the unfinished game 2 of the first room is not kept
+        player.send(type="rematch")
+        swapped = player.until("state", game=2)
+        assert swapped["seats"][0]["mark"] == "O" and swapped["moves"] == [4]
     with open_store(db) as store:
         assert store.scores().opponents["parsons"].wins >= 1
+
+
+def test_the_default_opponent_and_the_choices_come_from_the_match(client: TestClient) -> None:
+    with connect(client) as ws:
+        player = Client(ws)
+        welcome = player.welcome
+        assert welcome["default_opponent"] == DEFAULT_OPPONENT and welcome["default_first"] == DEFAULT_FIRST
+        assert [r["name"] for r in welcome["first"]] == list(FIRST_RULES)
+        assert all(p["label"] == players.label(p["name"]) and p["description"] == players.describe(p["name"])
+                   for p in welcome["players"])
+        player.send(type="play_computer")
+        seats = player.until("state")["seats"]
+        assert seats[1]["name"] == DEFAULT_OPPONENT and seats[1]["label"] == players.label(DEFAULT_OPPONENT)
+        assert seats[0]["label"] == "You"
+
+
+def test_an_opponent_that_cannot_play_the_board_is_refused_with_the_matchs_sentence(
+        db: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(players, "unable", lambda name, board: "it is on holiday" if name == "easy" else None)
+    with pytest.raises(NoughtsError) as direct:
+        Match("easy")
+    with TestClient(create_app(db, limits=GENEROUS, notify=lambda line: None)) as test_client, \
+            connect(test_client) as ws:
+        player = Client(ws)
+        assert "easy" not in [p["name"] for p in player.welcome["players"]]  # not offered
+        refused = player.error(type="play_computer", opponent="easy")
+        assert refused["code"] == "bad_field" and refused["message"] == f"{direct.value}."
+
+
+def test_with_scores_off_a_finished_game_says_so_and_nothing_is_written(db: str) -> None:
+    with TestClient(create_app(db, scores=False, limits=GENEROUS, notify=lambda line: None)) as test_client, \
+            connect(test_client) as ws:
+        player = Client(ws)
+        assert player.scores["enabled"] is False
+        player.send(type="play_computer", opponent="easy")
+        assert finish_against_computer(player)["result"]
+        recorded = player.until("recorded")
+        assert recorded["game_id"] is None and recorded["summary"] == ""
+        assert recorded["message"] == "Scores and history are off for this server."
+    assert not Path(db).exists()
+
+
+def test_the_computer_thinks_off_the_event_loop(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[bool] = []
+    run = ComputerMove.run
+
+    def watched(job: ComputerMove) -> int:
+        try:
+            asyncio.get_running_loop()
+            seen.append(True)  # on the event loop: every other room would wait for it
+        except RuntimeError:
+            seen.append(False)
+        return run(job)
+
+    monkeypatch.setattr(ComputerMove, "run", watched)
+    with connect(client) as ws:
+        player = Client(ws)
+        player.send(type="play_computer", opponent="hard", first="computer")
+        finish_against_computer(player)
+    assert seen and not any(seen)
 
 
 # rooms between people ---------------------------------------------------------------------------
@@ -223,7 +294,7 @@ def test_a_friend_room_seats_two_people_refuses_every_wrong_move_and_lets_others
         bo_joined = bo.until("joined")
         assert bo_joined["seat"] == 1 and bo_joined["token"] not in (None, ann_token)
         seated = ann.until("state")
-        assert seated["seats"][1] == {"name": "Bo", "kind": "human", "mark": "O", "connected": True}
+        assert seated["seats"][1] == {"name": "Bo", "label": "Bo", "kind": "human", "mark": "O", "connected": True}
 
         cy.send(type="join", room=code)
         assert cy.until("joined") == {"type": "joined", "room": code, "seat": None, "token": None, "link": f"/r/{code}"}
@@ -249,11 +320,15 @@ def test_a_friend_room_seats_two_people_refuses_every_wrong_move_and_lets_others
             cy.until("state", moves=moves)
         final = cy.settled()
         assert final["result"] == "X" and final["line"] == [1, 4, 7] and final["tally"]["wins"] == [1, 0]
+        assert final["result_text"] == ["You win along the middle column b1–b3!",
+                                        "Ann (X) wins along the middle column b1–b3. You lose.",
+                                        "Ann (X) wins along the middle column b1–b3."]
+        assert final["tally_text"] == "Ann: 1 · Bo: 0 · draws: 0"
         assert ann.error(type="move", cell=8)["code"] == "game_over"
         assert bo.error(type="move", cell=8)["code"] == "game_over"
         assert ann.until("recorded")["game_id"] == 1 and bo.until("recorded")["game_id"] == 1
 
-        bo.send(type="rematch")  # the rematch swaps who starts: Bo is X now
+        bo.send(type="rematch")  # friends take turns to start: Bo is X now
         again = cy.until("state", game=2)
         assert [s["mark"] for s in again["seats"]] == ["O", "X"] and again["turn"] == "X"
         assert ann.error(type="move", cell=4)["code"] == "not_your_turn"
@@ -475,6 +550,14 @@ def test_through_uvicorn_an_oversized_frame_closes_only_that_socket(db: str) -> 
             assert [json.loads(fine.recv(timeout=5))["type"] for _ in range(2)] == ["welcome", "scores"]
             fine.send('{"type":"play_computer","opponent":"perfect"}')
             assert json.loads(fine.recv(timeout=5))["type"] == "joined"
+
+
+def test_the_server_log_has_no_colour_when_no_color_is_set() -> None:
+    from noughts.web.server import _config
+
+    app = create_app(notify=lambda line: None)
+    assert _config(app, Limits(), "warning", environ={"NO_COLOR": "1"}).use_colors is False
+    assert _config(app, Limits(), "warning", environ={"TERM": "xterm"}).use_colors is None  # uvicorn: if a tty
 
 
 def free_port() -> int:

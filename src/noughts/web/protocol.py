@@ -20,17 +20,19 @@ from typing import Any
 
 from noughts.board import Geometry
 from noughts.errors import NoughtsError
+from noughts.match import DEFAULT_FIRST, DEFAULT_OPPONENT, FIRST_RULES, first_rule
 
 __all__ = [
-    "CODE_ALPHABET", "FIRST", "MESSAGE_TYPES", "Limits", "Rejection", "clean_name", "cell_words",
-    "encode", "parse",
+    "CODE_ALPHABET", "MESSAGE_TYPES", "Limits", "Rejection", "clean_name", "cell_words",
+    "encode", "error_message", "parse",
 ]
 
 # Codes are read aloud and typed on phones: no 0/O, 1/I/L look-alikes.
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 MESSAGE_TYPES = ("play_computer", "create_room", "join", "move", "rematch", "leave", "scores", "ping")
-# Who moves first in a new room: the person creating it, or their opponent.
-FIRST = {"you": 0, "me": 0, "opponent": 1, "computer": 1, "friend": 1}
+# Who moves first is the match's rule (noughts.match.FIRST_RULES: me, computer, alternate,
+# loser, random, and the words first_rule() takes for them); "friend" names the opponent too.
+_FIRST_SYNONYMS = {"friend": "computer"}
 MAX_NAME_CHARS = 40
 _BOARD = Geometry.get(3, 3, 3)
 
@@ -68,6 +70,11 @@ class Rejection(NoughtsError):
 def encode(message: dict[str, Any]) -> str:
     """A message as compact JSON text (what goes on the wire)."""
     return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+
+
+def error_message(code: str, message: str, re: str | None) -> dict[str, Any]:
+    """The ``error`` message: ``code`` for programs, ``message`` for people, ``re`` the type refused."""
+    return {"type": "error", "code": code, "message": message, "re": re}
 
 
 def cell_words(cell: int) -> str:
@@ -110,17 +117,9 @@ def parse(text: str, limits: Limits) -> dict[str, Any]:
                                         f"{', '.join(MESSAGE_TYPES)}.")
     message: dict[str, Any] = {"type": kind}
     if kind == "play_computer":
-        from noughts import players
-
-        opponent = data.get("opponent", "hard")
-        if not isinstance(opponent, str) or opponent.strip().lower() not in players.names():
-            raise Rejection("bad_field", f"'opponent' must be one of {', '.join(players.names())}.")
-        message["opponent"] = opponent.strip().lower()
+        message["opponent"] = _opponent(data.get("opponent", DEFAULT_OPPONENT))
     if kind in ("play_computer", "create_room"):
-        first = data.get("first", "you")
-        if first not in FIRST:
-            raise Rejection("bad_field", "'first' says who moves first: \"you\" or \"opponent\".")
-        message["first"] = FIRST[first]
+        message["first"] = _first(data.get("first", DEFAULT_FIRST))
     if kind in ("play_computer", "create_room", "join"):
         message["name"] = clean_name(data.get("name"))
     if kind == "join":
@@ -143,6 +142,26 @@ def parse(text: str, limits: Limits) -> dict[str, Any]:
                 raise Rejection("bad_field", "'mark' must be \"X\" or \"O\".")
             message["mark"] = mark
     return message
+
+
+def _opponent(value: object) -> str:
+    from noughts import players
+
+    try:
+        if isinstance(value, str) and len(value) <= 40:
+            return players.canonical(value)
+    except NoughtsError:
+        pass
+    raise Rejection("bad_field", f"'opponent' must be one of {', '.join(players.names())}.")
+
+
+def _first(value: object) -> str:
+    if isinstance(value, str) and len(value) <= 20:
+        try:
+            return first_rule(_FIRST_SYNONYMS.get(value.strip().lower(), value))
+        except NoughtsError:
+            pass
+    raise Rejection("bad_field", f"'first' says who moves first: {', '.join(FIRST_RULES)}.")
 
 
 def _room_code(value: object) -> str:

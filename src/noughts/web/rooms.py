@@ -1,33 +1,46 @@
-"""Rooms: one game table each, with two seats, a tally, and the rules for who may do what.
+"""Rooms: a :class:`~noughts.match.Match` with a code, seat tokens and a place to watch from.
 
-A room is plain data (``to_dict``/``from_dict`` round-trip through JSON), so it can live in
-another process; :class:`RoomStore` is all the server asks of whatever holds the rooms, and
-:class:`MemoryRoomStore` is the default. Nothing here knows about sockets.
+The match decides everything about the games (who starts, whose turn it is, the computer's
+moves, the tally, the result sentences, recording a finished game). A room adds what only the
+web needs: the code people type, the secret token of each seat a person holds, whether a
+friend has taken the second seat, and the ``state`` message every page draws.
+
+A room is plain data (``to_dict``/``from_dict`` round-trip through JSON, the match inside it
+through ``Match.to_dict``), so it can live in another process; :class:`RoomStore` is all the
+server asks of whatever holds the rooms, and :class:`MemoryRoomStore` is the default. Nothing
+here knows about sockets.
 
 Seat 0 belongs to whoever made the room; seat 1 to the computer or to the friend who opened
-the link. X always moves first, so "who starts" is which seat plays X; a rematch swaps it.
+the link. X always moves first, so "who starts" is which seat plays X: the match's rule says
+(``alternate`` unless the room was made with another).
 
->>> room = Room.for_computer("easy", first=0, name="Ann")
->>> room.mark_of(0), room.mark_of(1), room.turn_seat
+>>> room = Room.for_computer("easy", first="me", name="Ann")
+>>> room.match.mark_of(0), room.match.mark_of(1), room.match.seat_to_move
 ('X', 'O', 0)
->>> _ = room.play(0, 4)
+>>> room.play(0, 4)
 >>> room.play(0, 0)
 Traceback (most recent call last):
   ...
-noughts.web.protocol.Rejection: It is not your turn: the computer (easy) is to move.
+noughts.web.protocol.Rejection: Wait: it is Easy's turn.
 """
 
 from __future__ import annotations
 
-import random
 import secrets
 import time
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from noughts.board import Board
+from noughts import text
+from noughts.errors import NoughtsError
+from noughts.match import DEFAULT_FIRST, DEFAULT_OPPONENT, PERSON, Match
 from noughts.web.protocol import CODE_ALPHABET, Rejection, cell_words
 
-__all__ = ["MemoryRoomStore", "Room", "RoomStore", "Seat", "new_code", "new_token"]
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from noughts.store import Store
+
+__all__ = ["MemoryRoomStore", "Room", "RoomStore", "new_code", "new_token"]
 
 CODE_LENGTH = 6  # 31**6 ≈ 900 million codes: collisions are rare and retried
 Kind = Literal["computer", "friend"]
@@ -42,193 +55,175 @@ def new_token() -> str:
     return secrets.token_urlsafe(24)
 
 
-class Seat:
-    """Who sits in a seat. Computers have no token: nobody can take their seat."""
-
-    __slots__ = ("name", "kind", "token")
-
-    def __init__(self, name: str, kind: Literal["human", "computer"], token: str | None = None) -> None:
-        self.name, self.kind, self.token = name, kind, token
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "kind": self.kind, "token": self.token}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Seat:
-        return cls(data["name"], data["kind"], data.get("token"))
-
-
 class Room:
     """A table for one game after another between the same two seats."""
 
-    def __init__(self, code: str, kind: Kind, seats: list[Seat | None], *, starter: int = 0,
-                 moves: list[int] | None = None, game_no: int = 1, tally: list[int] | None = None,
-                 seed: str | None = None, touched: float | None = None, version: int = 0) -> None:
+    def __init__(self, code: str, kind: Kind, match: Match, tokens: list[str | None], *,
+                 touched: float | None = None, version: int = 0) -> None:
         self.code = code
         self.kind: Kind = kind
-        self.seats = seats
-        self.starter = starter  # the seat that plays X in the current game
-        self.moves = moves if moves is not None else []
-        self.game_no = game_no
-        self.tally = tally if tally is not None else [0, 0, 0]  # seat 0 wins, seat 1 wins, draws
-        self.seed = seed if seed is not None else secrets.token_hex(8)
+        self.match = match
+        self.tokens = tokens  # by seat; None: the computer's seat, or a friend's seat nobody has taken yet
         self.touched = touched if touched is not None else time.time()
         self.version = version  # bumped on every change: a shared store can compare-and-set on it
-        self._board: Board | None = None
 
     # making rooms ---------------------------------------------------------------------------
     @classmethod
-    def for_computer(cls, opponent: str, first: int = 0, name: str | None = None) -> Room:
-        """A game against a computer player; ``first`` is 0 if the person moves first."""
-        seats: list[Seat | None] = [Seat(name or "You", "human", new_token()), Seat(opponent, "computer")]
-        return cls(new_code(), "computer", seats, starter=first)
+    def for_computer(cls, opponent: str = DEFAULT_OPPONENT, first: str = DEFAULT_FIRST, name: str | None = None,
+                     *, store: Store | None = None, seed: int | str | None = None) -> Room:
+        """A game against a computer player; ``first`` is the match's rule for who starts."""
+        match = _match(opponent, name or "You", first, store, seed)
+        match.new_game()
+        return cls(new_code(), "computer", match, [new_token(), None])
 
     @classmethod
-    def for_friend(cls, first: int = 0, name: str | None = None) -> Room:
-        """A room waiting for a friend; ``first`` is 0 if its maker moves first."""
-        return cls(new_code(), "friend", [Seat(name or "Player 1", "human", new_token()), None], starter=first)
+    def for_friend(cls, first: str = DEFAULT_FIRST, name: str | None = None, *, store: Store | None = None,
+                   seed: int | str | None = None) -> Room:
+        """A room waiting for a friend: seat 1 is free until someone opens the link."""
+        match = _match(PERSON, name or "Player 1", first, store, seed)
+        match.new_game()
+        return cls(new_code(), "friend", match, [new_token(), None])
+
+    @property
+    def seat_free(self) -> bool:
+        """A friend room whose second seat nobody has taken yet."""
+        return self.kind == "friend" and self.tokens[1] is None
 
     def take_free_seat(self, name: str | None) -> tuple[int, str] | None:
         """Give the empty seat (if any) to a newcomer: its number and its new token."""
-        if self.kind != "friend" or self.seats[1] is not None:
+        if not self.seat_free:
             return None
-        host = self.seats[0]
         chosen = name or "Player 2"
-        if host is not None and chosen.casefold() == host.name.casefold():
-            chosen = f"{chosen} (2)"[:40]  # the two-person tallies are kept by name
+        if chosen.casefold() == self.match.name_of(0).casefold():
+            chosen = f"{chosen[:text.MAX_NAME - 4].rstrip()} (2)"  # the two-person tallies are kept by name
+        try:
+            chosen = text.check_name(chosen, "A name")
+        except NoughtsError as error:
+            raise Rejection("bad_field", f"{error}.") from None
+        self.match.seats[1].name = chosen
+        game = self.match.game
+        if game is not None:  # the game in play was begun before the friend came
+            if self.match.mark_of(1) == "X":
+                game.x_name = chosen
+            else:
+                game.o_name = chosen
         token = new_token()
-        self.seats[1] = Seat(chosen, "human", token)
+        self.tokens[1] = token
+        self.version += 1
         return 1, token
 
     def seat_with_token(self, token: str) -> int | None:
-        for number, seat in enumerate(self.seats):
-            if seat is not None and seat.token is not None and secrets.compare_digest(seat.token, token):
+        for number, held in enumerate(self.tokens):
+            if held is not None and secrets.compare_digest(held, token):
                 return number
         return None
 
     # the game -------------------------------------------------------------------------------
     @property
-    def board(self) -> Board:
-        if self._board is None:
-            board = Board()
-            for cell in self.moves:
-                board = board.play(cell)
-            self._board = board
-        return self._board
-
-    def mark_of(self, seat: int) -> str:
-        return "X" if seat == self.starter else "O"
+    def game_no(self) -> int:
+        """The game in play, numbered from 1 in this room."""
+        return self.match.games
 
     @property
-    def turn_seat(self) -> int | None:
-        """The seat to move, or ``None`` when the game is over."""
-        turn = self.board.turn
-        if turn is None:
-            return None
-        return self.starter if turn == "X" else 1 - self.starter
+    def moves(self) -> tuple[int, ...]:
+        game = self.match.game
+        return game.moves if game is not None else ()
 
     @property
     def result(self) -> str | None:
-        board = self.board
-        return board.winner or ("draw" if board.is_draw else None)
+        """``'X'``, ``'O'``, ``'draw'``, or None while the game goes on."""
+        game = self.match.game
+        return game.result if game is not None else None
 
-    @property
-    def computer_to_move(self) -> bool:
-        seat = self.turn_seat
-        return seat is not None and (self.seats[seat] or _EMPTY).kind == "computer"
-
-    def _name(self, seat: int) -> str:
-        holder = self.seats[seat]
-        if holder is None:
-            return "your friend"
-        return f"the computer ({holder.name})" if holder.kind == "computer" else holder.name
-
-    def play(self, seat: int, cell: int, ply: int | None = None) -> Board:
-        """Play ``cell`` for ``seat``; refuses (with a sentence) anything the rules forbid.
+    def play(self, seat: int, cell: int, ply: int | None = None) -> None:
+        """Play ``cell`` for ``seat``; the match refuses (with a sentence) anything the rules forbid.
 
         ``ply``, if given, is how many moves the mover saw on the board: a move sent before
         the last change arrived is refused rather than played somewhere the mover did not mean.
         """
-        board = self.board
+        match = self.match
         result = self.result
-        if result is not None:
-            over = "it was a draw" if result == "draw" else f"{result} won"
+        if result is not None or match.game_over:
+            over = "it was a draw" if result == "draw" else f"{result} won" if result else "it was given up"
             raise Rejection("game_over", f"This game is over ({over}). Choose Play again for a rematch.")
-        to_move = self.turn_seat
-        assert to_move is not None
-        if to_move != seat:
-            raise Rejection("not_your_turn",
-                            f"It is not your turn: {self._name(to_move)} is to move.")
-        if ply is not None and ply != len(self.moves):
+        if ply is not None and ply != len(self.moves) and seat == match.seat_to_move:
             raise Rejection("stale", "The board changed before that move arrived: look again and choose.")
-        holder = board[cell]
-        if holder is not None:
-            raise Rejection("occupied", f"{cell_words(cell).capitalize()} is taken ({holder}): choose an empty cell.")
-        self._board = board.play(cell)
-        self.moves.append(cell)
+        try:
+            match.play(cell, seat)
+        except NoughtsError as error:
+            holder = match.board[cell]
+            if seat != match.seat_to_move or match.computer_to_move:
+                raise Rejection("not_your_turn", str(error)) from None
+            if holder is not None:
+                raise Rejection("occupied", f"{cell_words(cell).capitalize()} is taken ({holder}): "
+                                            "choose an empty cell.") from None
+            raise Rejection("bad_cell", str(error)) from None
         self.version += 1
-        result = self.result
-        if result is not None:
-            self.tally[2 if result == "draw" else self.starter if result == "X" else 1 - self.starter] += 1
-        return self._board
-
-    def computer_move(self) -> int:
-        """Let the computer seat move; its randomness comes from the room's seed, so games replay."""
-        seat = self.turn_seat
-        holder = self.seats[seat] if seat is not None else None
-        if seat is None or holder is None or holder.kind != "computer":
-            raise Rejection("not_your_turn", "It is not the computer's turn.")
-        from noughts import players
-
-        rng = random.Random(f"{self.seed}/{self.game_no}/{len(self.moves)}")
-        cell = players.get(holder.name, rng).choose(self.board)
-        self.play(seat, cell)
-        return cell
 
     def rematch(self) -> None:
-        """A new game in the same room; the other seat starts."""
-        if self.result is None:
+        """The next game in the same room; the match's rule says who starts it."""
+        if not self.match.game_over:
             raise Rejection("game_not_over", "The game is still going on: finish it before a rematch.")
-        self.starter = 1 - self.starter
-        self.moves = []
-        self._board = None
-        self.game_no += 1
+        self.match.new_game()
         self.version += 1
 
     # what clients see -----------------------------------------------------------------------
     def state(self, connected: tuple[bool, bool] = (False, False), watchers: int = 0) -> dict[str, Any]:
         """The ``state`` message: everything a page needs to draw the room (never the tokens)."""
-        board = self.board
+        match = self.match
+        board = match.board
         seats: list[dict[str, Any] | None] = []
-        for number, seat in enumerate(self.seats):
-            if seat is None:
+        for number, seat in enumerate(match.seats):
+            if number == 1 and self.seat_free:
                 seats.append(None)
-            else:
-                seats.append({"name": seat.name, "kind": seat.kind, "mark": self.mark_of(number),
-                              "connected": seat.kind == "computer" or connected[number]})
+                continue
+            computer = seat.player is not None
+            seats.append({"name": seat.player or seat.name, "label": seat.name,
+                          "kind": "computer" if computer else "human", "mark": match.mark_of(number),
+                          "connected": computer or connected[number]})
         line = board.winning_line
+        result = self.result
         return {
-            "type": "state", "room": self.code, "kind": self.kind, "game": self.game_no,
-            "cells": list(board.cells), "turn": board.turn, "result": self.result,
+            "type": "state", "room": self.code, "kind": self.kind, "game": self.game_no, "first": match.first,
+            "cells": list(board.cells), "turn": None if result else board.turn, "result": result,
             "line": list(line) if line else None, "moves": list(self.moves), "seats": seats,
-            "tally": {"wins": self.tally[:2], "draws": self.tally[2]}, "watchers": watchers,
+            "tally": {"wins": match.tally[:2], "draws": match.tally[2]}, "tally_text": match.tally_text(),
+            "result_text": self._result_sentences() if result else None, "watchers": watchers,
         }
+
+    def _result_sentences(self) -> list[str]:
+        """The result as said to seat 0, to seat 1 and to someone watching."""
+        match = self.match
+        winner = match.winner_seat()
+        watching = text.result_sentence(match.board, match.name_of(winner) if winner is not None else "")
+        second = match.result_sentence(you=1) if self.kind == "friend" else watching
+        return [match.result_sentence(you=0), second, watching]
 
     def to_dict(self) -> dict[str, Any]:
         """Everything, tokens included: for a room store, never for a client."""
-        return {"code": self.code, "kind": self.kind, "seats": [s.to_dict() if s else None for s in self.seats],
-                "starter": self.starter, "moves": list(self.moves), "game_no": self.game_no,
-                "tally": list(self.tally), "seed": self.seed, "touched": self.touched, "version": self.version}
+        return {"code": self.code, "kind": self.kind, "tokens": list(self.tokens), "match": self.match.to_dict(),
+                "touched": self.touched, "version": self.version}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Room:
-        seats = [Seat.from_dict(s) if s else None for s in data["seats"]]
-        return cls(data["code"], data["kind"], seats, starter=data["starter"], moves=list(data["moves"]),
-                   game_no=data["game_no"], tally=list(data["tally"]), seed=data["seed"],
-                   touched=data["touched"], version=data["version"])
+    def from_dict(cls, data: Mapping[str, Any], store: Store | None = None) -> Room:
+        """A room from :meth:`to_dict`; ``store`` is where its match records finished games."""
+        try:
+            tokens = [None if t is None else str(t) for t in data["tokens"]][:2]
+            return cls(str(data["code"]), "friend" if data["kind"] == "friend" else "computer",
+                       Match.from_dict(data["match"], store), tokens, touched=float(data["touched"]),
+                       version=int(data["version"]))
+        except (KeyError, IndexError, TypeError, ValueError) as error:
+            raise NoughtsError(f"this saved room is damaged ({type(error).__name__}: {error})") from None
 
 
-_EMPTY = Seat("", "human")
+def _match(opponent: str, name: str, first: str, store: Store | None, seed: int | str | None) -> Match:
+    """The room's match; what it refuses (a player that cannot play the board, say) it says why."""
+    try:
+        return Match(opponent, names=[name], first=first, store=store, seed=seed)
+    except NoughtsError as error:
+        sentence = str(error)
+        full_stop = "" if sentence.endswith(".") else "."
+        raise Rejection("bad_field", sentence[:1].upper() + sentence[1:] + full_stop) from None
 
 
 class RoomStore(Protocol):

@@ -6,12 +6,13 @@ import contextlib
 import socket
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
 
+from noughts import text
 from noughts.errors import NoughtsError
 from noughts.web.app import create_app
 from noughts.web.protocol import Limits
@@ -41,9 +42,12 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-def _config(app: Starlette, limits: Limits, log_level: str) -> uvicorn.Config:
+def _config(app: Starlette, limits: Limits, log_level: str,
+            environ: Mapping[str, str] | None = None) -> uvicorn.Config:
+    # uvicorn colours its log lines on a terminal; NO_COLOR (https://no-color.org) turns that off
+    colours = None if text.colour_wanted(environ) else False
     return uvicorn.Config(app, log_level=log_level, access_log=False, lifespan="on", server_header=False,
-                          ws_max_size=limits.max_frame_bytes, ws_per_message_deflate=False)
+                          ws_max_size=limits.max_frame_bytes, ws_per_message_deflate=False, use_colors=colours)
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, scores: bool = True,

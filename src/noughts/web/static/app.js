@@ -5,10 +5,12 @@ const $ = (id) => document.getElementById(id);
 const SIZE = 3;
 const SEATS_KEY = "noughts.seats"; // room code -> seat token, so a reload keeps the seat
 const NAME_KEY = "noughts.name";
+const PLAIN_KEY = "noughts.plain"; // "1": marks without colour (the letters alone)
 
 let ws = null;
 let retry = 0;
 let players = [];
+let firstRules = [];
 let me = { room: null, seat: null }; // which room this tab is in, and its seat (null: watching)
 let state = null; // the last "state" message
 let scores = null;
@@ -86,16 +88,18 @@ function myName() {
 const handlers = {
   welcome(message) {
     players = message.players;
+    firstRules = message.first || [];
     const select = $("opponent");
-    const chosen = select.value;
+    const chosen = select.dataset.chosen || message.default_opponent;
     select.replaceChildren(...players.map((p) => {
       const option = document.createElement("option");
       option.value = p.name;
-      option.textContent = p.description.split(":")[0];
+      option.textContent = p.label;
       return option;
     }));
-    select.value = players.some((p) => p.name === chosen) ? chosen : "hard";
+    select.value = players.some((p) => p.name === chosen) ? chosen : message.default_opponent;
     describeOpponent();
+    describeFirst();
   },
   joined(message) {
     me = { room: message.room, seat: message.seat };
@@ -127,13 +131,7 @@ const handlers = {
     notice(message.message);
   },
   recorded(message) {
-    let text = message.game_id ? `Saved as game ${message.game_id}.` : (message.message || "");
-    if (message.difficulty) {
-      text += message.points ? ` +${message.points} point${message.points > 1 ? "s" : ""}: your run is ${message.run}.`
-                             : " Your run is back to 0.";
-      if (message.new_high_score) text += ` A new ${message.difficulty} high score!`;
-    }
-    $("saved").textContent = text.trim();
+    $("saved").textContent = message.summary || message.message || "";
   },
   scores(message) {
     scores = message;
@@ -192,11 +190,14 @@ function renderCells(cells, line) {
   });
 }
 
-// "Hard", "Newell-Simon": a computer player's name as its menu shows it
+// the name people see: a person's own, a computer player's label ("Centre first")
 function shown(seat) {
-  if (!seat || seat.kind !== "computer") return seat ? seat.name : "";
-  const player = players.find((p) => p.name === seat.name);
-  return player ? player.description.split(":")[0] : seat.name;
+  return seat ? seat.label || seat.name : "";
+}
+
+function label(name) {
+  const player = players.find((p) => p.name === name);
+  return player ? player.label : name;
 }
 
 function seatName(seat, number) {
@@ -248,25 +249,15 @@ function render(before) {
     $("seats").append(item);
   }
 
-  // this room's tally, from this person's side when they have a seat
-  const wins = state.tally.wins;
-  const names = seats.map((s, n) => (n === me.seat ? "You" : s ? shown(s) : "Friend"));
-  const order = me.seat === 1 ? [1, 0] : [0, 1];
-  $("tally").textContent = `This room: ${names[order[0]]} ${wins[order[0]]} · ${names[order[1]]} ${wins[order[1]]}`
-    + ` · draws ${state.tally.draws}`;
+  // this room's tally, as the match says it: "Ann: 2 · Bo: 1 · draws: 0"
+  // (a line breaks between the parts, never between a name's colon and its number)
+  $("tally").textContent = state.tally_text.split(" · ").map((part) => part.replace(/: (\d+)$/, ":\u00a0$1")).join(" · ");
   renderScores();
 }
 
 function statusText(before) {
   const seats = state.seats;
-  if (state.result) {
-    if (state.result === "draw") return "A draw: the board is full and nobody has three in a row.";
-    const winner = seats.findIndex((s) => s && s.mark === state.result);
-    const along = describeLine(state.line);
-    if (winner === me.seat) return `You win! Three in a row ${along}.`;
-    if (me.seat === null) return `${shown(seats[winner])} (${state.result}) wins, three in a row ${along}.`;
-    return `${capital(seatName(seats[winner], winner))} wins, three in a row ${along}.`;
-  }
+  if (state.result) return state.result_text[me.seat === null ? 2 : me.seat]; // the match's sentence
   const turnSeat = seats.findIndex((s) => s && s.mark === state.turn);
   const toMove = turnSeat >= 0 ? turnSeat : seats.findIndex((s) => !s);
   let last = "";
@@ -286,15 +277,6 @@ function statusText(before) {
   if (!other) return `${last}Waiting for your friend to join: send them the link. They play ${state.turn}.`;
   if (other.kind === "computer") return `${last}The computer is thinking…`;
   return `${last}${other.name}'s turn (${state.turn}).${other.connected ? "" : " They are away for now."}`;
-}
-
-function describeLine(line) {
-  if (!line) return "";
-  const [a, , c] = line;
-  const rowA = Math.floor(a / SIZE), colA = a % SIZE, rowC = Math.floor(c / SIZE), colC = c % SIZE;
-  if (rowA === rowC) return `along row ${rowA + 1}`;
-  if (colA === colC) return `down column ${colA + 1}`;
-  return colA < colC ? "on the diagonal from the top left" : "on the diagonal from the top right";
 }
 
 const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
@@ -336,10 +318,7 @@ function renderScores() {
     const opponent = state ? state.seats.find((s) => s && s.kind === "computer") : null;
     const name = opponent ? opponent.name : $("opponent").value;
     const tally = scores.opponents[name];
-    if (tally) {
-      const label = shown({ kind: "computer", name });
-      text = `You against ${label}, all time: ${tally.wins} won, ${tally.losses} lost, ${tally.draws} drawn.`;
-    }
+    if (tally) text = `You against ${label(name)}, all time: ${tally.wins} won, ${tally.losses} lost, ${tally.draws} drawn.`;
   }
   $("versus").textContent = text;
 }
@@ -352,6 +331,16 @@ function describeOpponent() {
   const chosen = players.find((p) => p.name === $("opponent").value);
   $("opponent-about").textContent = chosen ? chosen.description : "";
   renderScores();
+}
+
+function describeFirst() {
+  const chosen = firstRules.find((r) => r.name === $("first").value);
+  $("first-about").textContent = chosen ? capital(chosen.description) + "." : "";
+}
+
+function plainMarks(on) {
+  document.documentElement.classList.toggle("plain", on);
+  if (on) localStorage.setItem(PLAIN_KEY, "1"); else localStorage.removeItem(PLAIN_KEY);
 }
 
 // ---- playing ----------------------------------------------------------------------------
@@ -404,7 +393,7 @@ function leaveRoom(tellServer = true) {
 }
 
 function first() {
-  return document.querySelector('input[name="first"]:checked').value;
+  return $("first").value;
 }
 
 function rememberName() {
@@ -423,7 +412,11 @@ function start(message) {
 function init() {
   buildBoard();
   $("name").value = localStorage.getItem(NAME_KEY) || "";
-  $("opponent").addEventListener("change", describeOpponent);
+  $("opponent").addEventListener("change", () => { $("opponent").dataset.chosen = $("opponent").value; describeOpponent(); });
+  $("first").addEventListener("change", describeFirst);
+  $("plain").checked = localStorage.getItem(PLAIN_KEY) === "1";
+  plainMarks($("plain").checked);
+  $("plain").addEventListener("change", () => plainMarks($("plain").checked));
   $("computer-form").addEventListener("submit", (event) => {
     event.preventDefault();
     start({ type: "play_computer", opponent: $("opponent").value });
