@@ -152,7 +152,7 @@ def test_a_room_round_trips_through_json_mid_game_and_records_each_game_once(tmp
         finish(again)
         assert store.count_games() == 1
         kept = Room.from_dict(json.loads(json.dumps(again.to_dict())), store)  # a finished game, read back
-        assert kept.to_dict()["match"]["recorded"] is True
+        assert kept.to_dict()["match"]["kept"] is True
         kept.rematch()
         finish(kept)
         assert store.count_games() == 2
