@@ -572,3 +572,67 @@ def test_screenshots(make_app: Callable[..., App], tmp_path: Path) -> None:
     pygame.image.save(app.surface, str(folder / "desktop-won.png"))
     for name in ("desktop-start.png", "desktop-won.png"):
         assert pygame.image.load(str(folder / name)).get_size() == (640, 760)
+
+
+# defects, each pinned ---------------------------------------------------------------------------
+def test_resume_after_changing_the_opponent_records_the_game_against_the_same_one(
+        make_app: Callable[..., App], tmp_path: Path) -> None:
+    app = make_app(opponent="parsons", mark="X")
+    line = parsons_losing_line()
+    click_cell(app, line[0])
+    settle(app)
+    header = app.controller.view().header
+    click_button(app, "menu")
+    keys = [c.key for c in app.controller.view().opponents]
+    click(app, start_layout(app).opponents[keys.index("hard")].centre)
+    resume = start_layout(app).resume
+    assert resume is not None
+    click(app, resume.centre)
+    assert app.controller.view().header == header and "Hard" not in header
+    for cell in line[1:]:
+        click_cell(app, cell)
+        settle(app)
+    assert app.controller.view().banner == "You win"
+    app.close()
+    with open_store(tmp_path / "scores.db") as store:
+        assert [g.o.name for g in store.games()] == ["parsons"]
+        assert store.scores().high["hard"] == 0  # no +3 for a game hard never played
+
+
+def test_an_opponent_that_cannot_play_the_board_is_refused_before_the_window_opens() -> None:
+    with pytest.raises(NoughtsError, match=r"cannot play a 4×4 board.*Opponents that can"):
+        open_app(opponent="parsons", size="4", mark="O", no_scores=True)
+
+
+def test_marks_are_drawn_in_the_shared_colours_and_plain_with_no_color(make_app: Callable[..., App]) -> None:
+    from noughts.text import MARK_COLOURS
+
+    def rgb(hex_colour: str) -> tuple[int, int, int]:
+        return (int(hex_colour[1:3], 16), int(hex_colour[3:5], 16), int(hex_colour[5:7], 16))
+
+    app = make_app(opponent="person", first="me")
+    click_cell(app, 4)
+    click_cell(app, 0)
+    layout = game_layout(app)
+    assert pixel(app, layout.board.centre(4)) == rgb(MARK_COLOURS["X"])
+    assert pixel(app, ring_point(layout, 0)) == rgb(MARK_COLOURS["O"])
+    plain = make_app(opponent="person", first="me", environ={"USER": "tester", "NO_COLOR": "1"})
+    click_cell(plain, 4)
+    click_cell(plain, 0)
+    layout = game_layout(plain)
+    x, o = pixel(plain, layout.board.centre(4)), pixel(plain, ring_point(layout, 0))
+    assert x == o and x[0] == x[1] == x[2] or max(x) - min(x) < 24  # one plain ink, no hue
+    assert x != rgb(MARK_COLOURS["X"])
+
+
+def test_a_display_with_nothing_behind_it_is_refused_with_one_line() -> None:
+    import subprocess
+
+    number = next(n for n in range(87, 200) if not Path(f"/tmp/.X11-unix/X{n}").exists())
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER")}
+    env["DISPLAY"] = f":{number}"
+    result = subprocess.run([sys.executable, "-m", "noughts", "gui", "--opponent", "hard", "--first", "me",
+                             "--no-scores"], capture_output=True, text=True, timeout=60, env=env)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith("noughts: ") and result.stderr.count("\n") == 1
+    assert f":{number}" in result.stderr and "Traceback" not in result.stderr

@@ -258,3 +258,56 @@ def test_the_view_is_plain_data() -> None:
     with pytest.raises(AttributeError):
         view.status = "changed"  # type: ignore[misc]
     assert isinstance(game_layout(640, 760, 3, 3), GameLayout)
+
+
+# defects, each pinned ---------------------------------------------------------------------------
+def test_choosing_two_people_in_the_menu_after_a_game_shows_the_start_screen() -> None:
+    controller, worker = make(opponent="parsons", first="me")
+    controller.play_cell(0)
+    worker.answer(controller)
+    controller.press("menu")
+    controller.activate(("opponent", "person"))  # crashed building the tally line (IndexError)
+    view = controller.view()
+    assert view.screen == "start" and [c.key for c in view.opponents if c.selected] == ["person"]
+    controller.key("down")  # and round again with the keys: person, then the first opponent
+    controller.key("up")
+    assert [c.key for c in controller.view().opponents if c.selected] == ["person"]
+    controller.press("play")
+    view = controller.view()
+    assert view.screen == "game" and "Player 2" in view.header
+
+
+def test_resume_goes_back_to_the_same_game_against_the_same_opponent() -> None:
+    controller, worker = make(opponent="easy", first="me", seed=2)
+    controller.play_cell(4)
+    worker.answer(controller)
+    before = board(controller)
+    header = controller.view().header
+    controller.press("menu")
+    controller.activate(("opponent", "hard"))
+    controller.press("resume")
+    view = controller.view()
+    assert view.screen == "game" and board(controller) == before
+    assert view.header == header and "Hard" not in view.header
+    assert controller.game is not None
+    controller.play_cell(controller.game.board.legal_moves[0])
+    worker.answer(controller)
+    assert controller.view().header == header and controller.game.board.ply == 4
+
+
+def test_the_thinking_line_shows_whenever_the_computer_works() -> None:
+    store = Store.disabled("Scores and history are off: the folder cannot be written. The game still plays.")
+    controller, worker = make(opponent="parsons", first="computer", store=store)
+    assert worker.jobs and "is thinking…" in controller.view().status  # the notice hid it
+    worker.answer(controller)
+    controller.play_cell(0)
+    assert worker.jobs and "is thinking…" in controller.view().status
+    controller.play_cell(8)  # not your turn: said, and the thinking still shows
+    assert "is thinking…" in controller.view().status
+    controller.press("hint")
+    assert "is thinking…" in controller.view().status
+    controller.press("menu")
+    controller.press("play")  # a new game over the unfinished one: the computer starts it
+    assert worker.jobs and controller.view().screen == "game"
+    assert "is thinking…" in controller.view().status
+    assert controller.view().thinking
