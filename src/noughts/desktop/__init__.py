@@ -7,7 +7,8 @@ The package is three layers that are tested apart:
 
 * :mod:`~noughts.desktop.layout` — pure geometry from the window size (``cell_at``, the buttons);
 * :mod:`~noughts.desktop.controller` — the game flow as a state machine of high-level inputs
-  (a cell, a key, a button, the computer's answer), with no pygame;
+  (a cell, a key, a button, the computer's answer) driving a :class:`~noughts.match.Match`,
+  with no pygame;
 * :mod:`~noughts.desktop.draw` and :mod:`~noughts.desktop.app` — drawing a view, and the window's
   event loop, with the computer's moves worked out on a background thread.
 """
@@ -25,8 +26,35 @@ __all__ = ["MISSING_PYGAME", "open_app", "run"]
 MISSING_PYGAME = "the desktop game needs pygame-ce: pip install 'noughts[desktop]'"
 
 
-def _text(value: object) -> str | None:
-    return None if value is None else str(value)
+def _whole(text: str, flag: str, what: str, low: int | None = 1) -> int:
+    from noughts.errors import NoughtsError
+    from noughts.text import shown
+
+    cleaned = text.strip()
+    digits = cleaned[1:] if cleaned[:1] in "+-" else cleaned
+    if not (digits.isascii() and digits.isdigit() and len(digits) <= 18):
+        raise NoughtsError(f"{flag} takes {what}, not {shown(text)}")
+    if low is not None and int(cleaned) < low:
+        raise NoughtsError(f"{flag} takes {what}, not {int(cleaned)}")
+    return int(cleaned)
+
+
+def _first(first: str | None, mark: str | None) -> str | None:
+    """Who starts, from --first and --mark (X always moves first, so --mark X is --first me)."""
+    from noughts.errors import NoughtsError
+    from noughts.match import first_rule
+    from noughts.text import shown
+
+    rule = first_rule(first) if first is not None else None
+    if mark is None:
+        return rule
+    side = mark.strip().upper()
+    if side not in ("X", "O"):
+        raise NoughtsError(f"--mark takes X or O, not {shown(mark)}")
+    implied = "me" if side == "X" else "computer"
+    if rule is not None and rule != implied:
+        raise NoughtsError(f"X always moves first, so --mark {side} means --first {implied}, not --first {rule}")
+    return implied
 
 
 def open_app(*, opponent: str | None = None, first: str | None = None, mark: str | None = None,
@@ -37,13 +65,30 @@ def open_app(*, opponent: str | None = None, first: str | None = None, mark: str
     """Check the options as `noughts play` does, open the score store and the window.
 
     Raises :class:`~noughts.errors.NoughtsError` (with a sentence for the person) for a bad
-    option, a missing pygame, or no display to open a window on.
+    option, an opponent that cannot play the board, a missing pygame, or no screen to open a
+    window on.
     """
+    from noughts.board import Board
     from noughts.errors import NoughtsError
-    from noughts.terminal import play_options
+    from noughts.match import DEFAULT_FIRST, Match, opponent_name
 
-    options = play_options(opponent=opponent, first=first, mark=mark, seed=_text(seed), size=_text(size),
-                           k=_text(k), db=db, names=names, no_scores=no_scores)
+    chosen = opponent_name(opponent) if opponent is not None else None
+    rule = _first(first, mark)
+    rows = cols = 3
+    if size is not None:
+        rows_text, cross, cols_text = str(size).strip().lower().replace("×", "x").partition("x")
+        what = "a board size like 4 (4×4) or 4x5 (4 rows, 5 columns)"
+        rows = _whole(rows_text, "--size", what)
+        cols = _whole(cols_text, "--size", what) if cross else rows
+    wins = _whole(str(k), "--k", "the number of marks in a row that wins, like 3") if k is not None else None
+    seed_number = _whole(str(seed), "--seed", "a whole number", low=None) if seed is not None else None
+    given = list(names or ())
+    if len(given) > 2:
+        raise NoughtsError("--name can be given twice at most: your name, then the other person's")
+    board = Board(rows, cols, wins)  # a bad shape is refused now, with the reason
+    if chosen is not None:  # the match refuses what cannot be played (the board, the names) before a window opens
+        Match(chosen, names=given, first=rule or DEFAULT_FIRST, rows=board.rows, cols=board.cols, k=board.k,
+              environ=environ)
     try:
         delay = float(think_delay)
     except ValueError:
@@ -60,14 +105,13 @@ def open_app(*, opponent: str | None = None, first: str | None = None, mark: str
     from noughts.desktop.app import DEFAULT_WINDOW, App
 
     store = None
-    if options.scores:
+    if not no_scores:
         from noughts.store import open_store
 
-        store = open_store(options.db, environ=environ)  # never raises: problems become notices
+        store = open_store(db, environ=environ)  # never raises: problems become notices
     try:
-        return App(rows=options.rows, cols=options.cols, k=options.k, opponent=options.opponent,
-                   first=options.first, seed=options.seed, names=options.names, store=store,
-                   think_delay=delay, window=window or DEFAULT_WINDOW, environ=environ)
+        return App(rows=board.rows, cols=board.cols, k=board.k, opponent=chosen, first=rule, seed=seed_number,
+                   names=given, store=store, think_delay=delay, window=window or DEFAULT_WINDOW, environ=environ)
     except BaseException:
         if store is not None:
             store.close()
