@@ -322,8 +322,10 @@ def test_the_thinking_line_shows_whenever_the_computer_works() -> None:
     assert "is thinking…" in controller.view().status
     controller.press("hint")
     assert "is thinking…" in controller.view().status
-    controller.press("menu")
+    controller.press("menu")  # the computer works on: the start screen says so too
+    assert controller.view().notes.startswith("Centre first is thinking…")
     worker.answer(controller)  # the computer's move, and which opponents can play this board
+    assert "thinking" not in controller.view().notes
     controller.press("play")  # a new game over the unfinished one: the computer starts it
     assert worker.jobs and controller.view().screen == "game"
     assert controller.view().status.startswith("A new game was started: it is not counted.")
@@ -374,7 +376,9 @@ def test_opponents_that_cannot_play_the_board_are_marked_and_refused_with_the_re
                                    "it only plays 3×3 with 3 in a row. Opponents that can: ")
     assert view.status == view.problem
     marked = {c.key for c in view.opponents if not c.enabled}
-    assert marked == {"parsons", "mdttt", "newell-simon", "simple-rules"}
+    # the 3×3-only players; (on a busy machine the solver's one-second test may leave out more)
+    assert {"parsons", "mdttt", "newell-simon", "simple-rules"} <= marked
+    assert not marked & {"easy", "random", "arduino", "minimax", "person"}
     controller.choose_opponent("mdttt")
     view = controller.view()
     assert view.problem == "" and "It cannot play this board: it only plays 3×3" in view.description

@@ -593,7 +593,9 @@ class Controller:
                 about = f"{about}. It cannot play this board: {unable[self.opponent]}."
         start = self.start_board
         board_note = f"Board {start.rows}×{start.cols}, {start.k} in a row wins. X always moves first."
-        notes = " ".join(part for part in (self.notice, board_note) if part)
+        # the computer may still be working on the game that Resume goes back to
+        working = f"{self._opponent_name()} is thinking…" if self.thinking else ""
+        notes = " ".join(part for part in (working, self.notice, board_note) if part)
         heading = "The first person plays" if self.opponent == PERSON else "You play"
         return ViewState(
             screen="start", board=start, status=self.problem or self.notice, pointer=self.pointer,

@@ -323,7 +323,8 @@ def _draw_start(surface: pygame.Surface, view: ViewState, layout: StartLayout) -
                 hovered=view.pointer == ("button", "resume"))
     notes = layout.notes
     tally = f"This session: {view.tally}" if view.tally else ""
-    sentences = " ".join(f"{text.rstrip('.')}." for text in (view.notes, tally, view.scores) if text)
+    sentences = " ".join(text if text.endswith((".", "…", "!", "?")) else f"{text}."
+                         for text in (view.notes, tally, view.scores) if text)
     _paragraph(surface, sentences, notes, MUTED, max_size=max(14, min(26, notes.h // 3)))
 
 
