@@ -119,8 +119,8 @@ def _connects(family: int, address: str | bytes | tuple[str, int]) -> bool:
 def _x_answers(display: str) -> bool:
     """Whether an X server listens for ``display`` (``:0``, ``unix:0.0``, ``host:10.0``).
 
-    A form this does not understand counts as answering: SDL then tries, and the driver check in
-    :class:`App` still catches a fallback to an invisible window.
+    A form this does not understand counts as answering: SDL then tries, and :func:`_open_display`
+    still catches a fallback to an invisible window.
     """
     host, colon, rest = display.rpartition(":")
     number = rest.split(".")[0]
@@ -130,11 +130,11 @@ def _x_answers(display: str) -> bool:
         path = f"/tmp/.X11-unix/X{number}"
         # Linux X servers also listen on an abstract socket of the same name (seen across containers)
         return _connects(socket.AF_UNIX, path) or _connects(socket.AF_UNIX, "\0" + path)
-    try:
-        return _connects(socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET,
-                         (host.strip("[]"), 6000 + int(number)))
+    try:  # a TCP display, as ssh -X forwards it: any address the name resolves to will do
+        socket.create_connection((host.strip("[]"), 6000 + int(number)), timeout=_PROBE_SECONDS).close()
     except (OSError, UnicodeError, ValueError):
         return False
+    return True
 
 
 def _wayland_answers(name: str, env: Mapping[str, str]) -> bool:
