@@ -85,9 +85,9 @@ def press(app: App, key: int) -> None:
 
 
 def settle(app: App, timeout: float = 10.0) -> None:
-    """Step the loop until the computer has answered (its move and any hint)."""
+    """Step the loop until the computer has answered (its move, any hint, which opponents can play)."""
     deadline = time.monotonic() + timeout
-    while app.controller.thinking or app.controller._hint_job is not None:
+    while app.controller.thinking or app.controller._hint_job is not None or app.controller._able_job is not None:
         assert time.monotonic() < deadline, "the computer never answered"
         app.step()
         time.sleep(0.002)
@@ -178,7 +178,7 @@ def test_a_whole_game_against_each_difficulty(make_app: Callable[..., App], tmp_
     view = controller.view()
     result = controller.game.result  # type: ignore[union-attr]
     assert result is not None
-    assert view.banner == {"X": "You win", "O": "You lose", "draw": "Draw"}[result]
+    assert view.banner == {"X": "You win", "O": "You lose", "draw": "It's a draw"}[result]
     if difficulty == "hard":
         assert result != "X", "hard never loses"
     check_pixels(app)
@@ -203,7 +203,7 @@ def test_two_people_take_turns_and_the_strike_and_banner_show_x_wins(make_app: C
     assert "tester (X) to move" in status(app)
     click_cell(app, 6)  # a3: X has the left column
     view = app.controller.view()
-    assert view.banner == "X wins" and view.line == (0, 3, 6)
+    assert view.banner == "tester wins" and view.line == (0, 3, 6)
     assert "tester (X) wins along the left column a1–a3" in view.status
     check_pixels(app)
     assert pixel(app, game_layout(app).board.centre(1)) == CELL  # an O's cell: its centre is empty
@@ -222,10 +222,12 @@ def test_start_screen_chooses_the_opponent_and_noughts_go_second(make_app: Calla
     names = [c.key for c in view.opponents]
     assert names[:3] == ["easy", "medium", "hard"] and names[-1] == "person"
     click(app, layout.opponents[names.index("hard")].centre)
-    click(app, layout.sides[[c.key for c in view.sides].index("O")].centre)
+    click(app, layout.sides[[c.key for c in view.sides].index("computer")].centre)
     view = app.controller.view()
     assert [c.key for c in view.opponents if c.selected] == ["hard"]
-    assert [c.key for c in view.sides if c.selected] == ["O"]
+    assert [c.key for c in view.sides if c.selected] == ["computer"]
+    assert [c.label for c in view.sides if c.selected] == ["Noughts (O): go second"]
+    settle(app)  # the check of which opponents can play this board is in
     click(app, start_layout(app).play.centre)
     assert app.controller.view().screen == "game"
     settle(app)  # hard is X and moves first
@@ -291,11 +293,11 @@ def test_misuse_does_nothing_and_says_why(make_app: Callable[..., App]) -> None:
     click_cell(app, 0)  # a1; parsons now "thinks" for 0.4 s
     assert controller.thinking
     click_cell(app, 8)  # not your turn
-    assert status(app) == "Wait: it is not your turn, Parsons is thinking."
+    assert status(app) == "Wait: it is not your turn. Centre first is thinking…"
     press(app, pygame.K_9)
-    assert status(app) == "Wait: it is not your turn, Parsons is thinking."
+    assert status(app) == "Wait: it is not your turn. Centre first is thinking…"
     press(app, pygame.K_h)
-    assert status(app) == "Wait: Parsons is thinking; a hint comes at your move."
+    assert status(app) == "Wait: a hint comes at your move. Centre first is thinking…"
     assert str(controller.game.board) == "X../.../..."  # type: ignore[union-attr]
     settle(app)
     assert str(controller.game.board) == "X../.O./..."  # type: ignore[union-attr]
@@ -336,12 +338,12 @@ def test_undo_takes_back_the_persons_move_and_the_reply(make_app: Callable[..., 
     assert board.ply == 4
     click_button(app, "undo")
     assert app.controller.game.board.ply == 2  # type: ignore[union-attr]
-    assert status(app).startswith("Took back your move c3 and Parsons's reply")
+    assert status(app).startswith("Took back your move c3 and Centre first's reply")
     assert app.controller.view().last == 4  # parsons's b2 is the last move again
     check_pixels(app)
     press(app, pygame.K_u)
     assert str(app.controller.game.board) == ".../.../..."  # type: ignore[union-attr]
-    assert status(app).startswith("Took back your move a1 and Parsons's reply b2")
+    assert status(app).startswith("Took back your move a1 and Centre first's reply b2")
     check_pixels(app)
 
 
@@ -349,7 +351,7 @@ def test_hint_highlights_the_best_cell_and_says_how_it_ends(make_app: Callable[.
     app = make_app(opponent="person", first="me")
     click_button(app, "hint")
     settle(app)
-    assert status(app).endswith("draws with best play on both sides.")
+    assert "draws with best play on both sides." in status(app)
     for cell in (0, 1, 3, 4):  # X to move, a3 wins at once
         click_cell(app, cell)
     press(app, pygame.K_h)
@@ -360,7 +362,7 @@ def test_hint_highlights_the_best_cell_and_says_how_it_ends(make_app: Callable[.
     click_cell(app, 2)  # c1 instead: the hint goes away
     assert app.controller.view().hint is None
     click_cell(app, 7)  # O takes b3: the middle column
-    assert app.controller.view().banner == "O wins"
+    assert app.controller.view().banner == "Player 2 wins"
 
 
 def test_hint_says_wins_in_three(make_app: Callable[..., App]) -> None:
@@ -369,7 +371,7 @@ def test_hint_says_wins_in_three(make_app: Callable[..., App]) -> None:
         click_cell(app, cell)
     click_button(app, "hint")
     settle(app)
-    assert status(app) == "Hint: a2 wins in 3 (moves by both sides, this one included)."
+    assert status(app).startswith("Hint: a2 wins in 3 (moves by both sides, this one included).")
     assert app.controller.view().hint == 3
     check_pixels(app)
 
@@ -397,7 +399,7 @@ def test_the_window_keeps_running_while_the_computer_thinks(make_app: Callable[.
         pygame.event.post(pygame.event.Event(pygame.VIDEORESIZE, size=(610, 730), w=610, h=730))
         app.step()
     assert time.monotonic() - started < 2
-    assert app.controller.thinking and "Perfect is thinking" in status(app)
+    assert app.controller.thinking and "Perfect is thinking…" in status(app)
     release.set()
     settle(app)
     assert app.controller.game.board.ply == 2  # type: ignore[union-attr]
@@ -416,13 +418,22 @@ def test_the_thinking_pause_is_a_setting(make_app: Callable[..., App]) -> None:
     assert time.monotonic() - started < 0.3
 
 
-def test_a_computer_that_cannot_play_this_board_abandons_the_game(make_app: Callable[..., App],
-                                                                  tmp_path: Path) -> None:
-    app = make_app(opponent="parsons", mark="O", size="4")
+def test_a_computer_that_fails_abandons_the_game_uncounted(make_app: Callable[..., App], tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    class Broken:
+        name = "broken"
+
+        def choose(self, board: Board) -> int:
+            raise NoughtsError("its rule book is missing a page.")
+
+    from noughts import players
+
+    monkeypatch.setattr(players, "get", lambda name, rng=None: Broken())
+    app = make_app(opponent="arduino", mark="O")
     settle(app)
     view = app.controller.view()
     assert view.banner == "Game abandoned"
-    assert view.status.startswith("Parsons cannot go on: the parsons player only plays 3×3")
+    assert view.status == "Arduino rules cannot go on (its rule book is missing a page): it is not counted."
     click_cell(app, 0)
     assert status(app).startswith("This game is over")
     app.close()
@@ -464,7 +475,7 @@ def test_finished_games_are_recorded_once_and_abandoned_ones_never(make_app: Cal
     app = make_app(opponent="person", first="me")
     for cell in (0, 1, 3, 4, 6):
         click_cell(app, cell)
-    assert app.controller.view().banner == "X wins"
+    assert app.controller.view().banner == "tester wins"
     for _ in range(5):
         app.step()
         click_cell(app, 8)
@@ -473,12 +484,13 @@ def test_finished_games_are_recorded_once_and_abandoned_ones_never(make_app: Cal
     click_button(app, "again")
     click_cell(app, 4)
     click_button(app, "menu")
+    settle(app)
     click(app, start_layout(app).play.centre)  # a new game: the unfinished one is dropped
-    assert status(app) == "The unfinished game was not counted."
+    assert status(app) == "A new game was started: it is not counted."
     for cell in (0, 1, 3, 4, 6):
         click_cell(app, cell)
     assert app.controller.tally == [2, 0, 0]
-    assert app.controller.view().tally == "This session: tester 2, Player 2 0, 0 draws"
+    assert app.controller.view().tally == "tester: 2 · Player 2: 0 · draws: 0"
     click_button(app, "again")
     click_cell(app, 4)
     app.close()
@@ -499,7 +511,7 @@ def test_scores_off_still_plays(make_app: Callable[..., App], tmp_path: Path) ->
     app = make_app(opponent="person", first="me", no_scores=True)
     for cell in (0, 1, 3, 4, 6):
         click_cell(app, cell)
-    assert app.controller.view().banner == "X wins"
+    assert app.controller.view().banner == "tester wins"
     assert "Saved" not in status(app)
     assert not (tmp_path / "scores.db").exists()
 
@@ -572,3 +584,92 @@ def test_screenshots(make_app: Callable[..., App], tmp_path: Path) -> None:
     pygame.image.save(app.surface, str(folder / "desktop-won.png"))
     for name in ("desktop-start.png", "desktop-won.png"):
         assert pygame.image.load(str(folder / name)).get_size() == (640, 760)
+
+
+# defects, each pinned ---------------------------------------------------------------------------
+def test_resume_after_changing_the_opponent_records_the_game_against_the_same_one(
+        make_app: Callable[..., App], tmp_path: Path) -> None:
+    app = make_app(opponent="parsons", mark="X")
+    line = parsons_losing_line()
+    click_cell(app, line[0])
+    settle(app)
+    header = app.controller.view().header
+    click_button(app, "menu")
+    keys = [c.key for c in app.controller.view().opponents]
+    click(app, start_layout(app).opponents[keys.index("hard")].centre)
+    resume = start_layout(app).resume
+    assert resume is not None
+    click(app, resume.centre)
+    assert app.controller.view().header == header and "Hard" not in header
+    for cell in line[1:]:
+        click_cell(app, cell)
+        settle(app)
+    assert app.controller.view().banner == "You win"
+    app.close()
+    with open_store(tmp_path / "scores.db") as store:
+        assert [g.o.name for g in store.games()] == ["parsons"]
+        assert store.scores().high["hard"] == 0  # no +3 for a game hard never played
+
+
+def test_an_opponent_that_cannot_play_the_board_is_refused_before_the_window_opens() -> None:
+    with pytest.raises(NoughtsError, match=r"cannot play a 4×4 board.*Opponents that can"):
+        open_app(opponent="parsons", size="4", mark="O", no_scores=True)
+
+
+def test_marks_are_drawn_in_the_shared_colours_and_plain_with_no_color(make_app: Callable[..., App]) -> None:
+    from noughts.text import MARK_COLOURS
+
+    def rgb(hex_colour: str) -> tuple[int, int, int]:
+        return (int(hex_colour[1:3], 16), int(hex_colour[3:5], 16), int(hex_colour[5:7], 16))
+
+    app = make_app(opponent="person", first="me")
+    click_cell(app, 4)
+    click_cell(app, 0)
+    layout = game_layout(app)
+    assert pixel(app, layout.board.centre(4)) == rgb(MARK_COLOURS["X"])
+    assert pixel(app, ring_point(layout, 0)) == rgb(MARK_COLOURS["O"])
+    plain = make_app(opponent="person", first="me", environ={"USER": "tester", "NO_COLOR": "1"})
+    click_cell(plain, 4)
+    click_cell(plain, 0)
+    layout = game_layout(plain)
+    x, o = pixel(plain, layout.board.centre(4)), pixel(plain, ring_point(layout, 0))
+    assert x == o and max(x) - min(x) < 24  # one plain ink for both, a grey: the shapes tell them apart
+    assert x != rgb(MARK_COLOURS["X"])
+
+
+def test_a_display_with_nothing_behind_it_is_refused_with_one_line() -> None:
+    import subprocess
+
+    number = next(n for n in range(87, 200) if not Path(f"/tmp/.X11-unix/X{n}").exists())
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER")}
+    env["DISPLAY"] = f":{number}"
+    result = subprocess.run([sys.executable, "-m", "noughts", "gui", "--opponent", "hard", "--first", "me",
+                             "--no-scores"], capture_output=True, text=True, timeout=60, env=env)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith("noughts: ") and result.stderr.count("\n") == 1
+    assert f":{number}" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_the_screen_probe_finds_a_listening_x_socket_and_refuses_a_silent_one() -> None:
+    import socket
+
+    from noughts.desktop.app import _require_a_screen, _x_answers
+
+    number = next(n for n in range(87, 200) if not Path(f"/tmp/.X11-unix/X{n}").exists())
+    assert not _x_answers(f":{number}") and not _x_answers(f"unix:{number}.0")
+    with pytest.raises(NoughtsError, match=f"no screen answers at DISPLAY=:{number} "):
+        _require_a_screen({"DISPLAY": f":{number}"})
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:  # an X server's abstract socket
+        server.bind(f"\0/tmp/.X11-unix/X{number}")
+        server.listen(16)
+        assert _x_answers(f":{number}") and _x_answers(f":{number}.0")
+        _require_a_screen({"DISPLAY": f":{number}"})
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as server:  # over TCP, as ssh -X forwards it
+        port = next(p for p in range(6087, 6200) if not _x_answers(f"127.0.0.1:{p - 6000}"))
+        server.bind(("127.0.0.1", port))
+        server.listen(16)
+        assert _x_answers(f"127.0.0.1:{port - 6000}")
+    with pytest.raises(NoughtsError, match="no DISPLAY or WAYLAND_DISPLAY"):
+        _require_a_screen({})
+    with pytest.raises(NoughtsError, match="WAYLAND_DISPLAY=wayland-87"):
+        _require_a_screen({"WAYLAND_DISPLAY": "wayland-87", "XDG_RUNTIME_DIR": "/nonexistent"})

@@ -87,6 +87,7 @@ def test_a_stale_computer_answer_is_dropped() -> None:
     match.undo()  # the person takes the move back while the computer is thinking
     assert match.apply(job, job.run()) is False and match.game is not None and match.game.moves == ()
     match.play(4)
+    assert match.apply(job, job.run()) is False  # the same number of moves, another position
     again = match.computer_job()
     assert again is not None and match.apply(again, again.run()) and len(match.game.moves) == 2
 

@@ -192,7 +192,8 @@ def _add_game_options(p: argparse.ArgumentParser) -> None:
                         "at this keyboard); the menu's default is medium")
     p.add_argument("--first", metavar="WHO",
                    help="who moves first, and so plays X: me, computer (with two people: the second "
-                        "person), alternate (each game, you first) or random; the menu's default is alternate")
+                        "person), alternate (each game, you first), loser (the loser of each game starts the next) or "
+                        "random; the menu's default is alternate")
     p.add_argument("--mark", metavar="X|O",
                    help="your mark; X always moves first, so X is --first me and O is --first computer")
     p.add_argument("--seed", metavar="N", help="seed for the computer's random choices and random first moves")

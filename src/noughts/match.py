@@ -376,7 +376,9 @@ class Match:
     def intro(self) -> str:
         """Who plays what in the game in play: 'Ann is X and moves first; Medium is O.'"""
         x, o = self.name_of(self.x_seat), self.name_of(1 - self.x_seat)
-        return f"{x} is X and moves first; {o} is O."
+        if x == "You":
+            return f"You are X and move first; {o} is O."
+        return f"{x} is X and moves first; you are O." if o == "You" else f"{x} is X and moves first; {o} is O."
 
     def abandon(self, why: str = "The game was given up") -> None:
         """End the game in play without counting it."""
@@ -417,8 +419,8 @@ class Match:
     def apply(self, job: ComputerMove, cell: int) -> bool:
         """Play the answer to ``job`` if the game is still where it was asked; else drop it (False)."""
         if (self.game is None or self.game_over or job.game_number != self.games
-                or job.ply != len(self.game.moves) or not self.computer_to_move):
-            return False
+                or job.board != self.game.board or not self.computer_to_move):
+            return False  # asked about another game or position (a move was undone and replaced)
         self.game.play(cell)
         return True
 

@@ -7,7 +7,8 @@ The package is three layers that are tested apart:
 
 * :mod:`~noughts.desktop.layout` — pure geometry from the window size (``cell_at``, the buttons);
 * :mod:`~noughts.desktop.controller` — the game flow as a state machine of high-level inputs
-  (a cell, a key, a button, the computer's answer), with no pygame;
+  (a cell, a key, a button, the computer's answer) driving a :class:`~noughts.match.Match`,
+  with no pygame;
 * :mod:`~noughts.desktop.draw` and :mod:`~noughts.desktop.app` — drawing a view, and the window's
   event loop, with the computer's moves worked out on a background thread.
 """
@@ -25,10 +26,6 @@ __all__ = ["MISSING_PYGAME", "open_app", "run"]
 MISSING_PYGAME = "the desktop game needs pygame-ce: pip install 'noughts[desktop]'"
 
 
-def _text(value: object) -> str | None:
-    return None if value is None else str(value)
-
-
 def open_app(*, opponent: str | None = None, first: str | None = None, mark: str | None = None,
              seed: str | int | None = None, size: str | int | None = None, k: str | int | None = None,
              db: str | None = None, names: Sequence[str] | None = None, no_scores: bool = False,
@@ -37,13 +34,18 @@ def open_app(*, opponent: str | None = None, first: str | None = None, mark: str
     """Check the options as `noughts play` does, open the score store and the window.
 
     Raises :class:`~noughts.errors.NoughtsError` (with a sentence for the person) for a bad
-    option, a missing pygame, or no display to open a window on.
+    option, an opponent that cannot play the board, a missing pygame, or no screen to open a
+    window on.
     """
     from noughts.errors import NoughtsError
-    from noughts.match import play_options
+    from noughts.match import DEFAULT_FIRST, Match, play_options
 
-    options = play_options(opponent=opponent, first=first, mark=mark, seed=_text(seed), size=_text(size),
-                           k=_text(k), db=db, names=names, no_scores=no_scores)
+    options = play_options(opponent=opponent, first=first, mark=mark,
+                           seed=None if seed is None else str(seed), size=None if size is None else str(size),
+                           k=None if k is None else str(k), names=names)
+    if options.opponent is not None:  # the match refuses what cannot be played before a window opens
+        Match(options.opponent, names=options.names, first=options.first or DEFAULT_FIRST, rows=options.rows,
+              cols=options.cols, k=options.k, environ=environ)
     try:
         delay = float(think_delay)
     except ValueError:
@@ -60,14 +62,14 @@ def open_app(*, opponent: str | None = None, first: str | None = None, mark: str
     from noughts.desktop.app import DEFAULT_WINDOW, App
 
     store = None
-    if options.scores:
+    if not no_scores:
         from noughts.store import open_store
 
-        store = open_store(options.db, environ=environ)  # never raises: problems become notices
+        store = open_store(db, environ=environ)  # never raises: problems become notices
     try:
         return App(rows=options.rows, cols=options.cols, k=options.k, opponent=options.opponent,
-                   first=options.first, seed=options.seed, names=options.names, store=store,
-                   think_delay=delay, window=window or DEFAULT_WINDOW, environ=environ)
+                   first=options.first, seed=options.seed, names=options.names, store=store, think_delay=delay,
+                   window=window or DEFAULT_WINDOW, environ=environ)
     except BaseException:
         if store is not None:
             store.close()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import queue
+import socket
 import sys
 import threading
 import time
@@ -27,6 +28,8 @@ from noughts.store import Store
 __all__ = ["App", "DEFAULT_WINDOW", "JOB_DONE", "ThreadWorker"]
 
 DEFAULT_WINDOW = (640, 760)
+_PROBE_SECONDS = 1.0  # how long to wait for a screen's socket to answer
+_INVISIBLE = frozenset({"offscreen", "dummy"})  # SDL drivers that show nothing to anyone
 JOB_DONE = pygame.event.custom_type()  # a worker's answer: token, result, error
 
 _KEYS = {
@@ -87,10 +90,73 @@ class ThreadWorker:
 
 
 def _require_a_screen(env: Mapping[str, str]) -> None:
-    # Without one, SDL falls back to an invisible offscreen window: nobody would see the game.
-    if sys.platform.startswith("linux") and not (env.get("DISPLAY") or env.get("WAYLAND_DISPLAY")):
+    """Refuse at once when no screen answers: SDL would otherwise fall back to an invisible
+    offscreen window, and the person would wait for a game nobody can see."""
+    if not sys.platform.startswith("linux"):
+        return
+    display, wayland = env.get("DISPLAY", ""), env.get("WAYLAND_DISPLAY", "")
+    if not display and not wayland:
         raise NoughtsError("there is no screen to open a window on (no DISPLAY or WAYLAND_DISPLAY); "
                            "play in the terminal with 'noughts play' instead")
+    if (wayland and _wayland_answers(wayland, env)) or (display and _x_answers(display)):
+        return
+    where = " or ".join(f"{name}={value}" for name, value in (("DISPLAY", display), ("WAYLAND_DISPLAY", wayland))
+                        if value)
+    raise NoughtsError(f"no screen answers at {where} (is the X server or desktop session still running?); "
+                       "play in the terminal with 'noughts play' instead")
+
+
+def _connects(family: int, address: str | bytes | tuple[str, int]) -> bool:
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.settimeout(_PROBE_SECONDS)
+        try:
+            probe.connect(address)
+        except OSError:
+            return False
+    return True
+
+
+def _x_answers(display: str) -> bool:
+    """Whether an X server listens for ``display`` (``:0``, ``unix:0.0``, ``host:10.0``).
+
+    A form this does not understand counts as answering: SDL then tries, and :func:`_open_display`
+    still catches a fallback to an invisible window.
+    """
+    host, colon, rest = display.rpartition(":")
+    number = rest.split(".")[0]
+    if not colon or not number.isdigit() or "/" in host:
+        return True
+    if host in ("", "unix"):
+        path = f"/tmp/.X11-unix/X{number}"
+        # Linux X servers also listen on an abstract socket of the same name (seen across containers)
+        return _connects(socket.AF_UNIX, path) or _connects(socket.AF_UNIX, "\0" + path)
+    try:  # a TCP display, as ssh -X forwards it: any address the name resolves to will do
+        socket.create_connection((host.strip("[]"), 6000 + int(number)), timeout=_PROBE_SECONDS).close()
+    except (OSError, UnicodeError, ValueError):
+        return False
+    return True
+
+
+def _wayland_answers(name: str, env: Mapping[str, str]) -> bool:
+    path = name if name.startswith("/") else os.path.join(env.get("XDG_RUNTIME_DIR", ""), name)
+    return bool(env.get("XDG_RUNTIME_DIR") or name.startswith("/")) and _connects(socket.AF_UNIX, path)
+
+
+def _open_display(env: Mapping[str, str]) -> None:
+    """Start SDL's video; a NoughtsError (one line) when no window could be seen."""
+    chosen = env.get("SDL_VIDEODRIVER")  # tests choose a driver on purpose
+    if not chosen:
+        _require_a_screen(env)
+    try:
+        pygame.display.init()  # display and fonts only: the mixer would open the sound card for nothing
+    except pygame.error as error:
+        raise NoughtsError(f"the desktop game cannot reach the screen: {' '.join(str(error).split())}; "
+                           "play in the terminal with 'noughts play' instead") from None
+    driver = pygame.display.get_driver()
+    if not chosen and driver in _INVISIBLE:
+        pygame.display.quit()
+        raise NoughtsError(f"the desktop game found no screen it can show a window on (SDL fell back to its "
+                           f"{driver} driver); play in the terminal with 'noughts play' instead")
 
 
 class App:
@@ -100,9 +166,7 @@ class App:
                  first: str | None = None, seed: int | None = None, names: list[str] | None = None,
                  store: Store | None = None, think_delay: float = 0.0,
                  window: tuple[int, int] = DEFAULT_WINDOW, environ: Mapping[str, str] | None = None) -> None:
-        if not os.environ.get("SDL_VIDEODRIVER"):  # tests choose a driver on purpose
-            _require_a_screen(os.environ)
-        pygame.display.init()  # display and fonts only: the mixer would open the sound card for nothing
+        _open_display(os.environ)
         pygame.font.init()
         try:
             self.surface = pygame.display.set_mode(_at_least(window), pygame.RESIZABLE)
@@ -112,9 +176,14 @@ class App:
         pygame.display.set_caption("noughts")
         self.store = store
         self.worker = ThreadWorker()
-        self.controller = Controller(
-            worker=self.worker, rows=rows, cols=cols, k=k, opponent=opponent, first=first, seed=seed,
-            names=names or [], store=store, think_delay=think_delay, environ=environ)
+        try:
+            self.controller = Controller(
+                worker=self.worker, rows=rows, cols=cols, k=k, opponent=opponent, first=first, seed=seed,
+                names=names or [], store=store, think_delay=think_delay, environ=environ)
+        except BaseException:
+            self.worker.close()
+            pygame.quit()
+            raise
         self.running = True
         self._pressed: Target | None = None  # what the mouse button went down on
         self.clock = pygame.time.Clock()

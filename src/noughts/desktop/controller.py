@@ -4,11 +4,14 @@ No pygame here. The window turns its events into the high-level inputs below (``
 cell or button, ``key``, ``point_at``, ``job_done``) and draws whatever :meth:`Controller.view`
 returns, so the whole game can be driven and checked without a window.
 
-The :class:`~noughts.game.Game` tells the controller about every move, undo and the end through
-its listener; nothing polls the board. Slow work (the computer's move, a hint) goes to a
-:class:`Worker`, which runs it off the event loop and hands the answer back via ``job_done``
-with the token it was given; an answer whose token is no longer awaited (the move was undone,
-a new game began) is dropped.
+The game itself is a :class:`~noughts.match.Match`: who starts, whose turn it is, the
+computer's move, undo, hints, the tally, the result sentences and recording a finished game
+are all the match's. The controller keeps only what is the window's own: which screen shows,
+the pointer and the keyboard cursor, the buttons, the start screen's choices (they apply to
+the next new game, never to the one in play) and the tokens of the jobs it gave its
+:class:`Worker`. Slow work (the computer's move, a hint, which opponents can play the board)
+runs off the event loop and comes back through ``job_done`` with its token; an answer whose
+token is no longer awaited (the move was undone, a new game began) is dropped.
 
 >>> class AtOnce:  # a worker that answers at once, enough to drive the flow in a doctest
 ...     def __init__(self): self.done = []
@@ -16,7 +19,7 @@ a new game began) is dropped.
 >>> worker = AtOnce()
 >>> game = Controller(opponent="parsons", first="me", worker=worker, names=["Ann"])
 >>> game.activate(("cell", 0)); game.job_done(*worker.done.pop())
->>> str(game.game.board), game.view().status
+>>> str(game.board), game.view().status
 ('X../.O./...', 'Your turn (X): click a cell, or press 1–9, or move with the arrows and press Enter.')
 >>> game.activate(("cell", 4))
 >>> game.view().status
@@ -25,47 +28,46 @@ a new game began) is dropped.
 
 from __future__ import annotations
 
-import random
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from noughts import players
 from noughts.board import Board
-from noughts.errors import BudgetExceeded, NoughtsError
-from noughts.game import Game, GameEvent
-from noughts.match import DEFAULT_OPPONENT, PERSON
-from noughts.text import default_name, describe_line, plural
+from noughts.errors import NoughtsError
+from noughts.match import (
+    DEFAULT_FIRST,
+    DEFAULT_OPPONENT,
+    PERSON,
+    ComputerMove,
+    Match,
+    MatchEvent,
+    first_rule,
+    opponent_name,
+)
+from noughts.text import colour_wanted
 
 if TYPE_CHECKING:
-    from noughts.players.base import Player
-    from noughts.solver import Analysis
+    from noughts.game import Game
     from noughts.store import Store
 
-__all__ = ["Button", "Choice", "Controller", "SIDES", "ViewState", "Worker"]
+__all__ = ["Button", "Choice", "Controller", "SIDES", "ViewState", "Worker", "opponent_label"]
 
 HINT_SECONDS = 3.0  # a hint that takes longer than this is not worth the wait
 
-# The sides a person can take: X moves first, so choosing the mark chooses who starts.
+# Who plays X, and so moves first, in the match's words; the labels say it from the person's side.
 SIDES: dict[str, str] = {
-    "X": "Crosses (X): go first",
-    "O": "Noughts (O): go second",
+    "me": "Crosses (X): go first",
+    "computer": "Noughts (O): go second",
     "alternate": "Take turns",
+    "loser": "Loser starts",
     "random": "Toss a coin",
 }
-_FIRST_TO_SIDE = {"me": "X", "computer": "O", "alternate": "alternate", "random": "random"}
-
-_LABELS = {
-    "easy": "Easy", "medium": "Medium", "hard": "Hard", "random": "Random", "arduino": "Arduino",
-    "parsons": "Parsons", "mdttt": "MD_TTT", "newell-simon": "Newell–Simon", "seed001-rules": "Seed 001 rules",
-    "minimax": "Minimax", "perfect": "Perfect", PERSON: "Two people",
-}
 
 
-def label(name: str) -> str:
-    """The name of an opponent on screen: ``Newell–Simon`` for ``newell-simon``."""
-    return _LABELS.get(name, name.capitalize())
+def opponent_label(name: str) -> str:
+    """The name of an opponent on the start screen: ``Arduino rules`` for ``arduino``."""
+    return "Two people" if name == PERSON else players.label(name)
 
 
 class Worker(Protocol):
@@ -88,6 +90,7 @@ class Choice:
     key: str
     label: str
     selected: bool
+    enabled: bool = True  # False: it cannot be played now (an opponent that cannot play this board)
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,7 @@ class ViewState:
     board: Board
     status: str
     pointer: tuple[str, int] | tuple[str, str] | None = None  # what the mouse is over
+    colour: bool = True  # False when the person asked for none (NO_COLOR): marks in plain ink
     # the game screen
     header: str = ""
     banner: str | None = None
@@ -116,205 +120,202 @@ class ViewState:
     sides: tuple[Choice, ...] = ()
     side_heading: str = ""
     description: str = ""
+    problem: str = ""  # why Play was refused, shown in place of the description
     can_resume: bool = False
     notes: str = ""
 
 
 class Controller:
-    """One window's session: the start screen's choices, the game in play, the tally and the store."""
+    """One window's session: the start screen's choices, the match in play and the store."""
 
     def __init__(self, *, worker: Worker, rows: int = 3, cols: int = 3, k: int | None = None,
-                 opponent: str | None = None, first: str | None = None, seed: int | None = None,
+                 opponent: str | None = None, first: str | None = None, seed: int | str | None = None,
                  names: Sequence[str] = (), store: Store | None = None, think_delay: float = 0.0,
                  environ: Mapping[str, str] | None = None) -> None:
         self.worker = worker
         self.start_board = Board(rows, cols, k)
-        self.opponent = opponent or DEFAULT_OPPONENT
-        self.side = _FIRST_TO_SIDE.get(first or "me", "X")
+        # the start screen's choices: they shape the next new game, never the one in play
+        self.opponent = opponent_name(opponent) if opponent is not None else DEFAULT_OPPONENT
+        self.side = first_rule(first) if first is not None else DEFAULT_FIRST
         self.seed = seed
         self.given_names = list(names)
         self.environ = environ
+        self.colour = colour_wanted(environ)
         self.store = store
         self.think_delay = think_delay
+        self.match: Match | None = None
         self.screen: Literal["start", "game"] = "start"
-        self.game: Game | None = None
-        self.person_mark = "X"  # vs the computer, the person's mark; with two people, the first person's
-        self.names: list[str] = []
-        self.played_opponent: str | None = None  # whom the tally counts games against
-        self.computer: Player | None = None
-        self.computer_name: str | None = None
-        self.coin: random.Random | None = None
-        self.games_started = 0
-        self.tally = [0, 0, 0]  # from the (first) person's side: wins, losses, draws
         self.banner: str | None = None
         self.tone: Literal["win", "loss", "draw", "none"] = "none"
-        self.abandoned = False
         self.last: int | None = None
         self.hint: int | None = None
         self.cursor: int | None = None
         self.keyboard = False  # the cursor was last moved with the keys, so it is drawn
         self.pointer: tuple[str, int] | tuple[str, str] | None = None
-        self.message: str | None = None  # said in the status line until the game moves on
+        self.problem: str | None = None  # why Play was refused, on the start screen
+        self.unable: dict[str, str] | None = None  # opponents that cannot play the board, and why
         self._next_token = 0
-        self._move_job: int | None = None
+        self._move_job: tuple[int, ComputerMove] | None = None
         self._hint_job: int | None = None
-        self._recorded = False  # the finished game is in the store: never record it twice
+        self._able_job: int | None = None
+        self._play_when_checked = False
         notices = store.notices if store is not None else []
         # the store's notices (a damaged file moved aside, scores off) show on both screens
         self.notice = " ".join(" ".join(n.split()) for n in notices)
-        self.message = self.notice or None
+        self.message: str | None = self.notice or None  # said in the status line until the game moves on
         self.scores_text = self._read_scores()
         if opponent is not None and first is not None:
             self.new_game()  # everything was chosen on the command line: straight into the game
+        if self.match is None:
+            self._check_opponents()
 
     # state ------------------------------------------------------------------------------------
     @property
+    def game(self) -> Game | None:
+        return self.match.game if self.match is not None else None
+
+    @property
+    def board(self) -> Board:
+        return self.match.board if self.match is not None else self.start_board
+
+    @property
     def two_people(self) -> bool:
-        return self.opponent == PERSON
+        """The match in play is between two people (the start screen's choice may differ)."""
+        return self.match is not None and self.match.two_people
 
     @property
     def over(self) -> bool:
-        return self.game is not None and (self.game.result is not None or self.abandoned)
+        """A game was played and is over (finished or abandoned)."""
+        return self.match is not None and self.match.game is not None and self.match.game_over
 
     @property
     def thinking(self) -> bool:
         return self._move_job is not None
 
+    @property
+    def person_mark(self) -> str:
+        """The (first) person's mark in the game in play."""
+        return self.match.mark_of(0) if self.match is not None else "X"
+
+    @property
+    def tally(self) -> list[int]:
+        return list(self.match.tally) if self.match is not None else [0, 0, 0]
+
     def persons_turn(self) -> bool:
         """A person may play now: the game goes on and it is not the computer's move."""
-        if self.game is None or self.over:
+        if self.match is None:
             return False
-        return self.two_people or self.game.board.turn == self.person_mark
+        seat = self.match.seat_to_move
+        return seat is not None and self.match.seats[seat].is_person
+
+    def _opponent_name(self) -> str:
+        assert self.match is not None
+        return self.match.name_of(1)
 
     def _token(self) -> int:
         self._next_token += 1
         return self._next_token
 
     def _cancel_jobs(self) -> None:
-        """Forget the awaited answers: when they come, they are dropped."""
-        self._move_job = self._hint_job = None
+        """Forget the awaited answers about the game: when they come, they are dropped."""
+        self._move_job = None
+        self._hint_job = None
+
+    # which opponents can play the board ----------------------------------------------------------
+    def _check_opponents(self) -> None:
+        """Ask the worker which opponents cannot play the board (up to about a second each)."""
+        if self.unable is not None or self._able_job is not None:
+            return
+        board = self.start_board
+
+        def work() -> dict[str, str]:
+            reasons = {name: players.unable(name, board) for name in players.names()}
+            return {name: reason for name, reason in reasons.items() if reason is not None}
+
+        self._able_job = token = self._token()
+        self.worker.submit(token, work)
 
     # starting games -----------------------------------------------------------------------
-    def _person_first(self) -> bool:
-        if self.side == "X":
-            return True
-        if self.side == "O":
-            return False
-        if self.side == "alternate":
-            return self.games_started % 2 == 0
-        if self.coin is None:
-            # a stream of its own, so tossing it cannot change the computer's choices
-            self.coin = random.Random(None if self.seed is None else f"first {self.seed}")
-        return self.coin.random() < 0.5
-
-    def _name_people(self) -> None:
-        self.names = list(self.given_names)
-        if not self.names:
-            self.names.append(default_name(self.environ, "Player 1" if self.two_people else "You"))
-        if self.two_people and len(self.names) < 2:
-            self.names.append("Player 2" if self.names[0].lower() != "player 2" else "Player 1")
+    def _make_match(self) -> Match:
+        """A match with the start screen's choices; raises NoughtsError for an opponent that cannot play."""
+        board = self.start_board
+        return Match(self.opponent, names=self.given_names, first=self.side, rows=board.rows, cols=board.cols,
+                     k=board.k, seed=self.seed, store=self.store, environ=self.environ)
 
     def new_game(self) -> None:
-        """Start a game with the chosen opponent and side; an unfinished one is dropped, uncounted."""
-        if self.game is not None and not self.over and self.game.moves:
-            self.message = "The unfinished game was not counted."
+        """Start a game with the start screen's choices. The match (and its tally) carries on while the
+        opponent stays the same; an unfinished game is dropped, uncounted. A refusal is said on the
+        start screen."""
+        self.problem = None
+        match = self.match
+        if match is not None:
+            self.message = None  # the last game's news; the store's notice stays for the first game
+        if match is None or match.opponent != self.opponent:
+            try:
+                fresh = self._make_match()
+            except NoughtsError as error:
+                self.problem = " ".join(str(error).split())
+                self.screen = "start"
+                return
+            if match is not None:
+                self._abandon_unfinished(match)
+                match.remove_listener(self._on_match_event)
+            match = self.match = fresh
+            match.add_listener(self._on_match_event)
         else:
-            self.message = None if self.game is not None else self.message
+            match.first = self.side  # who starts the next game: the rule chosen now
         self._cancel_jobs()
-        if self.played_opponent != self.opponent:
-            self.tally = [0, 0, 0]  # a tally is against one opponent
-            self.played_opponent = self.opponent
-        if self.computer_name != self.opponent:
-            self.computer = None  # made at its first move, with the seed
-        self._name_people()
-        person_first = self._person_first()
-        self.games_started += 1
-        self.person_mark = "X" if person_first else "O"
-        other = self.names[1] if self.two_people else self.opponent
-        x_name, o_name = (self.names[0], other) if person_first else (other, self.names[0])
-        self.game = Game(self.start_board, x_name=x_name, o_name=o_name)
-        self.game.add_listener(self._on_game_event)
+        self.banner, self.tone = None, "none"
         self.screen = "game"
-        self.banner, self.tone, self.abandoned = None, "none", False
-        self.last = self.hint = None
-        self._recorded = False
-        if not self.two_people and not person_first:
-            self._ask_computer()
+        match.new_game()  # abandons an unfinished game (our listener says so), then tells "start"
 
-    def _computer_player(self) -> Player:
-        if self.computer is None or self.computer_name != self.opponent:
-            self.computer = players.get(self.opponent, rng=random.Random(self.seed))
-            self.computer_name = self.opponent
-        return self.computer
+    def _abandon_unfinished(self, match: Match) -> None:
+        if match.game is not None and not match.game_over:
+            match.abandon("A new game was started")
 
     def _ask_computer(self) -> None:
-        assert self.game is not None
-        player, board = self._computer_player(), self.game.board
-        self._move_job = token = self._token()
-        self.worker.submit(token, lambda: player.choose(board), self.think_delay)
+        """Give the computer's move to the worker when it is the computer's turn."""
+        assert self.match is not None
+        job = self.match.computer_job()
+        if job is None:
+            return
+        token = self._token()
+        self._move_job = (token, job)
+        self.worker.submit(token, job.run, self.think_delay)
 
-    # the game's news ------------------------------------------------------------------------
-    def _on_game_event(self, event: GameEvent) -> None:
-        assert self.game is not None
+    # the match's news --------------------------------------------------------------------------
+    def _on_match_event(self, event: MatchEvent) -> None:
+        match = self.match
+        assert match is not None
         self.hint = None
         self._hint_job = None
-        if event.kind in ("move", "redo"):
+        if event.kind == "start":
+            self.last = None
+            self._ask_computer()
+        elif event.kind == "move":
             self.last = event.cell
             self.message = None
-            board = event.board
-            if not board.is_over and not self.two_people and board.turn != self.person_mark:
-                self._ask_computer()
+            self._ask_computer()
         elif event.kind == "undo":
-            self.last = self.game.moves[-1] if self.game.moves else None
+            game = match.game
+            self.last = game.moves[-1] if game is not None and game.moves else None
+            self.message = event.text
         elif event.kind == "end":
             self._finish(event)
+        elif event.kind == "abandon":
+            self._move_job = None
+            self.message = event.text
 
-    def _finish(self, event: GameEvent) -> None:
-        board, winner = event.board, event.winner
-        if winner is None:
-            self.banner, self.tone = "Draw", "draw"
-            sentence = "A draw: the board is full and nobody has a line."
-            outcome = 2
-        else:
-            assert event.line is not None
-            along = describe_line(board, event.line)
-            mine = winner == self.person_mark
-            outcome = 0 if mine else 1
-            if self.two_people:
-                self.banner, self.tone = f"{winner} wins", "win"
-                sentence = f"{self._name_of(winner)} ({winner}) wins along {along}."
-            else:
-                self.banner, self.tone = ("You win", "win") if mine else ("You lose", "loss")
-                sentence = (f"You win along {along}!" if mine
-                            else f"{label(self.opponent)} ({winner}) wins along {along}.")
-        self.tally[outcome] += 1
-        saved = self._record()
-        self.message = f"{sentence} {saved}".strip()
+    def _finish(self, event: MatchEvent) -> None:
+        match = self.match
+        assert match is not None
+        self.banner = match.result_banner()
+        seat = match.winner_seat()
+        self.tone = ("draw" if seat is None else "win" if match.two_people or seat == 0 else "loss")
+        self.message = f"{event.text} {match.recorded_text()}".strip()
         self.scores_text = self._read_scores()
 
-    def _name_of(self, mark: str) -> str:
-        if self.two_people:
-            return self.names[0] if mark == self.person_mark else self.names[1]
-        return "You" if mark == self.person_mark else label(self.opponent)
-
     # the store -------------------------------------------------------------------------------
-    def _record(self) -> str:
-        """Keep the finished game (once); returns what to tell the person."""
-        if self.store is None or not self.store.enabled or self._recorded or self.game is None:
-            return ""
-        from noughts.store import Participant
-
-        me = Participant.human(self.names[0])
-        other = (Participant.human(self.names[1]) if self.two_people
-                 else Participant.computer(self.opponent))
-        x, o = (me, other) if self.person_mark == "X" else (other, me)
-        try:
-            recorded = self.store.record(self.game, x, o)
-        except NoughtsError as error:  # disk full, locked for long: say so and play on
-            return " ".join(str(error).split())
-        self._recorded = True
-        return recorded.summary()
-
     def _read_scores(self) -> str:
         if self.store is None:
             return "Scores are not kept in this session."
@@ -328,13 +329,8 @@ class Controller:
         return f"High scores: {high} · current run {scores.run}"
 
     def tally_text(self) -> str:
-        wins, losses, draws = self.tally
-        if self.game is None:
-            return ""
-        if self.two_people:
-            return f"This session: {self.names[0]} {wins}, {self.names[1]} {losses}, {plural(draws, 'draw')}"
-        return (f"This session against {label(self.opponent)}: {plural(wins, 'win')}, "
-                f"{plural(losses, 'loss', 'losses')}, {plural(draws, 'draw')}")
+        """The session's tally against the opponent in play: 'Ann: 2 · Medium: 1 · draws: 0'."""
+        return self.match.tally_text() if self.match is not None else ""
 
     # inputs ----------------------------------------------------------------------------------
     def activate(self, target: tuple[str, int] | tuple[str, str]) -> None:
@@ -357,30 +353,43 @@ class Controller:
             self.keyboard = False
 
     def play_cell(self, cell: int) -> None:
-        if self.screen != "game" or self.game is None:
+        match = self.match
+        if self.screen != "game" or match is None or match.game is None:
             return
-        board = self.game.board
+        board = match.board
         if self.over:
             self.message = ("This game is over: press Play again (or N) for another, "
                             "or Menu (Esc) to change the game.")
         elif not self.persons_turn():
-            self.message = f"Wait: it is not your turn, {label(self.opponent)} is thinking."
+            self.message = "Wait: it is not your turn."  # the status line adds who is thinking
         elif not 0 <= cell < board.size:
             self.message = f"There is no cell {cell + 1}: the cells are 1–{board.size}."
         elif board[cell] is not None:
             self.message = f"{board.cell_name(cell)} is taken by {board[cell]}: choose an empty cell."
         else:
-            self.game.play(cell)
+            try:
+                match.play(cell)
+            except NoughtsError as error:
+                self.message = " ".join(str(error).split())
 
     def press(self, name: str) -> None:
         """A button: menu, undo, hint, again (game screen); play, resume (start screen)."""
         if name == "menu":
             self.screen = "start"
+            self.problem = None
+            self._check_opponents()
         elif name == "resume":
-            if self.game is not None and not self.over:
+            if self.match is not None and not self.over:
+                # back to the game as it was: the choices made meanwhile are dropped with the menu
+                self.opponent, self.side = self.match.opponent, self.match.first
+                self.problem = None
                 self.screen = "game"
         elif name == "play":
-            self.new_game()
+            if self.unable is None and self._able_job is not None:
+                self._play_when_checked = True  # the check is under way: start as soon as it is done
+                self.problem = "Checking which opponents can play this board…"
+            else:
+                self.new_game()
         elif name == "again":
             if self.over:
                 self.new_game()
@@ -394,19 +403,21 @@ class Controller:
     def choose_opponent(self, name: str) -> None:
         if name == PERSON or name in players.names():
             self.opponent = name
+            self.problem = None
 
     def choose_side(self, key: str) -> None:
         if key in SIDES:
             self.side = key
+            self.problem = None
 
     def key(self, name: str) -> None:
         """A key by name: 1–9, left/right/up/down, enter, escape, u (undo), h (hint), n (new game)."""
         if self.screen == "start":
             self._start_key(name)
             return
-        if self.game is None:
+        if self.match is None:
             return
-        board = self.game.board
+        board = self.match.board
         if name.isdigit() and len(name) == 1 and name != "0":
             self.play_cell(int(name) - 1)
         elif name in ("left", "right", "up", "down"):
@@ -443,166 +454,151 @@ class Controller:
             self.press("resume")
         elif name in ("up", "down", "left", "right"):
             # up/down step through the opponents, left/right through the sides
-            options = [*players.names(), PERSON] if name in ("up", "down") else list(SIDES)
-            current = self.opponent if name in ("up", "down") else self.side
             step = -1 if name in ("up", "left") else 1
-            chosen = options[(options.index(current) + step) % len(options)]
             if name in ("up", "down"):
-                self.opponent = chosen
+                options = [*players.names(), PERSON]
+                self.choose_opponent(options[(options.index(self.opponent) + step) % len(options)])
             else:
-                self.side = chosen
+                sides = list(SIDES)
+                self.choose_side(sides[(sides.index(self.side) + step) % len(sides)])
 
     def undo(self) -> None:
-        if self.game is None:
+        match = self.match
+        if match is None or match.game is None:
             return
-        game = self.game
         if self.over:
             self.message = "This game is over and counted: press Play again (or N) for a new one."
             return
-        if self.two_people:
-            if not game.moves:
-                self.message = "There is no move to take back yet."
-                return
-            mark = game.board.turn
-            cell = game.undo(1)[0]
-            self.message = f"Took back {'O' if mark == 'X' else 'X'}'s move {game.board.cell_name(cell)}."
+        try:
+            match.undo()  # the match says what was taken back (our listener shows it)
+        except NoughtsError as error:
+            self.message = " ".join(str(error).split())
             return
-        if self.thinking:
-            if not game.moves:
-                self.message = "There is no move of yours to take back."
-                return
-            self._cancel_jobs()  # the answer to the move being taken back is no longer wanted
-            cell = game.undo(1)[0]
-            self.message = f"Took back your move {game.board.cell_name(cell)}."
-        elif len(game.moves) >= 2:
-            reply, mine = game.undo(2)
-            self.message = (f"Took back your move {game.board.cell_name(mine)} and "
-                            f"{label(self.opponent)}'s reply {game.board.cell_name(reply)}.")
-        else:
-            self.message = "There is no move of yours to take back."
+        self._move_job = None  # an answer to a move taken back is no longer wanted
+        self._ask_computer()
 
     def ask_hint(self) -> None:
-        if self.game is None:
+        match = self.match
+        if match is None or match.game is None:
             return
         if self.over:
             self.message = "This game is over: there is nothing to hint at."
         elif not self.persons_turn():
-            self.message = f"Wait: {label(self.opponent)} is thinking; a hint comes at your move."
+            self.message = "Wait: a hint comes at your move."
         elif self._hint_job is not None:
             self.message = "Working out a hint…"
         else:
-            board = self.game.board
+            from noughts.match import hint
 
-            def work() -> Analysis | None:
-                from noughts import solver
-
-                try:
-                    return solver.analyse(board, deadline=time.monotonic() + HINT_SECONDS)
-                except BudgetExceeded:
-                    return None  # too big to work out while the person waits
-
+            board = match.board
             self._hint_job = token = self._token()
             self.message = "Working out a hint…"
-            self.worker.submit(token, work)
+            self.worker.submit(token, lambda: hint(board, HINT_SECONDS))
 
     def job_done(self, token: int, result: object, error: str | None = None) -> None:
         """An answer from the worker; answers no longer awaited are dropped."""
-        if self.game is None:
+        if token == self._able_job:
+            self._able_job = None
+            self.unable = {}
+            if error is None and isinstance(result, dict):
+                self.unable = {str(name): str(reason) for name, reason in result.items()}
+            if self._play_when_checked:
+                self._play_when_checked = False
+                if self.screen == "start":
+                    self.new_game()
             return
-        if token == self._move_job:
+        match = self.match
+        if match is None:
+            return
+        if self._move_job is not None and token == self._move_job[0]:
+            job = self._move_job[1]
             self._move_job = None
             if error is None and isinstance(result, int):
                 try:
-                    self.game.play(result)
+                    match.apply(job, result)  # an answer to a position no longer on the board is dropped
                     return
                 except NoughtsError as problem:
                     error = str(problem)
-            self.abandoned = True
+            why = " ".join(str(error).split()).rstrip(".")
+            match.abandon(f"{self._opponent_name()} cannot go on ({why})")
             self.banner, self.tone = "Game abandoned", "none"
-            self.message = (f"{label(self.opponent)} cannot go on: {' '.join(str(error).split())}. "
-                            "The game is not counted.")
         elif token == self._hint_job:
             self._hint_job = None
             if error is not None:
                 self.message = f"No hint: {' '.join(error.split())}"
-            elif result is None:
-                self.message = "No hint: this board is too big to work out in a few seconds."
-            else:
-                from noughts.solver import Analysis
-
-                if isinstance(result, Analysis):
-                    self._show_hint(result)
-
-    def _show_hint(self, analysis: Analysis) -> None:
-        assert self.game is not None
-        board = self.game.board
-        best = [m.index for m in analysis.moves if (m.value, m.plies) == (analysis.value, analysis.plies)]
-        if not best:
-            return
-        self.hint = best[0]
-        cell, plies = board.cell_name(best[0]), analysis.plies
-        if analysis.value > 0:
-            outcome = "wins at once" if plies == 1 else f"wins in {plies} (moves by both sides, this one included)"
-        elif analysis.value == 0:
-            outcome = "draws with best play on both sides"
-        else:
-            outcome = f"holds out longest, but every move loses against best play (in {plies})"
-        self.message = f"Hint: {cell} {outcome}."
+            elif isinstance(result, tuple) and len(result) == 2:
+                cell, sentence = result
+                self.hint = cell if isinstance(cell, int) else None
+                self.message = str(sentence)
 
     # what to draw --------------------------------------------------------------------------------
     def _default_status(self) -> str:
-        assert self.game is not None
-        board = self.game.board
+        match = self.match
+        assert match is not None
+        board = match.board
         keys = f"press 1–{min(9, board.size)}" if board.size > 1 else "press 1"
-        if self.over:
+        seat = match.seat_to_move
+        if seat is None:
             return ""
-        if self.two_people:
-            mark = board.turn or "X"
-            return f"{self._name_of(mark)} ({mark}) to move: click a cell, or {keys}, or the arrows and Enter."
-        if self.persons_turn():
-            return f"Your turn ({self.person_mark}): click a cell, or {keys}, or move with the arrows and press Enter."
-        return f"{label(self.opponent)} is thinking…"
+        mark = match.mark_of(seat)
+        if match.two_people:
+            return f"{match.name_of(seat)} ({mark}) to move: click a cell, or {keys}, or the arrows and Enter."
+        if seat == 0:
+            return f"Your turn ({mark}): click a cell, or {keys}, or move with the arrows and press Enter."
+        return ""
+
+    def _status(self) -> str:
+        """The status line; while the computer works it always ends by saying so."""
+        parts = [self.message or self._default_status()]
+        if self.thinking:
+            parts.append(f"{self._opponent_name()} is thinking…")
+        return " ".join(part for part in parts if part)
 
     def _header(self) -> str:
-        assert self.game is not None
-        other = "O" if self.person_mark == "X" else "X"
-        if self.two_people:
-            return f"{self.names[0]} ({self.person_mark}) vs {self.names[1]} ({other})"
-        return f"You ({self.person_mark}) vs {label(self.opponent)} ({other})"
+        match = self.match
+        assert match is not None
+        you = match.name_of(0) if match.two_people else "You"
+        return f"{you} ({match.mark_of(0)}) vs {match.name_of(1)} ({match.mark_of(1)})"
 
     def view(self) -> ViewState:
-        if self.screen == "start" or self.game is None:
+        match = self.match
+        if self.screen == "start" or match is None or match.game is None:
             return self._start_view()
-        game = self.game
-        board = game.board
+        board = match.board
         over = self.over
         cursor = self.cursor if self.cursor is not None and self.cursor < board.size else None
         hover = cursor if cursor is not None and self.persons_turn() and board[cursor] is None else None
-        can_undo = not over and (len(game.moves) >= (1 if self.two_people or self.thinking else 2))
         buttons = (
             Button("menu", "Menu", True),
-            Button("undo", "Undo", can_undo),
+            Button("undo", "Undo", match.can_undo()),
             Button("hint", "Hint", self.persons_turn()),
             Button("again", "Play again", over, primary=over),
         )
         return ViewState(
-            screen="game", board=board, status=self.message or self._default_status(), pointer=self.pointer,
+            screen="game", board=board, status=self._status(), pointer=self.pointer, colour=self.colour,
             header=self._header(), banner=self.banner, tone=self.tone, last=self.last,
             line=board.winning_line, hover=hover, cursor=cursor if self.keyboard else None, hint=self.hint,
             thinking=self.thinking, buttons=buttons, tally=self.tally_text(), scores=self.scores_text)
 
     def _start_view(self) -> ViewState:
+        unable = self.unable or {}
         names = [*players.names(), PERSON]
-        opponents = tuple(Choice(n, label(n), n == self.opponent) for n in names)
+        opponents = tuple(Choice(n, opponent_label(n), n == self.opponent, n not in unable) for n in names)
         sides = tuple(Choice(key, text, key == self.side) for key, text in SIDES.items())
-        about = ("Two people at this computer take turns, with the mouse or the keys."
-                 if self.opponent == PERSON else players.describe(self.opponent))
+        if self.opponent == PERSON:
+            about = "Two people at this computer take turns, with the mouse or the keys."
+        else:
+            about = players.describe(self.opponent)
+            if self.opponent in unable:
+                about = f"{about}. It cannot play this board: {unable[self.opponent]}."
         start = self.start_board
         board_note = f"Board {start.rows}×{start.cols}, {start.k} in a row wins. X always moves first."
-        notes = " ".join(part for part in (self.notice, board_note) if part)
+        # the computer may still be working on the game that Resume goes back to
+        working = f"{self._opponent_name()} is thinking…" if self.thinking else ""
+        notes = " ".join(part for part in (working, self.notice, board_note) if part)
         heading = "The first person plays" if self.opponent == PERSON else "You play"
         return ViewState(
-            screen="start", board=start, status=self.notice, pointer=self.pointer,
-            opponents=opponents, sides=sides, side_heading=heading, description=about,
-            can_resume=self.game is not None and not self.over, notes=notes, scores=self.scores_text,
-            tally=self.tally_text())
+            screen="start", board=start, status=self.problem or self.notice, pointer=self.pointer,
+            colour=self.colour, opponents=opponents, sides=sides, side_heading=heading, description=about,
+            problem=self.problem or "", can_resume=self.match is not None and not self.over, notes=notes,
+            scores=self.scores_text, tally=self.tally_text(), thinking=self.thinking)

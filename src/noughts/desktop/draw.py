@@ -8,6 +8,7 @@ window size draws crisply: X and O are vector strokes scaled to the cell, anti-a
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from functools import lru_cache
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # no banner on the person's terminal
@@ -24,19 +25,25 @@ from noughts.desktop.layout import (
     game_layout,
     start_layout,
 )
+from noughts.text import MARK_COLOURS
 
 __all__ = [
-    "BACKGROUND", "CELL", "COLOURS", "GRID", "HINT", "HOVER", "LAST", "O_COLOUR", "STRIKE", "X_COLOUR",
-    "draw", "forget_fonts", "layout_for", "target_at",
+    "BACKGROUND", "CELL", "COLOURS", "GRID", "HINT", "HOVER", "LAST", "O_COLOUR", "PLAIN_MARK", "STRIKE",
+    "X_COLOUR", "Palette", "draw", "forget_fonts", "layout_for", "palette", "target_at",
 ]
 
 Colour = tuple[int, int, int]
 
+
+def _rgb(hex_colour: str) -> Colour:
+    return int(hex_colour[1:3], 16), int(hex_colour[3:5], 16), int(hex_colour[5:7], 16)
+
+
 BACKGROUND: Colour = (243, 239, 230)  # warm paper
 CELL: Colour = (253, 251, 246)
 GRID: Colour = (72, 76, 96)
-X_COLOUR: Colour = (212, 68, 62)
-O_COLOUR: Colour = (34, 110, 186)
+X_COLOUR: Colour = _rgb(MARK_COLOURS["X"])  # the one pair of mark colours every front end uses
+O_COLOUR: Colour = _rgb(MARK_COLOURS["O"])
 HOVER: Colour = (229, 234, 242)
 LAST: Colour = (255, 238, 184)
 HINT: Colour = (198, 236, 196)
@@ -49,8 +56,32 @@ BUTTON_HOVER: Colour = (214, 208, 192)
 SELECTED: Colour = (52, 86, 150)
 SELECTED_TEXT: Colour = (255, 255, 255)
 PLAY: Colour = (46, 138, 86)
+PROBLEM: Colour = (178, 52, 46)
 TONES: dict[str, Colour] = {"win": (40, 138, 80), "loss": (196, 58, 52), "draw": (92, 96, 116), "none": MUTED}
 COLOURS = {"X": X_COLOUR, "O": O_COLOUR}
+PLAIN_MARK: Colour = (58, 60, 72)  # with NO_COLOR: both marks in one plain ink, told apart by their shapes
+
+
+@dataclass(frozen=True)
+class Palette:
+    """The colours that carry meaning; with NO_COLOR they are all greys, and shapes and words carry it."""
+
+    marks: dict[str, Colour]
+    last: Colour
+    hint: Colour
+    tones: dict[str, Colour]
+    selected: Colour
+    play: Colour
+    problem: Colour
+
+
+COLOURED = Palette(COLOURS, LAST, HINT, TONES, SELECTED, PLAY, PROBLEM)
+PLAIN = Palette({"X": PLAIN_MARK, "O": PLAIN_MARK}, (236, 234, 228), (214, 212, 206),
+                {tone: TEXT for tone in TONES}, (70, 72, 84), (70, 72, 84), TEXT)
+
+
+def palette(view: ViewState) -> Palette:
+    return COLOURED if view.colour else PLAIN
 
 
 def layout_for(view: ViewState, size: tuple[int, int]) -> GameLayout | StartLayout:
@@ -167,14 +198,16 @@ def _group_size(labels: list[str], boxes: list[Box]) -> int:
 
 
 def _button(surface: pygame.Surface, box: Box, text: str, *, enabled: bool = True, selected: bool = False,
-            hovered: bool = False, fill: Colour | None = None, size: int | None = None) -> None:
+            hovered: bool = False, fill: Colour | None = None, size: int | None = None,
+            selected_fill: Colour = SELECTED) -> None:
     rect = pygame.Rect(box.x, box.y, box.w, box.h)
     radius = max(4, box.h // 4)
-    colour = fill or (SELECTED if selected else BUTTON_HOVER if hovered and enabled else BUTTON)
+    colour = fill or (selected_fill if selected else BUTTON_HOVER if hovered else BUTTON)
     pygame.draw.rect(surface, colour, rect, border_radius=radius)
     if hovered and enabled and fill is not None:
         pygame.draw.rect(surface, TEXT, rect, width=2, border_radius=radius)
-    ink = SELECTED_TEXT if selected or fill is not None else TEXT if enabled else FAINT
+    ink = (SELECTED_TEXT if (selected or fill is not None) and enabled else FAINT if selected
+           else TEXT if enabled else FAINT)
     _blit_text(surface, text, _label_box(box), ink, size=size or int(box.h * 0.72))
 
 
@@ -198,23 +231,27 @@ def _thick_line(surface: pygame.Surface, colour: Colour, start: tuple[float, flo
         pygame.draw.aacircle(surface, colour, point, half)
 
 
-def draw_mark(surface: pygame.Surface, mark: str, centre: tuple[int, int], geometry: BoardGeometry) -> None:
-    """X or O, scaled to the cell, centred on ``centre``."""
+def draw_mark(surface: pygame.Surface, mark: str, centre: tuple[int, int], geometry: BoardGeometry,
+              colours: Palette = COLOURED) -> None:
+    """X (a cross) or O (a ring), scaled to the cell, centred on ``centre``: the shape tells them apart
+    without the colour."""
     cx, cy = centre
     width = geometry.mark_width
+    ink = colours.marks[mark]
     if mark == "X":
         reach = geometry.x_reach
-        _thick_line(surface, X_COLOUR, (cx - reach, cy - reach), (cx + reach, cy + reach), width)
-        _thick_line(surface, X_COLOUR, (cx - reach, cy + reach), (cx + reach, cy - reach), width)
+        _thick_line(surface, ink, (cx - reach, cy - reach), (cx + reach, cy + reach), width)
+        _thick_line(surface, ink, (cx - reach, cy + reach), (cx + reach, cy - reach), width)
     else:
-        pygame.draw.aacircle(surface, O_COLOUR, centre, geometry.o_radius, width)
+        pygame.draw.aacircle(surface, ink, centre, geometry.o_radius, width)
 
 
 def draw_board(surface: pygame.Surface, view: ViewState, geometry: BoardGeometry) -> None:
     board = view.board
+    colours = palette(view)
     for cell in range(board.size):
         box = geometry.cell_box(cell)
-        fill = (HINT if cell == view.hint else LAST if cell == view.last
+        fill = (colours.hint if cell == view.hint else colours.last if cell == view.last
                 else HOVER if cell == view.hover else CELL)
         pygame.draw.rect(surface, fill, pygame.Rect(box.x, box.y, box.w, box.h))
     grid = geometry.grid_width
@@ -227,20 +264,23 @@ def draw_board(surface: pygame.Surface, view: ViewState, geometry: BoardGeometry
         pygame.draw.rect(surface, GRID, pygame.Rect(outer.x, y, outer.w, grid))
     if view.cursor is not None:
         box = geometry.cell_box(view.cursor).inset(grid + 2)
-        pygame.draw.rect(surface, SELECTED, pygame.Rect(box.x, box.y, box.w, box.h),
+        pygame.draw.rect(surface, colours.selected, pygame.Rect(box.x, box.y, box.w, box.h),
                          width=max(2, grid), border_radius=max(2, box.w // 16))
     for cell, mark in enumerate(board.cells):
         if mark is not None:
-            draw_mark(surface, mark, geometry.centre(cell), geometry)
+            draw_mark(surface, mark, geometry.centre(cell), geometry, colours)
     if view.line:
         start, end = geometry.strike_ends(view.line)
+        # a paper-coloured edge first, so the stroke stands clear of the marks it crosses
+        _thick_line(surface, CELL, start, end, geometry.strike_width + 2 * max(2, geometry.strike_width // 3))
         _thick_line(surface, STRIKE, start, end, geometry.strike_width)
 
 
 # screens -----------------------------------------------------------------------------------------
 def _draw_game(surface: pygame.Surface, view: ViewState, layout: GameLayout) -> None:
+    colours = palette(view)
     if view.banner:
-        _blit_text(surface, view.banner, layout.header, TONES[view.tone])
+        _blit_text(surface, view.banner, layout.header, colours.tones[view.tone])
     else:
         _blit_text(surface, view.header, layout.header.inset(layout.header.h // 5), TEXT)
     draw_board(surface, view, layout.board)
@@ -249,7 +289,7 @@ def _draw_game(surface: pygame.Surface, view: ViewState, layout: GameLayout) -> 
     size = _group_size([button.label for button in view.buttons], boxes)
     for button, box in zip(view.buttons, boxes, strict=True):
         _button(surface, box, button.label, enabled=button.enabled, size=size,
-                hovered=view.pointer == ("button", button.name), fill=PLAY if button.primary else None)
+                hovered=view.pointer == ("button", button.name), fill=colours.play if button.primary else None)
     info = layout.info
     half = info.h // 2
     _blit_text(surface, view.tally, Box(info.x, info.y, info.w, half), TEXT, size=int(half * 1.1))
@@ -258,32 +298,37 @@ def _draw_game(surface: pygame.Surface, view: ViewState, layout: GameLayout) -> 
 
 
 def _draw_start(surface: pygame.Surface, view: ViewState, layout: StartLayout) -> None:
-    _draw_title(surface, layout.title)
+    colours = palette(view)
+    _draw_title(surface, layout.title, colours)
     _blit_text(surface, "noughts and crosses · tic-tac-toe", layout.subtitle, MUTED)
     label_size = min(30, int(layout.opponent_label.h * 1.1))
     _blit_text(surface, "Play against", layout.opponent_label, TEXT, align="left", size=label_size)
     size = _group_size([c.label for c in view.opponents], list(layout.opponents))
     for choice, box in zip(view.opponents, layout.opponents, strict=False):
-        _button(surface, box, choice.label, selected=choice.selected, size=size,
-                hovered=view.pointer == ("opponent", choice.key))
-    _paragraph(surface, view.description, layout.description, MUTED,
-               max_size=min(26, max(12, int(layout.description.h * 0.62))))
+        _button(surface, box, choice.label, selected=choice.selected, size=size, enabled=choice.enabled,
+                hovered=view.pointer == ("opponent", choice.key), selected_fill=colours.selected)
+    # why Play was refused, else what the chosen opponent does
+    _paragraph(surface, view.problem or view.description, layout.description,
+               colours.problem if view.problem else MUTED, max_size=min(26, max(12, int(layout.description.h * 0.62))))
     _blit_text(surface, view.side_heading, layout.side_label, TEXT, align="left", size=label_size)
     size = _group_size([c.label for c in view.sides], list(layout.sides))
     for choice, box in zip(view.sides, layout.sides, strict=False):
         _button(surface, box, choice.label, selected=choice.selected, size=size,
-                hovered=view.pointer == ("side", choice.key))
+                hovered=view.pointer == ("side", choice.key), selected_fill=colours.selected)
     # with a game to resume, Play starts another one: say so
-    _button(surface, layout.play, "New game" if view.can_resume else "Play", fill=PLAY,
+    _button(surface, layout.play, "New game" if view.can_resume else "Play", fill=colours.play,
             hovered=view.pointer == ("button", "play"))
     if layout.resume is not None:
-        _button(surface, layout.resume, "Resume", fill=SELECTED, hovered=view.pointer == ("button", "resume"))
+        _button(surface, layout.resume, "Resume", fill=colours.selected,
+                hovered=view.pointer == ("button", "resume"))
     notes = layout.notes
-    sentences = " ".join(f"{text.rstrip('.')}." for text in (view.notes, view.tally, view.scores) if text)
+    tally = f"This session: {view.tally}" if view.tally else ""
+    sentences = " ".join(text if text.endswith((".", "…", "!", "?")) else f"{text}."
+                         for text in (view.notes, tally, view.scores) if text)
     _paragraph(surface, sentences, notes, MUTED, max_size=max(14, min(26, notes.h // 3)))
 
 
-def _draw_title(surface: pygame.Surface, box: Box) -> None:
+def _draw_title(surface: pygame.Surface, box: Box, colours: Palette) -> None:
     """"noughts" with its o's drawn as noughts and an X beside it, as a small logo."""
     text_box = Box(box.x, box.y, box.w, box.h)
     size = _fitting_size("noughts", box.w // 2, int(box.h * 0.95))
@@ -294,6 +339,7 @@ def _draw_title(surface: pygame.Surface, box: Box) -> None:
     x = text_box.x + (text_box.w - total) // 2
     y = text_box.y + (text_box.h - image.get_height()) // 2
     mini = BoardGeometry(Box(x, y, mark, mark), 1, 1, mark)
-    draw_mark(surface, "X", (x + mark // 2, y + image.get_height() // 2), mini)
+    draw_mark(surface, "X", (x + mark // 2, y + image.get_height() // 2), mini, colours)
     surface.blit(image, (x + mark + mark // 4, y))
-    draw_mark(surface, "O", (x + mark + mark // 2 + image.get_width() + mark // 2, y + image.get_height() // 2), mini)
+    draw_mark(surface, "O", (x + mark + mark // 2 + image.get_width() + mark // 2, y + image.get_height() // 2), mini,
+              colours)

@@ -206,17 +206,29 @@ class StartLayout:
         return None
 
 
-def _grid(area_x: int, y: int, width: int, count: int, per_row: int, h: int, gap: int) -> tuple[list[Box], int]:
-    """``count`` boxes in rows of ``per_row`` (the last row centred); returns them and the y below."""
-    each = (width - gap * (per_row - 1)) // per_row
-    boxes = []
-    for i in range(count):
-        row, col = divmod(i, per_row)
-        in_row = min(per_row, count - row * per_row)
-        x0 = area_x + (width - (each * in_row + gap * (in_row - 1))) // 2
-        boxes.append(Box(x0 + col * (each + gap), y + row * (h + gap), each, h))
-    rows = -(-count // per_row)
-    return boxes, y + rows * h + (rows - 1) * gap
+def _grid(area_x: int, y: int, width: int, rows: list[int], h: int, gap: int) -> tuple[list[Box], int]:
+    """Boxes in rows of the given lengths, each row as wide as ``width`` would allow its number of boxes
+    (the boxes of a shorter last row keep the width of the row above, centred); returns them and the y below."""
+    boxes: list[Box] = []
+    widest = 0
+    for row, count in enumerate(rows):
+        each = (width - gap * (count - 1)) // count
+        if row > 0 and count < rows[row - 1]:
+            each = widest  # a short last row: boxes as wide as those above, centred
+        widest = each
+        x0 = area_x + (width - (each * count + gap * (count - 1))) // 2
+        top = y + row * (h + gap)
+        boxes.extend(Box(x0 + col * (each + gap), top, each, h) for col in range(count))
+    return boxes, y + len(rows) * h + (len(rows) - 1) * gap
+
+
+def _rows(count: int, per_row: int) -> list[int]:
+    return [min(per_row, count - start) for start in range(0, count, per_row)]
+
+
+def _side_rows(count: int) -> list[int]:
+    """The sides: the two that name a mark on a row of their own (their labels are long), the rest by three."""
+    return [min(2, count), *_rows(count - 2, 3)] if count > 2 else [count]
 
 
 def start_layout(width: int, height: int, n_opponents: int, n_sides: int, resume: bool = False) -> StartLayout:
@@ -228,10 +240,9 @@ def start_layout(width: int, height: int, n_opponents: int, n_sides: int, resume
     margin = max(8, min(width, height) // 32)
     content_w = min(width - 2 * margin, 820)
     left = (width - content_w) // 2
-    per_row = 4 if content_w >= 520 else 3
-    side_row = 2  # two wide buttons a row: "Crosses (X): go first" stays legible
-    opp_rows = -(-n_opponents // per_row)
-    side_rows = -(-n_sides // side_row)
+    per_row = 4 if content_w >= 700 else 3  # labels such as "Newell–Simon rules" need the width
+    opp_rows = len(_rows(n_opponents, per_row))
+    side_rows = len(_side_rows(n_sides))
     button, gap = 0.85, 0.2
     parts = {  # in units, top to bottom
         "title": 1.3, "subtitle": 0.55, "space1": 0.45, "opponent_label": 0.6, "space2": gap,
@@ -248,8 +259,8 @@ def start_layout(width: int, height: int, n_opponents: int, n_sides: int, resume
         boxes[name] = Box(left, round(y), content_w, round(share * unit))
         y += share * unit
     button_h, gap_px = round(button * unit), max(2, round(gap * unit))
-    opponents, _ = _grid(left, round(tops["opponents"]), content_w, n_opponents, per_row, button_h, gap_px)
-    sides, _ = _grid(left, round(tops["sides"]), content_w, n_sides, side_row, button_h, gap_px)
+    opponents, _ = _grid(left, round(tops["opponents"]), content_w, _rows(n_opponents, per_row), button_h, gap_px)
+    sides, _ = _grid(left, round(tops["sides"]), content_w, _side_rows(n_sides), button_h, gap_px)
     play_row = boxes["play"]
     play_w = min(content_w, 260 if not resume else 520)
     x0 = (width - play_w) // 2
