@@ -17,12 +17,12 @@ from pathlib import Path
 import pytest
 
 from noughts import Board
-from noughts import store as store_module
 from noughts.game import Game
 from noughts.players import names
 from noughts.store import (
     DIFFICULTY_POINTS,
     SCHEMA_VERSION,
+    BoardScores,
     GameNotFoundError,
     Participant,
     Recorded,
@@ -32,6 +32,7 @@ from noughts.store import (
     default_path,
     open_store,
 )
+from noughts.store import sqlite as store_module
 
 X_WINS = "a1 b1 a2 b2 a3"
 O_WINS = "a1 b1 c3 b2 a3 b3"
@@ -153,10 +154,24 @@ def test_an_unfinished_game_is_refused(store: Store) -> None:
 
 
 def test_bad_participants_are_refused() -> None:
-    for name, kind in [("", "human"), ("  ", "human"), ("x" * 101, "human"), ("a\nb", "human"), ("Ann", "robot")]:
-        with pytest.raises(StoreError):
+    for name, kind in [("", "human"), ("  ", "human"), ("x" * 101, "human"), ("a\x00b", "human"),
+                       ("a\ud800b", "human"), ("Ann", "robot")]:
+        with pytest.raises(StoreError) as caught:
             Participant(name, kind)  # type: ignore[arg-type]
+        assert_sentence(str(caught.value))
     assert Participant.computer(" Hard ") == Participant("hard", "computer")
+
+
+def test_names_with_control_characters_are_kept_exactly(store: Store) -> None:
+    evil, bidi = Participant.human("\x1b[31mEvil\n"), Participant.human("Ann\u202eBob")
+    assert evil.name == "\x1b[31mEvil"  # surrounding whitespace goes, as for every name
+    store.record(win_for("X"), evil, bidi)
+    store.record(win_for("O"), Participant.human("Robert'); DROP TABLE games;--"), evil)
+    kept = store.game(1)
+    assert (kept.x, kept.o) == (evil, bidi)
+    assert store.scores().people == {"\x1b[31mEvil": Tally(2, 0, 0), "Ann\u202eBob": Tally(0, 1, 0),
+                                      "Robert'); DROP TABLE games;--": Tally(0, 1, 0)}
+    assert store.count_games() == 2
 
 
 # history --------------------------------------------------------------------------------
@@ -322,7 +337,7 @@ def test_a_new_file_gets_the_current_schema(tmp_path: Path) -> None:
     path = tmp_path / "deep" / "er" / "noughts.db"  # missing folders are created
     with open_store(path) as opened:
         assert opened.enabled and opened.path == path
-    assert pragma(path, "user_version") == SCHEMA_VERSION == 2
+    assert pragma(path, "user_version") == SCHEMA_VERSION == 3
     assert pragma(path, "application_id") == store_module._APPLICATION_ID
     assert sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
@@ -335,9 +350,11 @@ def test_an_old_version_is_upgraded_keeping_everything(tmp_path: Path) -> None:
         assert [g.id for g in opened.games()] == [3, 2, 1]
         assert opened.game(2).to_game().result == "draw"
         scores = opened.scores()
-        assert scores.high["hard"] == 6 and scores.opponents["hard"] == Tally(2, 0, 1)
+        assert scores.opponents["hard"] == Tally(2, 0, 1)
         # version 2's two-person tallies are filled in from the games already kept
         assert scores.people == {"Ann": Tally(1, 0, 1), "Bob": Tally(0, 1, 1)}
+        # version 3's high scores come from the games kept: the only one against hard is a draw
+        assert scores.boards == {(3, 3, 3): BoardScores(0, {})}
         opened.record(win_for("X"), ANN, BOB)
         assert opened.scores().people["Ann"] == Tally(2, 0, 1)
     assert pragma(path, "user_version") == SCHEMA_VERSION
@@ -348,15 +365,15 @@ def test_a_failing_migration_changes_nothing(tmp_path: Path, monkeypatch: pytest
     make_version_1(path)
     broken = ("CREATE TABLE half_done (x)", "INSERT INTO no_such_table VALUES (1)")
     monkeypatch.setattr(store_module, "_MIGRATIONS", [*store_module._MIGRATIONS, broken])
-    monkeypatch.setattr(store_module, "SCHEMA_VERSION", 3)
+    monkeypatch.setattr(store_module, "SCHEMA_VERSION", 4)
     opened = open_store(path)
     assert not opened.enabled and opened.reason is not None
     assert_sentence(opened.reason)
     assert list(tmp_path.glob("*.corrupt-*")) == []  # a bug in a migration is not a damaged file
-    # steps 2 and 3 ran in the same transaction: both were rolled back
+    # steps 2, 3 and 4 ran in the same transaction: all were rolled back
     assert pragma(path, "user_version") == 1
     tables = {row[0] for row in sqlite3.connect(path).execute("SELECT name FROM sqlite_master")}
-    assert "half_done" not in tables and "people" not in tables
+    assert "half_done" not in tables and "people" not in tables and "board_scores" not in tables
     monkeypatch.undo()
     with open_store(path) as fixed:
         assert fixed.enabled and fixed.count_games() == 3
@@ -413,12 +430,18 @@ def damage(kind: str, path: Path) -> None:
         raise AssertionError(kind)
 
 
-KINDS = ["random bytes", "text", "truncated", "scribbled", "header only", "foreign tables",
-         "foreign application", "newer noughts"]
+DAMAGED = ["truncated", "scribbled"]  # noughts databases, damaged
+NOT_OURS = ["random bytes", "text", "header only", "foreign tables", "foreign application"]
 
 
-@pytest.mark.parametrize("kind", KINDS)
-def test_a_bad_file_is_moved_aside_and_a_fresh_one_started(tmp_path: Path, kind: str) -> None:
+def files_in(folder: Path) -> dict[str, bytes]:
+    """The files and their bytes; a WAL index and an empty WAL, which any SQLite reader may leave, aside."""
+    return {p.name: p.read_bytes() for p in folder.iterdir()
+            if not p.name.endswith("-shm") and not (p.name.endswith("-wal") and not p.stat().st_size)}
+
+
+@pytest.mark.parametrize("kind", DAMAGED)
+def test_a_damaged_database_is_moved_aside_to_record_and_a_fresh_one_started(tmp_path: Path, kind: str) -> None:
     path = tmp_path / "noughts.db"
     damage(kind, path)
     original = path.read_bytes()
@@ -427,7 +450,7 @@ def test_a_bad_file_is_moved_aside_and_a_fresh_one_started(tmp_path: Path, kind:
         [notice] = opened.notices
         [aside] = tmp_path.glob("noughts.db.corrupt-*")
         assert aside.read_bytes() == original  # never overwritten, not even by a checkpoint
-        assert str(aside) in notice and str(path) in notice
+        assert str(aside) in notice and str(path) in notice and "damaged" in notice
         assert_sentence(notice)
         assert aside.name[len("noughts.db.corrupt-"):].endswith("Z")  # a UTC time
         assert opened.count_games() == 0
@@ -437,9 +460,48 @@ def test_a_bad_file_is_moved_aside_and_a_fresh_one_started(tmp_path: Path, kind:
     assert len(list(tmp_path.glob("noughts.db.corrupt-*"))) == 1
 
 
+@pytest.mark.parametrize("kind", DAMAGED)
+def test_a_damaged_database_is_left_as_it_is_when_only_read(tmp_path: Path, kind: str) -> None:
+    path = tmp_path / "noughts.db"
+    damage(kind, path)
+    before = files_in(tmp_path)
+    opened = open_store(path, read_only=True)
+    assert not opened.enabled and opened.reason is not None
+    assert str(path) in opened.reason and "damaged" in opened.reason and "moved aside the next time" in opened.reason
+    assert_sentence(opened.reason)
+    assert files_in(tmp_path) == before
+
+
+@pytest.mark.parametrize("read_only", [False, True])
+@pytest.mark.parametrize("kind", NOT_OURS)
+def test_a_file_that_is_not_ours_is_refused_and_left_untouched(tmp_path: Path, kind: str, read_only: bool) -> None:
+    path = tmp_path / "noughts.db"
+    damage(kind, path)
+    before = files_in(tmp_path)
+    opened = open_store(path, read_only=read_only)
+    assert not opened.enabled and opened.reason is not None and opened.notices == [opened.reason]
+    assert_sentence(opened.reason)
+    assert f"the file {path} is not a noughts database" in opened.reason and "left untouched" in opened.reason
+    assert files_in(tmp_path) == before  # not moved, not written, no journal left behind
+    assert human_vs(opened, "easy", "win") == Recorded(None)  # the game plays on without scores
+
+
+@pytest.mark.parametrize("read_only", [False, True])
+def test_a_database_from_a_newer_noughts_is_refused_and_left_untouched(tmp_path: Path, read_only: bool) -> None:
+    path = tmp_path / "noughts.db"
+    damage("newer noughts", path)
+    before = files_in(tmp_path)
+    opened = open_store(path, read_only=read_only)
+    assert not opened.enabled and opened.reason is not None
+    assert f"the database {path} was made by a newer noughts (schema 99; this noughts knows up to " \
+        f"{SCHEMA_VERSION})" in opened.reason
+    assert_sentence(opened.reason)
+    assert files_in(tmp_path) == before
+
+
 def test_reasons_name_what_was_wrong(tmp_path: Path) -> None:
     expected = {"random bytes": "not a SQLite database", "truncated": "damaged",
-                "foreign tables": "another program", "newer noughts": "newer version of noughts (schema 99"}
+                "foreign tables": "another program", "newer noughts": "made by a newer noughts (schema 99"}
     for kind, words in expected.items():
         path = tmp_path / kind.replace(" ", "-") / "noughts.db"
         path.parent.mkdir()
@@ -451,14 +513,14 @@ def test_reasons_name_what_was_wrong(tmp_path: Path) -> None:
 def test_a_second_bad_file_gets_its_own_name(tmp_path: Path) -> None:
     path = tmp_path / "noughts.db"
     for _ in range(2):
-        path.write_bytes(b"not a database at all")
+        damage("truncated", path)
         open_store(path).close()
     assert len(list(tmp_path.glob("noughts.db.corrupt-*"))) == 2
 
 
 def test_a_bad_files_wal_moves_with_it(tmp_path: Path) -> None:
     path = tmp_path / "noughts.db"
-    path.write_bytes(os.urandom(5000))
+    damage("truncated", path)
     wal = tmp_path / "noughts.db-wal"
     wal.write_bytes(b"frames that belong to the damaged file")
     with open_store(path) as opened:
