@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sqlite3
@@ -10,7 +11,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -103,6 +104,34 @@ def test_the_human_may_play_o(store: Store) -> None:
     assert human_vs(store, "easy", "win", human_plays="O").points == 1
     assert human_vs(store, "easy", "loss", human_plays="O").run == 0
     assert store.scores().opponents["easy"] == Tally(1, 1, 0)
+
+
+def test_each_board_keeps_its_own_run_and_high_scores(store: Store) -> None:
+    hard = Participant.computer("hard")
+    one_cell = Game.replay(["a1"], Board(1, 1, 1))  # X wins with the first move
+    one_in_a_row = Game.replay(["b2"], Board(3, 3, 1))
+    four = Game.from_text("size=4x4 k=4: a1 a2 b1 b2 c1 c2 d1")
+    done = store.record(one_cell, ANN, hard)
+    assert (done.board, done.points, done.run, done.high_score) == ((1, 1, 1), 3, 3, 3)
+    assert store.record(one_cell, ANN, hard).run == 6
+    assert store.record(one_in_a_row, ANN, hard).run == 3
+    assert store.record(four, ANN, hard).run == 3
+    on_3x3 = human_vs(store, "easy", "win")
+    assert (on_3x3.board, on_3x3.run, on_3x3.high_score) == ((3, 3, 3), 1, 1)  # not 1 + 6 + 3 + 3
+    assert store.record(four, hard, ANN).run == 0  # a loss on 4×4 ends the 4×4 run only
+    scores = store.scores()
+    assert (scores.run, scores.high) == (1, {"easy": 1, "medium": 0, "hard": 0})  # 3×3, as front ends show it
+    assert list(scores.boards) == [(3, 3, 3), (1, 1, 1), (3, 3, 1), (4, 4, 4)]  # 3×3 first
+    assert scores.boards[(1, 1, 1)] == BoardScores(6, {"hard": 6})
+    assert scores.boards[(4, 4, 4)] == BoardScores(0, {"hard": 3})
+    assert scores.on((3, 3, 3)) == BoardScores(1, {"easy": 1}) and scores.on((5, 5, 4)) == BoardScores(0, {})
+    assert scores.opponents["hard"] == Tally(4, 1, 0)  # the tallies count every board
+
+
+def test_a_fresh_store_has_only_the_3x3_board(store: Store) -> None:
+    store.record(win_for("X"), ANN, BOB)
+    store.record(Game.replay(["a1"], Board(1, 1, 1)), ANN, Participant.computer("perfect"))
+    assert store.scores().boards == {(3, 3, 3): BoardScores(0, {})}
 
 
 def test_other_computer_players_count_in_tallies_but_not_in_the_run(store: Store) -> None:
@@ -252,6 +281,31 @@ def test_reset(store: Store, scores: bool, history: bool) -> None:
     assert store.record(game(DRAW), ANN, BOB).game_id == 3
 
 
+# recording once -------------------------------------------------------------------------
+def test_a_game_key_records_a_game_once(tmp_path: Path) -> None:
+    path, hard = tmp_path / "noughts.db", Participant.computer("hard")
+    with open_store(path) as first:
+        done = first.record(win_for("X"), ANN, hard, game_key="room-7/game-1")
+        assert done == Recorded(1, 3, 3, "hard", 3, True, (3, 3, 3))
+        assert first.record(win_for("X"), ANN, hard, game_key="room-7/game-1") == done  # a retry
+        assert first.count_games() == 1
+        assert (first.scores().run, first.scores().opponents["hard"]) == (3, Tally(1, 0, 0))
+        assert human_vs(first, "hard", "win").run == 6  # no key: always a new game
+    with open_store(path) as second, open_store(path) as third:
+        # after a restart and later games, a retry still gets what the first call returned
+        assert second.record(win_for("X"), ANN, hard, game_key="room-7/game-1") == done
+        assert third.record(win_for("X"), ANN, hard, game_key="room-7/game-1") == done
+        assert second.record(win_for("X"), ANN, hard, game_key="room-7/game-2").run == 9
+        assert third.count_games() == 3 and third.scores().run == 9
+        with pytest.raises(StoreError, match="different game") as caught:
+            second.record(game(DRAW), ANN, hard, game_key="room-7/game-1")
+        assert_sentence(str(caught.value))
+        for bad in ["", "k" * 201, 7]:
+            with pytest.raises(StoreError):
+                second.record(game(DRAW), ANN, hard, game_key=bad)  # type: ignore[arg-type]
+        assert third.count_games() == 3 and third.scores().run == 9
+
+
 # locks held by another process -----------------------------------------------------------
 def hold_write_lock(path: Path, seconds: float) -> threading.Thread:
     ready = threading.Event()
@@ -358,6 +412,74 @@ def test_an_old_version_is_upgraded_keeping_everything(tmp_path: Path) -> None:
         opened.record(win_for("X"), ANN, BOB)
         assert opened.scores().people["Ann"] == Tally(2, 0, 1)
     assert pragma(path, "user_version") == SCHEMA_VERSION
+
+
+VERSION_2_PEOPLE = """CREATE TABLE people (name TEXT PRIMARY KEY, wins INTEGER NOT NULL DEFAULT 0,
+    losses INTEGER NOT NULL DEFAULT 0, draws INTEGER NOT NULL DEFAULT 0)"""
+
+
+def make_version_2(path: Path, games: list[tuple[str, str, str, str, str]], scores: dict[str, int],
+                   opponents: dict[str, tuple[int, int, int]]) -> None:
+    """A file as version 2 wrote it: ``games`` are (x, x_kind, o, o_kind, record), one shared run and high scores."""
+    connection = sqlite3.connect(path, isolation_level=None)
+    for statement in VERSION_1[:4]:
+        connection.execute(statement)
+    connection.execute(VERSION_2_PEOPLE)
+    for number, (x, x_kind, o, o_kind, record) in enumerate(games, 1):
+        played = Game.from_text(record)
+        start = played.start
+        connection.execute("INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, 'X', ?, ?, ?, ?, ?)",
+                           (number, f"2024-01-0{number}T10:00:00.000000Z", x, x_kind, o, o_kind,
+                            start.rows, start.cols, start.k, record, played.result))
+    connection.executemany("INSERT INTO scores VALUES (?, ?)", scores.items())
+    connection.executemany("INSERT INTO opponents VALUES (?, ?, ?, ?)", [(n, *t) for n, t in opponents.items()])
+    connection.execute("PRAGMA user_version = 2")
+    connection.close()
+
+
+def test_version_3_scores_every_board_again_from_the_games(tmp_path: Path) -> None:
+    path = tmp_path / "noughts.db"
+    make_version_2(path, [
+        ("Ann", "human", "hard", "computer", X_WINS),                  # 3×3: +3
+        ("Ann", "human", "hard", "computer", "size=1x1 k=1: a1"),      # 1×1: +3 (version 2 made the run 6)
+        ("Ann", "human", "Bob", "human", X_WINS),
+        ("easy", "computer", "Ann", "human", O_WINS),                  # 3×3: +1, the run is 4
+        ("hard", "computer", "easy", "computer", DRAW),
+        ("Ann", "human", "medium", "computer", "size=4x4 k=4: a1 a2 b1 b2 c1 c2 d1"),  # 4×4: +2
+    ], scores={"run": 9, "easy": 7, "hard": 6, "medium": 9}, opponents={"hard": (2, 0, 0), "easy": (1, 0, 0),
+                                                                        "medium": (1, 0, 0)})
+    with open_store(path) as opened:
+        assert opened.notices == [] and opened.count_games() == 6
+        scores = opened.scores()
+        assert scores.boards == {(3, 3, 3): BoardScores(4, {"easy": 4, "hard": 3}),
+                                 (1, 1, 1): BoardScores(3, {"hard": 3}), (4, 4, 4): BoardScores(2, {"medium": 2})}
+        assert scores.opponents["hard"] == Tally(2, 0, 0)  # the tallies are kept as they were
+        assert human_vs(opened, "hard", "win").run == 7
+    connection = sqlite3.connect(path)
+    kept = connection.execute("SELECT points, run, difficulty, high_score, new_high_score FROM games "
+                              "ORDER BY id").fetchall()
+    connection.close()
+    assert kept == [(3, 3, "hard", 3, 1), (3, 3, "hard", 3, 1), (0, 3, None, None, 0), (1, 4, "easy", 4, 1),
+                    (0, 4, None, None, 0), (2, 2, "medium", 2, 1), (3, 7, "hard", 7, 1)]
+
+
+@pytest.mark.parametrize(("after_reset", "expected"), [
+    (0, {}),                                                            # reset after the last game
+    (1, {(3, 3, 3): BoardScores(1, {"easy": 1})}),                      # only the win against easy counts
+    (3, {(3, 3, 3): BoardScores(7, {"easy": 7, "hard": 6})}),           # never reset
+])
+def test_version_3_leaves_out_games_from_before_a_scores_reset(tmp_path: Path, after_reset: int,
+                                                              expected: dict[tuple[int, int, int], BoardScores]
+                                                              ) -> None:
+    path = tmp_path / "noughts.db"
+    # 'scores --reset' kept the games; the tallies it reset count one for each mixed game since
+    tallies = {1: {"easy": (1, 0, 0)}, 3: {"hard": (2, 0, 0), "easy": (1, 0, 0)}}.get(after_reset, {})
+    make_version_2(path, [("Ann", "human", "hard", "computer", X_WINS), ("Ann", "human", "hard", "computer", X_WINS),
+                          ("Ann", "human", "Bob", "human", X_WINS), ("Ann", "human", "easy", "computer", X_WINS),
+                          ("Ann", "human", "Bob", "human", DRAW)],
+                   scores={"run": 1, "easy": 1} if after_reset == 1 else {}, opponents=tallies)
+    with open_store(path) as opened:
+        assert {b: s for b, s in opened.scores().boards.items() if s != BoardScores(0, {})} == expected
 
 
 def test_a_failing_migration_changes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -608,11 +730,10 @@ def test_a_folder_as_the_database_turns_scores_off(tmp_path: Path) -> None:
     assert "is a folder" in (opened.reason or "")
 
 
-def open_as_ordinary_user(path: Path) -> tuple[bool, str]:
-    """Open the store where permissions bind: as root (CI), in a child that becomes 'nobody'."""
+def as_ordinary_user(work: Callable[[], str]) -> str:
+    """Run ``work`` where permissions bind: as root (CI), in a forked child that becomes 'nobody'."""
     if os.geteuid() != 0:
-        opened = open_store(path)
-        return opened.enabled, opened.reason or ""
+        return work()
     # A forked child keeps the modules already loaded (nobody cannot read root's Python files).
     read_end, write_end = os.pipe()
     pid = os.fork()
@@ -620,16 +741,42 @@ def open_as_ordinary_user(path: Path) -> tuple[bool, str]:
         try:
             os.setgid(65534)
             os.setuid(65534)
-            opened = open_store(path)
-            os.write(write_end, f"{opened.enabled}\n{opened.reason}".encode())
+            answer = work()
+        except BaseException as error:
+            answer = f"failed: {error!r}"
         finally:
+            os.write(write_end, answer.encode())
             os._exit(0)
     os.close(write_end)
     with os.fdopen(read_end) as pipe:
         answer = pipe.read()
     os.waitpid(pid, 0)
-    enabled, reason = [*answer.splitlines(), "", ""][:2]
+    return answer
+
+
+def open_as_ordinary_user(path: Path, *, read_only: bool = False) -> tuple[bool, str]:
+    def work() -> str:
+        opened = open_store(path, read_only=read_only)
+        return f"{opened.enabled}\n{opened.reason}"
+
+    enabled, reason = [*as_ordinary_user(work).splitlines(), "", ""][:2]
     return enabled == "True", reason
+
+
+@contextlib.contextmanager
+def read_only_folder(games: int) -> Iterator[Path]:
+    """A store file holding ``games`` games, the file and its folder made read-only (a CD, a shared mount)."""
+    # Under /tmp, not tmp_path: 'nobody' must be able to reach the folder to find it read-only.
+    folder = Path(tempfile.mkdtemp(dir="/tmp", prefix="noughts-readonly-"))
+    try:
+        path = folder / "noughts.db"
+        real_store_file(path, games)
+        path.chmod(0o444)
+        folder.chmod(0o555)
+        yield path
+    finally:
+        folder.chmod(0o700)
+        shutil.rmtree(folder)
 
 
 def test_an_existing_database_in_a_read_only_folder() -> None:
@@ -649,6 +796,54 @@ def test_an_existing_database_in_a_read_only_folder() -> None:
     finally:
         folder.chmod(0o700)
         shutil.rmtree(folder)
+
+
+def test_a_read_only_database_in_a_read_only_folder_can_be_read() -> None:
+    with read_only_folder(3) as path:
+        before = {p.name: p.read_bytes() for p in path.parent.iterdir()}
+
+        def work() -> str:
+            probe = path.parent / "probe"
+            try:  # the test proves nothing where the folder can be written after all
+                probe.touch()
+            except PermissionError:
+                pass
+            else:
+                return "the folder can be written"
+            with open_store(path, read_only=True) as opened:
+                if not opened.enabled:
+                    return f"disabled: {opened.reason}"
+                return f"{opened.count_games()} {opened.scores().opponents['medium']} {opened.game(3).x.name}"
+
+        assert as_ordinary_user(work) == "3 Tally(wins=1, losses=0, draws=0) Ann"  # copies skip the tallies
+        assert {p.name: p.read_bytes() for p in path.parent.iterdir()} == before  # not even a -shm
+
+
+def test_reading_creates_and_changes_nothing(tmp_path: Path) -> None:
+    missing = tmp_path / "not" / "yet" / "noughts.db"
+    with open_store(missing, read_only=True) as empty:
+        assert empty.enabled and empty.read_only and empty.notices == []
+        assert empty.count_games() == 0 and empty.games() == [] and empty.scores().people == {}
+        with pytest.raises(GameNotFoundError):
+            empty.game(1)
+        with pytest.raises(StoreError, match="only to read") as caught:
+            empty.record(game(DRAW), ANN, BOB)
+        assert_sentence(str(caught.value))
+        with pytest.raises(StoreError, match="only to read"):
+            empty.reset()
+    assert not (tmp_path / "not").exists()
+    old = tmp_path / "old.db"
+    make_version_1(old)
+    before = old.read_bytes()
+    with open_store(old, read_only=True) as upgraded_copy:  # read through a copy upgraded in memory
+        assert [g.id for g in upgraded_copy.games()] == [3, 2, 1]
+        assert upgraded_copy.scores().people == {"Ann": Tally(1, 0, 1), "Bob": Tally(0, 1, 1)}
+    assert old.read_bytes() == before and pragma(old, "user_version") == 1
+    current = tmp_path / "current.db"
+    real_store_file(current, 2)
+    with open_store(current) as writer, open_store(current, read_only=True) as reader:
+        human_vs(writer, "easy", "win")  # a game saved while someone reads: the reader sees it
+        assert reader.count_games() == 3 and reader.scores().run == 3  # 2 against medium, then 1
 
 
 def test_a_disabled_store_on_request() -> None:
@@ -706,3 +901,7 @@ def test_recorded_summary_tells_the_person_how_the_scores_moved() -> None:
         "Saved as game 6. +1 point: your run is 1; easy high score 4.")
     assert Recorded(7, difficulty="hard", high_score=9).summary() == (
         "Saved as game 7. Your run is back to 0; hard high score 9.")
+    assert Recorded(8, 3, 3, "hard", 3, True, (3, 3, 3)).summary() == (
+        "Saved as game 8. +3 points: your run is 3; hard high score 3 (a new high score!).")
+    assert Recorded(9, 3, 3, "hard", 3, False, (1, 1, 1)).summary() == (
+        "Saved as game 9 (1×1, 1 in a row). +3 points: your run is 3; hard high score 3.")

@@ -268,11 +268,10 @@ def _open_connection(target: Path, notices: list[str]) -> sqlite3.Connection:
             return connection
         except _Refused as refused:
             _close_quietly(connection)
-            if refused.kind == "damaged":
-                refused = _damaged(header, str(refused))
-            if refused.kind != "damaged":
-                raise refused.off(target) from None
-            problem = f"it is damaged ({refused})"
+            verdict = _damaged(header, str(refused)) if refused.kind == "damaged" else refused
+            if verdict.kind != "damaged":
+                raise verdict.off(target) from None
+            problem = f"it is damaged ({verdict})"
         except StoreError as error:
             _close_quietly(connection)
             why = str(error).rstrip(".")
@@ -281,9 +280,9 @@ def _open_connection(target: Path, notices: list[str]) -> sqlite3.Connection:
             _close_quietly(connection)
             if not _is_corruption(error):  # read-only file, a failing upgrade...: leave the file alone
                 raise _Off(f"the file {target} cannot be used ({error})") from None
-            refused = _damaged(header, str(error))
-            if refused.kind != "damaged":
-                raise refused.off(target) from None
+            verdict = _damaged(header, str(error))
+            if verdict.kind != "damaged":
+                raise verdict.off(target) from None
             problem = f"it is damaged ({error})"
         notices.append(_move_aside(target, identity, problem))
     raise _Off(f"a new database cannot be started at {target}")
