@@ -67,7 +67,7 @@ _APPLICATION_ID = 0x6E6F7567
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _BUSY_TIMEOUT_S = 2.0  # SQLite's own wait for a lock, per attempt
 _RETRY_FOR_S = 10.0  # then we give up and tell the person, rather than hang the game
-_SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_READONLY, _SQLITE_CANTOPEN = 5, 6, 8, 14
+_SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_CANTOPEN, _SQLITE_READONLY_DIRECTORY = 5, 6, 14, 8 | 6 << 8
 _SQLITE_CORRUPT, _SQLITE_NOTADB = 11, 26
 
 
@@ -326,12 +326,14 @@ def _connect_read_only(target: Path) -> sqlite3.Connection:
         return connection
     except sqlite3.OperationalError as error:
         _close_quietly(connection)
-        code = getattr(error, "sqlite_errorcode", 0) & 0xFF
-        wal = f"{target}-wal"
-        if code not in (_SQLITE_READONLY, _SQLITE_CANTOPEN) or (os.path.exists(wal) and os.path.getsize(wal)):
+        code = getattr(error, "sqlite_errorcode", 0)
+        journals = [f"{target}{suffix}" for suffix in ("-wal", "-journal")]
+        if code not in (_SQLITE_READONLY_DIRECTORY, _SQLITE_CANTOPEN) or \
+                any(os.path.exists(j) and os.path.getsize(j) for j in journals):
             raise
-    # No WAL holds changes and none can be started here (a writer needs this folder too), so the
-    # file alone is the whole database: "immutable" reads it without the WAL index.
+    # SQLite cannot make its WAL index here. No journal holds changes, and none can be started
+    # (a writer needs this folder too), so the file alone is the whole database: "immutable"
+    # reads it without the index.
     return sqlite3.connect(f"{target.as_uri()}?mode=ro&immutable=1", uri=True, isolation_level=None)
 
 

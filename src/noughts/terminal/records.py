@@ -67,7 +67,7 @@ def show_name(name: str, width: int = NAME_WIDTH) -> str:
         if used > width - 1:
             break
         kept.append(c)
-    return "".join(kept) + "…"
+    return "".join(kept).rstrip() + "…"
 
 
 def _pad(text: str, width: int) -> str:
