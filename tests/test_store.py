@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sqlite3
@@ -10,19 +11,19 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 from noughts import Board
-from noughts import store as store_module
 from noughts.game import Game
 from noughts.players import names
 from noughts.store import (
     DIFFICULTY_POINTS,
     SCHEMA_VERSION,
+    BoardScores,
     GameNotFoundError,
     Participant,
     Recorded,
@@ -32,6 +33,7 @@ from noughts.store import (
     default_path,
     open_store,
 )
+from noughts.store import sqlite as store_module
 
 X_WINS = "a1 b1 a2 b2 a3"
 O_WINS = "a1 b1 c3 b2 a3 b3"
@@ -104,6 +106,34 @@ def test_the_human_may_play_o(store: Store) -> None:
     assert store.scores().opponents["easy"] == Tally(1, 1, 0)
 
 
+def test_each_board_keeps_its_own_run_and_high_scores(store: Store) -> None:
+    hard = Participant.computer("hard")
+    one_cell = Game.replay(["a1"], Board(1, 1, 1))  # X wins with the first move
+    one_in_a_row = Game.replay(["b2"], Board(3, 3, 1))
+    four = Game.from_text("size=4x4 k=4: a1 a2 b1 b2 c1 c2 d1")
+    done = store.record(one_cell, ANN, hard)
+    assert (done.board, done.points, done.run, done.high_score) == ((1, 1, 1), 3, 3, 3)
+    assert store.record(one_cell, ANN, hard).run == 6
+    assert store.record(one_in_a_row, ANN, hard).run == 3
+    assert store.record(four, ANN, hard).run == 3
+    on_3x3 = human_vs(store, "easy", "win")
+    assert (on_3x3.board, on_3x3.run, on_3x3.high_score) == ((3, 3, 3), 1, 1)  # not 1 + 6 + 3 + 3
+    assert store.record(four, hard, ANN).run == 0  # a loss on 4×4 ends the 4×4 run only
+    scores = store.scores()
+    assert (scores.run, scores.high) == (1, {"easy": 1, "medium": 0, "hard": 0})  # 3×3, as front ends show it
+    assert list(scores.boards) == [(3, 3, 3), (1, 1, 1), (3, 3, 1), (4, 4, 4)]  # 3×3 first
+    assert scores.boards[(1, 1, 1)] == BoardScores(6, {"hard": 6})
+    assert scores.boards[(4, 4, 4)] == BoardScores(0, {"hard": 3})
+    assert scores.on((3, 3, 3)) == BoardScores(1, {"easy": 1}) and scores.on((5, 5, 4)) == BoardScores(0, {})
+    assert scores.opponents["hard"] == Tally(4, 1, 0)  # the tallies count every board
+
+
+def test_a_fresh_store_has_only_the_3x3_board(store: Store) -> None:
+    store.record(win_for("X"), ANN, BOB)
+    store.record(Game.replay(["a1"], Board(1, 1, 1)), ANN, Participant.computer("perfect"))
+    assert store.scores().boards == {(3, 3, 3): BoardScores(0, {})}
+
+
 def test_other_computer_players_count_in_tallies_but_not_in_the_run(store: Store) -> None:
     human_vs(store, "medium", "win")
     for outcome in ["win", "loss", "draw", "loss"]:
@@ -153,10 +183,24 @@ def test_an_unfinished_game_is_refused(store: Store) -> None:
 
 
 def test_bad_participants_are_refused() -> None:
-    for name, kind in [("", "human"), ("  ", "human"), ("x" * 101, "human"), ("a\nb", "human"), ("Ann", "robot")]:
-        with pytest.raises(StoreError):
+    for name, kind in [("", "human"), ("  ", "human"), ("x" * 101, "human"), ("a\x00b", "human"),
+                       ("a\ud800b", "human"), ("Ann", "robot")]:
+        with pytest.raises(StoreError) as caught:
             Participant(name, kind)  # type: ignore[arg-type]
+        assert_sentence(str(caught.value))
     assert Participant.computer(" Hard ") == Participant("hard", "computer")
+
+
+def test_names_with_control_characters_are_kept_exactly(store: Store) -> None:
+    evil, bidi = Participant.human("\x1b[31mEvil\n"), Participant.human("Ann\u202eBob")
+    assert evil.name == "\x1b[31mEvil"  # surrounding whitespace goes, as for every name
+    store.record(win_for("X"), evil, bidi)
+    store.record(win_for("O"), Participant.human("Robert'); DROP TABLE games;--"), evil)
+    kept = store.game(1)
+    assert (kept.x, kept.o) == (evil, bidi)
+    assert store.scores().people == {"\x1b[31mEvil": Tally(2, 0, 0), "Ann\u202eBob": Tally(0, 1, 0),
+                                      "Robert'); DROP TABLE games;--": Tally(0, 1, 0)}
+    assert store.count_games() == 2
 
 
 # history --------------------------------------------------------------------------------
@@ -235,6 +279,31 @@ def test_reset(store: Store, scores: bool, history: bool) -> None:
     assert (store.count_games() == 0) is history
     # numbers are never reused, so "replay 2" cannot silently mean another game
     assert store.record(game(DRAW), ANN, BOB).game_id == 3
+
+
+# recording once -------------------------------------------------------------------------
+def test_a_game_key_records_a_game_once(tmp_path: Path) -> None:
+    path, hard = tmp_path / "noughts.db", Participant.computer("hard")
+    with open_store(path) as first:
+        done = first.record(win_for("X"), ANN, hard, game_key="room-7/game-1")
+        assert done == Recorded(1, 3, 3, "hard", 3, True, (3, 3, 3))
+        assert first.record(win_for("X"), ANN, hard, game_key="room-7/game-1") == done  # a retry
+        assert first.count_games() == 1
+        assert (first.scores().run, first.scores().opponents["hard"]) == (3, Tally(1, 0, 0))
+        assert human_vs(first, "hard", "win").run == 6  # no key: always a new game
+    with open_store(path) as second, open_store(path) as third:
+        # after a restart and later games, a retry still gets what the first call returned
+        assert second.record(win_for("X"), ANN, hard, game_key="room-7/game-1") == done
+        assert third.record(win_for("X"), ANN, hard, game_key="room-7/game-1") == done
+        assert second.record(win_for("X"), ANN, hard, game_key="room-7/game-2").run == 9
+        assert third.count_games() == 3 and third.scores().run == 9
+        with pytest.raises(StoreError, match="different game") as caught:
+            second.record(game(DRAW), ANN, hard, game_key="room-7/game-1")
+        assert_sentence(str(caught.value))
+        for bad in ["", "k" * 201, 7]:
+            with pytest.raises(StoreError):
+                second.record(game(DRAW), ANN, hard, game_key=bad)  # type: ignore[arg-type]
+        assert third.count_games() == 3 and third.scores().run == 9
 
 
 # locks held by another process -----------------------------------------------------------
@@ -322,7 +391,7 @@ def test_a_new_file_gets_the_current_schema(tmp_path: Path) -> None:
     path = tmp_path / "deep" / "er" / "noughts.db"  # missing folders are created
     with open_store(path) as opened:
         assert opened.enabled and opened.path == path
-    assert pragma(path, "user_version") == SCHEMA_VERSION == 2
+    assert pragma(path, "user_version") == SCHEMA_VERSION == 3
     assert pragma(path, "application_id") == store_module._APPLICATION_ID
     assert sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
@@ -335,12 +404,82 @@ def test_an_old_version_is_upgraded_keeping_everything(tmp_path: Path) -> None:
         assert [g.id for g in opened.games()] == [3, 2, 1]
         assert opened.game(2).to_game().result == "draw"
         scores = opened.scores()
-        assert scores.high["hard"] == 6 and scores.opponents["hard"] == Tally(2, 0, 1)
+        assert scores.opponents["hard"] == Tally(2, 0, 1)
         # version 2's two-person tallies are filled in from the games already kept
         assert scores.people == {"Ann": Tally(1, 0, 1), "Bob": Tally(0, 1, 1)}
+        # version 3's high scores come from the games kept: the only one against hard is a draw
+        assert scores.boards == {(3, 3, 3): BoardScores(0, {})}
         opened.record(win_for("X"), ANN, BOB)
         assert opened.scores().people["Ann"] == Tally(2, 0, 1)
     assert pragma(path, "user_version") == SCHEMA_VERSION
+
+
+VERSION_2_PEOPLE = """CREATE TABLE people (name TEXT PRIMARY KEY, wins INTEGER NOT NULL DEFAULT 0,
+    losses INTEGER NOT NULL DEFAULT 0, draws INTEGER NOT NULL DEFAULT 0)"""
+
+
+def make_version_2(path: Path, games: list[tuple[str, str, str, str, str]], scores: dict[str, int],
+                   opponents: dict[str, tuple[int, int, int]]) -> None:
+    """A file as version 2 wrote it: ``games`` are (x, x_kind, o, o_kind, record), one shared run and high scores."""
+    connection = sqlite3.connect(path, isolation_level=None)
+    for statement in VERSION_1[:4]:
+        connection.execute(statement)
+    connection.execute(VERSION_2_PEOPLE)
+    for number, (x, x_kind, o, o_kind, record) in enumerate(games, 1):
+        played = Game.from_text(record)
+        start = played.start
+        connection.execute("INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, 'X', ?, ?, ?, ?, ?)",
+                           (number, f"2024-01-0{number}T10:00:00.000000Z", x, x_kind, o, o_kind,
+                            start.rows, start.cols, start.k, record, played.result))
+    connection.executemany("INSERT INTO scores VALUES (?, ?)", scores.items())
+    connection.executemany("INSERT INTO opponents VALUES (?, ?, ?, ?)", [(n, *t) for n, t in opponents.items()])
+    connection.execute("PRAGMA user_version = 2")
+    connection.close()
+
+
+def test_version_3_scores_every_board_again_from_the_games(tmp_path: Path) -> None:
+    path = tmp_path / "noughts.db"
+    make_version_2(path, [
+        ("Ann", "human", "hard", "computer", X_WINS),                  # 3×3: +3
+        ("Ann", "human", "hard", "computer", "size=1x1 k=1: a1"),      # 1×1: +3 (version 2 made the run 6)
+        ("Ann", "human", "Bob", "human", X_WINS),
+        ("easy", "computer", "Ann", "human", O_WINS),                  # 3×3: +1, the run is 4
+        ("hard", "computer", "easy", "computer", DRAW),
+        ("Ann", "human", "medium", "computer", "size=4x4 k=4: a1 a2 b1 b2 c1 c2 d1"),  # 4×4: +2
+    ], scores={"run": 9, "easy": 7, "hard": 6, "medium": 9}, opponents={"hard": (2, 0, 0), "easy": (1, 0, 0),
+                                                                        "medium": (1, 0, 0)})
+    with open_store(path) as opened:
+        assert opened.notices == [] and opened.count_games() == 6
+        scores = opened.scores()
+        assert scores.boards == {(3, 3, 3): BoardScores(4, {"easy": 4, "hard": 3}),
+                                 (1, 1, 1): BoardScores(3, {"hard": 3}), (4, 4, 4): BoardScores(2, {"medium": 2})}
+        assert scores.opponents["hard"] == Tally(2, 0, 0)  # the tallies are kept as they were
+        assert human_vs(opened, "hard", "win").run == 7
+    connection = sqlite3.connect(path)
+    kept = connection.execute("SELECT points, run, difficulty, high_score, new_high_score FROM games "
+                              "ORDER BY id").fetchall()
+    connection.close()
+    assert kept == [(3, 3, "hard", 3, 1), (3, 3, "hard", 3, 1), (0, 3, None, None, 0), (1, 4, "easy", 4, 1),
+                    (0, 4, None, None, 0), (2, 2, "medium", 2, 1), (3, 7, "hard", 7, 1)]
+
+
+@pytest.mark.parametrize(("after_reset", "expected"), [
+    (0, {}),                                                            # reset after the last game
+    (1, {(3, 3, 3): BoardScores(1, {"easy": 1})}),                      # only the win against easy counts
+    (3, {(3, 3, 3): BoardScores(7, {"easy": 7, "hard": 6})}),           # never reset
+])
+def test_version_3_leaves_out_games_from_before_a_scores_reset(tmp_path: Path, after_reset: int,
+                                                              expected: dict[tuple[int, int, int], BoardScores]
+                                                              ) -> None:
+    path = tmp_path / "noughts.db"
+    # 'scores --reset' kept the games; the tallies it reset count one for each mixed game since
+    tallies = {1: {"easy": (1, 0, 0)}, 3: {"hard": (2, 0, 0), "easy": (1, 0, 0)}}.get(after_reset, {})
+    make_version_2(path, [("Ann", "human", "hard", "computer", X_WINS), ("Ann", "human", "hard", "computer", X_WINS),
+                          ("Ann", "human", "Bob", "human", X_WINS), ("Ann", "human", "easy", "computer", X_WINS),
+                          ("Ann", "human", "Bob", "human", DRAW)],
+                   scores={"run": 1, "easy": 1} if after_reset == 1 else {}, opponents=tallies)
+    with open_store(path) as opened:
+        assert {b: s for b, s in opened.scores().boards.items() if s != BoardScores(0, {})} == expected
 
 
 def test_a_failing_migration_changes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -348,15 +487,15 @@ def test_a_failing_migration_changes_nothing(tmp_path: Path, monkeypatch: pytest
     make_version_1(path)
     broken = ("CREATE TABLE half_done (x)", "INSERT INTO no_such_table VALUES (1)")
     monkeypatch.setattr(store_module, "_MIGRATIONS", [*store_module._MIGRATIONS, broken])
-    monkeypatch.setattr(store_module, "SCHEMA_VERSION", 3)
+    monkeypatch.setattr(store_module, "SCHEMA_VERSION", 4)
     opened = open_store(path)
     assert not opened.enabled and opened.reason is not None
     assert_sentence(opened.reason)
     assert list(tmp_path.glob("*.corrupt-*")) == []  # a bug in a migration is not a damaged file
-    # steps 2 and 3 ran in the same transaction: both were rolled back
+    # steps 2, 3 and 4 ran in the same transaction: all were rolled back
     assert pragma(path, "user_version") == 1
     tables = {row[0] for row in sqlite3.connect(path).execute("SELECT name FROM sqlite_master")}
-    assert "half_done" not in tables and "people" not in tables
+    assert "half_done" not in tables and "people" not in tables and "board_scores" not in tables
     monkeypatch.undo()
     with open_store(path) as fixed:
         assert fixed.enabled and fixed.count_games() == 3
@@ -413,12 +552,18 @@ def damage(kind: str, path: Path) -> None:
         raise AssertionError(kind)
 
 
-KINDS = ["random bytes", "text", "truncated", "scribbled", "header only", "foreign tables",
-         "foreign application", "newer noughts"]
+DAMAGED = ["truncated", "scribbled"]  # noughts databases, damaged
+NOT_OURS = ["random bytes", "text", "header only", "foreign tables", "foreign application"]
 
 
-@pytest.mark.parametrize("kind", KINDS)
-def test_a_bad_file_is_moved_aside_and_a_fresh_one_started(tmp_path: Path, kind: str) -> None:
+def files_in(folder: Path) -> dict[str, bytes]:
+    """The files and their bytes; a WAL index and an empty WAL, which any SQLite reader may leave, aside."""
+    return {p.name: p.read_bytes() for p in folder.iterdir()
+            if not p.name.endswith("-shm") and not (p.name.endswith("-wal") and not p.stat().st_size)}
+
+
+@pytest.mark.parametrize("kind", DAMAGED)
+def test_a_damaged_database_is_moved_aside_to_record_and_a_fresh_one_started(tmp_path: Path, kind: str) -> None:
     path = tmp_path / "noughts.db"
     damage(kind, path)
     original = path.read_bytes()
@@ -427,7 +572,7 @@ def test_a_bad_file_is_moved_aside_and_a_fresh_one_started(tmp_path: Path, kind:
         [notice] = opened.notices
         [aside] = tmp_path.glob("noughts.db.corrupt-*")
         assert aside.read_bytes() == original  # never overwritten, not even by a checkpoint
-        assert str(aside) in notice and str(path) in notice
+        assert str(aside) in notice and str(path) in notice and "damaged" in notice
         assert_sentence(notice)
         assert aside.name[len("noughts.db.corrupt-"):].endswith("Z")  # a UTC time
         assert opened.count_games() == 0
@@ -437,9 +582,48 @@ def test_a_bad_file_is_moved_aside_and_a_fresh_one_started(tmp_path: Path, kind:
     assert len(list(tmp_path.glob("noughts.db.corrupt-*"))) == 1
 
 
+@pytest.mark.parametrize("kind", DAMAGED)
+def test_a_damaged_database_is_left_as_it_is_when_only_read(tmp_path: Path, kind: str) -> None:
+    path = tmp_path / "noughts.db"
+    damage(kind, path)
+    before = files_in(tmp_path)
+    opened = open_store(path, read_only=True)
+    assert not opened.enabled and opened.reason is not None
+    assert str(path) in opened.reason and "damaged" in opened.reason and "moved aside the next time" in opened.reason
+    assert_sentence(opened.reason)
+    assert files_in(tmp_path) == before
+
+
+@pytest.mark.parametrize("read_only", [False, True])
+@pytest.mark.parametrize("kind", NOT_OURS)
+def test_a_file_that_is_not_ours_is_refused_and_left_untouched(tmp_path: Path, kind: str, read_only: bool) -> None:
+    path = tmp_path / "noughts.db"
+    damage(kind, path)
+    before = files_in(tmp_path)
+    opened = open_store(path, read_only=read_only)
+    assert not opened.enabled and opened.reason is not None and opened.notices == [opened.reason]
+    assert_sentence(opened.reason)
+    assert f"the file {path} is not a noughts database" in opened.reason and "left untouched" in opened.reason
+    assert files_in(tmp_path) == before  # not moved, not written, no journal left behind
+    assert human_vs(opened, "easy", "win") == Recorded(None)  # the game plays on without scores
+
+
+@pytest.mark.parametrize("read_only", [False, True])
+def test_a_database_from_a_newer_noughts_is_refused_and_left_untouched(tmp_path: Path, read_only: bool) -> None:
+    path = tmp_path / "noughts.db"
+    damage("newer noughts", path)
+    before = files_in(tmp_path)
+    opened = open_store(path, read_only=read_only)
+    assert not opened.enabled and opened.reason is not None
+    assert f"the database {path} was made by a newer noughts (schema 99; this noughts knows up to " \
+        f"{SCHEMA_VERSION})" in opened.reason
+    assert_sentence(opened.reason)
+    assert files_in(tmp_path) == before
+
+
 def test_reasons_name_what_was_wrong(tmp_path: Path) -> None:
     expected = {"random bytes": "not a SQLite database", "truncated": "damaged",
-                "foreign tables": "another program", "newer noughts": "newer version of noughts (schema 99"}
+                "foreign tables": "another program", "newer noughts": "made by a newer noughts (schema 99"}
     for kind, words in expected.items():
         path = tmp_path / kind.replace(" ", "-") / "noughts.db"
         path.parent.mkdir()
@@ -451,14 +635,14 @@ def test_reasons_name_what_was_wrong(tmp_path: Path) -> None:
 def test_a_second_bad_file_gets_its_own_name(tmp_path: Path) -> None:
     path = tmp_path / "noughts.db"
     for _ in range(2):
-        path.write_bytes(b"not a database at all")
+        damage("truncated", path)
         open_store(path).close()
     assert len(list(tmp_path.glob("noughts.db.corrupt-*"))) == 2
 
 
 def test_a_bad_files_wal_moves_with_it(tmp_path: Path) -> None:
     path = tmp_path / "noughts.db"
-    path.write_bytes(os.urandom(5000))
+    damage("truncated", path)
     wal = tmp_path / "noughts.db-wal"
     wal.write_bytes(b"frames that belong to the damaged file")
     with open_store(path) as opened:
@@ -546,11 +730,10 @@ def test_a_folder_as_the_database_turns_scores_off(tmp_path: Path) -> None:
     assert "is a folder" in (opened.reason or "")
 
 
-def open_as_ordinary_user(path: Path) -> tuple[bool, str]:
-    """Open the store where permissions bind: as root (CI), in a child that becomes 'nobody'."""
+def as_ordinary_user(work: Callable[[], str]) -> str:
+    """Run ``work`` where permissions bind: as root (CI), in a forked child that becomes 'nobody'."""
     if os.geteuid() != 0:
-        opened = open_store(path)
-        return opened.enabled, opened.reason or ""
+        return work()
     # A forked child keeps the modules already loaded (nobody cannot read root's Python files).
     read_end, write_end = os.pipe()
     pid = os.fork()
@@ -558,16 +741,42 @@ def open_as_ordinary_user(path: Path) -> tuple[bool, str]:
         try:
             os.setgid(65534)
             os.setuid(65534)
-            opened = open_store(path)
-            os.write(write_end, f"{opened.enabled}\n{opened.reason}".encode())
+            answer = work()
+        except BaseException as error:
+            answer = f"failed: {error!r}"
         finally:
+            os.write(write_end, answer.encode())
             os._exit(0)
     os.close(write_end)
     with os.fdopen(read_end) as pipe:
         answer = pipe.read()
     os.waitpid(pid, 0)
-    enabled, reason = [*answer.splitlines(), "", ""][:2]
+    return answer
+
+
+def open_as_ordinary_user(path: Path, *, read_only: bool = False) -> tuple[bool, str]:
+    def work() -> str:
+        opened = open_store(path, read_only=read_only)
+        return f"{opened.enabled}\n{opened.reason}"
+
+    enabled, reason = [*as_ordinary_user(work).splitlines(), "", ""][:2]
     return enabled == "True", reason
+
+
+@contextlib.contextmanager
+def read_only_folder(games: int) -> Iterator[Path]:
+    """A store file holding ``games`` games, the file and its folder made read-only (a CD, a shared mount)."""
+    # Under /tmp, not tmp_path: 'nobody' must be able to reach the folder to find it read-only.
+    folder = Path(tempfile.mkdtemp(dir="/tmp", prefix="noughts-readonly-"))
+    try:
+        path = folder / "noughts.db"
+        real_store_file(path, games)
+        path.chmod(0o444)
+        folder.chmod(0o555)
+        yield path
+    finally:
+        folder.chmod(0o700)
+        shutil.rmtree(folder)
 
 
 def test_an_existing_database_in_a_read_only_folder() -> None:
@@ -587,6 +796,54 @@ def test_an_existing_database_in_a_read_only_folder() -> None:
     finally:
         folder.chmod(0o700)
         shutil.rmtree(folder)
+
+
+def test_a_read_only_database_in_a_read_only_folder_can_be_read() -> None:
+    with read_only_folder(3) as path:
+        before = {p.name: p.read_bytes() for p in path.parent.iterdir()}
+
+        def work() -> str:
+            probe = path.parent / "probe"
+            try:  # the test proves nothing where the folder can be written after all
+                probe.touch()
+            except PermissionError:
+                pass
+            else:
+                return "the folder can be written"
+            with open_store(path, read_only=True) as opened:
+                if not opened.enabled:
+                    return f"disabled: {opened.reason}"
+                return f"{opened.count_games()} {opened.scores().opponents['medium']} {opened.game(3).x.name}"
+
+        assert as_ordinary_user(work) == "3 Tally(wins=1, losses=0, draws=0) Ann"  # copies skip the tallies
+        assert {p.name: p.read_bytes() for p in path.parent.iterdir()} == before  # not even a -shm
+
+
+def test_reading_creates_and_changes_nothing(tmp_path: Path) -> None:
+    missing = tmp_path / "not" / "yet" / "noughts.db"
+    with open_store(missing, read_only=True) as empty:
+        assert empty.enabled and empty.read_only and empty.notices == []
+        assert empty.count_games() == 0 and empty.games() == [] and empty.scores().people == {}
+        with pytest.raises(GameNotFoundError):
+            empty.game(1)
+        with pytest.raises(StoreError, match="only to read") as caught:
+            empty.record(game(DRAW), ANN, BOB)
+        assert_sentence(str(caught.value))
+        with pytest.raises(StoreError, match="only to read"):
+            empty.reset()
+    assert not (tmp_path / "not").exists()
+    old = tmp_path / "old.db"
+    make_version_1(old)
+    before = old.read_bytes()
+    with open_store(old, read_only=True) as upgraded_copy:  # read through a copy upgraded in memory
+        assert [g.id for g in upgraded_copy.games()] == [3, 2, 1]
+        assert upgraded_copy.scores().people == {"Ann": Tally(1, 0, 1), "Bob": Tally(0, 1, 1)}
+    assert old.read_bytes() == before and pragma(old, "user_version") == 1
+    current = tmp_path / "current.db"
+    real_store_file(current, 2)
+    with open_store(current) as writer, open_store(current, read_only=True) as reader:
+        human_vs(writer, "easy", "win")  # a game saved while someone reads: the reader sees it
+        assert reader.count_games() == 3 and reader.scores().run == 3  # 2 against medium, then 1
 
 
 def test_a_disabled_store_on_request() -> None:
@@ -644,3 +901,7 @@ def test_recorded_summary_tells_the_person_how_the_scores_moved() -> None:
         "Saved as game 6. +1 point: your run is 1; easy high score 4.")
     assert Recorded(7, difficulty="hard", high_score=9).summary() == (
         "Saved as game 7. Your run is back to 0; hard high score 9.")
+    assert Recorded(8, 3, 3, "hard", 3, True, (3, 3, 3)).summary() == (
+        "Saved as game 8. +3 points: your run is 3; hard high score 3 (a new high score!).")
+    assert Recorded(9, 3, 3, "hard", 3, False, (1, 1, 1)).summary() == (
+        "Saved as game 9 (1×1, 1 in a row). +3 points: your run is 3; hard high score 3.")

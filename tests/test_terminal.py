@@ -587,17 +587,6 @@ def test_db_flag_and_environment(env: dict[str, str], tmp_path: Path) -> None:
     assert history(env) == []
 
 
-def test_a_corrupt_database_is_moved_aside_with_one_line_and_the_game_plays(env: dict[str, str],
-                                                                         tmp_path: Path) -> None:
-    (tmp_path / "scores.db").write_bytes(b"this is not a database" * 100)
-    result = run(env, "play", "--opponent", "person", "--first", "me", stdin=b"a1\na2\nb1\nb2\nc1\n")
-    assert result.returncode == 0
-    notice = result.stdout.splitlines()[0]
-    assert "corrupt" in notice.lower() or "moved" in notice.lower(), notice
-    assert "Saved as game 1." in result.stdout
-    assert list(tmp_path.glob("scores.db.corrupt-*"))
-
-
 def test_scores_off_when_the_database_cannot_be_written(env: dict[str, str], tmp_path: Path) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory")

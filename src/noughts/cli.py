@@ -166,10 +166,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("scores", help="high scores, the current run and wins/losses/draws",
                        description="The high score of each difficulty (the EV3 robot's rules: a win scores "
-                                   "1 on easy, 2 on medium, 3 on hard, and a loss or draw ends the run), the "
-                                   "current run, and wins, losses and draws against each computer player "
-                                   "and between people.")
+                                   "1 on easy, 2 on medium, 3 on hard, and a loss or draw ends the run) and "
+                                   "the current run, 3×3 first and then every other board played, and wins, "
+                                   "losses and draws against the ten computer players and between the ten "
+                                   "people with the most games.")
     _db_option(p)
+    p.add_argument("--all", action="store_true",
+                   help="list every computer player and person played, not only the ten with the most games")
     p.add_argument("--reset", action="store_true",
                    help="delete every score (after asking; the game history is kept)")
     p.add_argument("--yes", action="store_true", help="with --reset: do not ask")
@@ -391,7 +394,9 @@ def _cmd_scores(args: argparse.Namespace) -> int:
 
     if args.yes and not args.reset:
         raise NoughtsError("--yes only goes with --reset")
-    return terminal.scores(args.db, reset=args.reset, yes=args.yes)
+    if args.all and args.reset:
+        raise NoughtsError("--all lists the scores; it does not go with --reset")
+    return terminal.scores(args.db, reset=args.reset, yes=args.yes, show_all=args.all)
 
 
 # `noughts play` without argparse: its import and the parser's construction alone take longer

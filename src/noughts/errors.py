@@ -33,3 +33,11 @@ class GameRecordError(NoughtsError):
 
 class BudgetExceeded(NoughtsError):
     """A search gave up because it ran out of its time or node budget."""
+
+
+class StoreError(NoughtsError):
+    """The score store cannot do what was asked; the message is a sentence for the person."""
+
+
+class GameNotFoundError(StoreError):
+    """No stored game has that number."""
