@@ -499,12 +499,18 @@ def test_finished_games_are_recorded_once_and_abandoned_ones_never(make_app: Cal
 
 
 def test_store_notices_and_high_scores_show(make_app: Callable[..., App], tmp_path: Path) -> None:
-    (tmp_path / "scores.db").write_bytes(b"this is not a database" * 100)
+    foreign = b"this is not a database" * 100
+    (tmp_path / "scores.db").write_bytes(foreign)
     app = make_app(opponent="easy", mark="X", seed=1)
-    assert "could not be used" in status(app) and ".corrupt-" in status(app)
-    assert app.controller.view().scores == "High scores: easy 0 · medium 0 · hard 0 · current run 0"
+    assert "scores.db" in status(app) and "untouched" in status(app)  # not ours: left as it is
+    assert app.controller.view().scores == "Scores are off (see the note above)."
     click_button(app, "menu")
-    assert "could not be used" in app.controller.view().notes
+    assert "untouched" in app.controller.view().notes
+    app.close()
+    assert (tmp_path / "scores.db").read_bytes() == foreign
+    (tmp_path / "scores.db").unlink()
+    app = make_app(opponent="easy", mark="X", seed=1)
+    assert app.controller.view().scores == "High scores: easy 0 · medium 0 · hard 0 · current run 0"
 
 
 def test_scores_off_still_plays(make_app: Callable[..., App], tmp_path: Path) -> None:

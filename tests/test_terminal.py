@@ -552,7 +552,7 @@ def test_history_replay_and_reset(env: dict[str, str]) -> None:
     # replay --all: every step at once
     replay = run(env, "replay", "1", "--all")
     assert replay.returncode == 0 and "[Enter]" not in replay.stdout
-    assert replay.stdout.startswith("Game 1, played ") and "Ann was X, Bob was O." in replay.stdout
+    assert replay.stdout.startswith("Game 1, played ") and "X Ann, O Bob." in replay.stdout
     assert [m for m in re.findall(r"^Move (\d): ([XO]) (\w\d)$", replay.stdout, re.M)] == [
         ("1", "X", "a1"), ("2", "O", "a2"), ("3", "X", "b1"), ("4", "O", "b2"), ("5", "X", "c1")]
     assert " 1  *X*|*X*|*X*" in replay.stdout

@@ -268,3 +268,11 @@ def test_scores_and_history_work_on_a_read_only_file_in_a_read_only_folder() -> 
     finally:
         folder.chmod(0o700)
         shutil.rmtree(folder)
+
+
+def test_replay_names_the_players_without_saying_you_was(db: Path) -> None:
+    store_with(db, lambda s: s.record(Game.from_text(X_WINS), Participant.human("You"), Participant.computer("hard")))
+    out = io.StringIO()
+    assert records.replay(1, db=str(db), step=False, out=out, environ=env_for(db)) == 0
+    first = out.getvalue().splitlines()[0]
+    assert "was X" not in first and first.endswith("X You, O hard (computer).")

@@ -32,7 +32,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from noughts import players, text
 from noughts.board import Board
@@ -42,10 +42,10 @@ from noughts.game import Game, GameEvent
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from noughts.store import Recorded, Store
+    from noughts.store import Participant, Recorded
 
 __all__ = [
-    "DEFAULT_FIRST", "DEFAULT_OPPONENT", "FIRST_RULES", "PERSON", "ComputerMove", "Match", "MatchEvent",
+    "DEFAULT_FIRST", "DEFAULT_OPPONENT", "FIRST_RULES", "PERSON", "ComputerMove", "GameKeeper", "Match", "MatchEvent",
     "PlayOptions", "Seat", "first_rule", "opponent_name", "play_options",
 ]
 
@@ -227,6 +227,15 @@ class MatchEvent:
 MatchListener = Callable[[MatchEvent], object]
 
 
+class GameKeeper(Protocol):
+    """Where finished games go: a :class:`~noughts.store.Store`, or anything that records like one."""
+
+    @property
+    def enabled(self) -> bool: ...
+
+    def record(self, game: Game, x: Participant, o: Participant, *, game_key: str | None = None) -> Recorded: ...
+
+
 @dataclass
 class _Counts:
     tally: list[int] = field(default_factory=lambda: [0, 0, 0])  # seat 0 wins, seat 1 wins, draws
@@ -238,7 +247,7 @@ class Match:
 
     def __init__(self, opponent: str = DEFAULT_OPPONENT, *, names: Sequence[str] = (), first: str = DEFAULT_FIRST,
                  rows: int = 3, cols: int = 3, k: int | None = None, best_of: int | None = None,
-                 seed: int | str | None = None, store: Store | None = None,
+                 seed: int | str | None = None, store: GameKeeper | None = None,
                  environ: Mapping[str, str] | None = None) -> None:
         opponent = opponent_name(opponent)
         self.start = Board(rows, cols, k)
@@ -491,7 +500,8 @@ class Match:
 
         x, o = participant(self.seats[self.x_seat]), participant(self.seats[1 - self.x_seat])
         try:
-            self.recorded = self.store.record(self.game, x, o)
+            # the key makes a retry, or a match resumed from a dict, return the first record
+            self.recorded = self.store.record(self.game, x, o, game_key=f"{self.seed}/{self.games}")
         except NoughtsError as error:  # disk full, locked for long: say so and play on
             self.record_problem = " ".join(str(error).split())
 
@@ -550,7 +560,7 @@ class Match:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], store: Store | None = None) -> Match:
+    def from_dict(cls, data: Mapping[str, Any], store: GameKeeper | None = None) -> Match:
         """A match from :meth:`to_dict`; a damaged dict raises NoughtsError."""
         try:
             seats = data["seats"]

@@ -325,8 +325,10 @@ class Controller:
             scores = self.store.scores()
         except NoughtsError as error:
             return " ".join(str(error).split())
-        high = " · ".join(f"{name} {value}" for name, value in scores.high.items())
-        return f"High scores: {high} · current run {scores.run}"
+        board = self.start_board
+        on_board = scores.on((board.rows, board.cols, board.k))  # high scores are kept per board
+        high = " · ".join(f"{name} {value}" for name, value in on_board.high.items())
+        return f"High scores: {high} · current run {on_board.run}"
 
     def tally_text(self) -> str:
         """The session's tally against the opponent in play: 'Ann: 2 · Medium: 1 · draws: 0'."""

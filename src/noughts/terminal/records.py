@@ -130,7 +130,7 @@ def replay(game_id: int, *, db: str | None = None, step: bool = True, stdin: IO[
     shape = "" if (start.rows, start.cols, start.k) == (3, 3, 3) else \
         f" on {start.rows}×{start.cols} with {start.k} in a row"
     say(f"Game {stored.id}, played {_when(stored.played_at)}{shape}: "
-        f"{_who(stored.x)} was X, {_who(stored.o)} was O.")
+        f"X {_who(stored.x)}, O {_who(stored.o)}.")  # names, never "You was X"
     say()
     say(board_diagram(start, colour=colour))
     positions = game.positions

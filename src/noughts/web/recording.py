@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 from noughts.store import Recorded, Store
 
 if TYPE_CHECKING:
-    from datetime import datetime
 
     from noughts.game import Game
     from noughts.store import Participant
@@ -63,26 +62,29 @@ class Recorder:
         """The store a room's match records through; ``saved`` hears when each game is kept."""
         return RoomRecording(self, code, saved)
 
-    def write_later(self, code: str, game: Game, x: Participant, o: Participant, saved: Saved) -> None:
+    def write_later(self, code: str, game: Game, x: Participant, o: Participant, saved: Saved,
+                    game_key: str | None = None) -> None:
         """Keep a finished game on the recorder's thread; ``saved`` is called on the event loop after."""
-        task = asyncio.get_running_loop().create_task(self._save(code, game, x, o, saved))
+        task = asyncio.get_running_loop().create_task(self._save(code, game, x, o, saved, game_key))
         self._writes.add(task)  # a task nobody references can be garbage-collected mid-flight
         task.add_done_callback(self._writes.discard)
 
-    async def _save(self, code: str, game: Game, x: Participant, o: Participant, saved: Saved) -> None:
-        message, scores = await self._run(lambda: self._write(game, x, o))
+    async def _save(self, code: str, game: Game, x: Participant, o: Participant, saved: Saved,
+                    game_key: str | None) -> None:
+        message, scores = await self._run(lambda: self._write(game, x, o, game_key))
         if scores is not None:
             self.scores = scores
         saved(code, message, scores)
 
-    def _write(self, game: Game, x: Participant, o: Participant) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    def _write(self, game: Game, x: Participant, o: Participant,
+               game_key: str | None) -> tuple[dict[str, Any], dict[str, Any] | None]:
         from noughts.errors import NoughtsError
 
         assert self._store is not None
         if not self._store.enabled:
             return {"type": "recorded", "game_id": None, "message": self._store.reason, "summary": ""}, None
         try:
-            done = self._store.record(game, x, o)
+            done = self._store.record(game, x, o, game_key=game_key)
         except NoughtsError as error:  # disk full, locked too long: the game goes on regardless
             return {"type": "recorded", "game_id": None, "message": " ".join(str(error).split()),
                     "summary": ""}, None
@@ -101,7 +103,7 @@ class Recorder:
         self._executor = None
 
 
-class RoomRecording(Store):
+class RoomRecording:
     """What a room's match records through: the write goes to the recorder's thread, the game goes on.
 
     The match calls :meth:`record` once when a game ends, on the event loop; this returns at
@@ -112,15 +114,14 @@ class RoomRecording(Store):
     """
 
     def __init__(self, recorder: Recorder, code: str, saved: Saved) -> None:
-        super().__init__(None, None)
         self._recorder, self._code, self._saved = recorder, code, saved
 
     @property
     def enabled(self) -> bool:
         return True
 
-    def record(self, game: Game, x: Participant, o: Participant, *, played_at: datetime | None = None) -> Recorded:
-        self._recorder.write_later(self._code, game, x, o, self._saved)
+    def record(self, game: Game, x: Participant, o: Participant, *, game_key: str | None = None) -> Recorded:
+        self._recorder.write_later(self._code, game, x, o, self._saved, game_key)
         return Recorded(None)
 
     def __repr__(self) -> str:
