@@ -2,7 +2,7 @@
 
 ::
 
-    noughts panel [--backend gpio|serial|sim] [--config FILE] [--build mega|uno] [--port PORT] ...
+    noughts panel [--sim | --backend gpio|serial|sim] [--config FILE] [--build mega|uno] [--port PORT] ...
     noughts panel calibrate [--backend gpio|serial] [--config FILE]
     noughts panel config [--build mega|uno]
 """
@@ -20,14 +20,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from noughts.errors import NoughtsError
-from noughts.hardware.config import FIRSTS, ConfigError, PanelConfig, default_config_path, load_config, save_thresholds
+from noughts.hardware.config import (
+    FIRSTS,
+    ConfigError,
+    PanelConfig,
+    default_config_path,
+    first_setting,
+    load_config,
+    save_thresholds,
+)
 from noughts.hardware.defaults import BUILDS, DEFAULT_TOML
 
 if TYPE_CHECKING:
-    from noughts.game import Game
     from noughts.hardware.boardio import BoardIO
-    from noughts.hardware.controller import PanelController, PanelSettings
-    from noughts.store import Store
+    from noughts.hardware.controller import PanelSettings
 
 __all__ = ["build_parser", "main", "settings_from"]
 
@@ -45,18 +51,23 @@ def build_parser() -> argparse.ArgumentParser:
                         help="play (the default); calibrate: measure the resistor ladder and record its thresholds "
                              "in the config file; config: print a build's default configuration")
     parser.add_argument("--backend", choices=BACKENDS, default="sim", help="where the panel is (default: sim)")
+    parser.add_argument("--sim", dest="backend", action="store_const", const="sim",
+                        help="the simulator in this terminal (the same as --backend sim, the default)")
     parser.add_argument("--config", metavar="FILE",
                         help=f"the panel's TOML configuration (default: {default_config_path()} if it exists)")
     parser.add_argument("--build", choices=BUILDS, help="the wiring: the seed's mega or uno (overrides the file)")
     parser.add_argument("--port", help="serial: the board's port or pyserial URL (overrides [serial] port)")
     parser.add_argument("--opponent", help="the computer player at power-on (overrides [game] opponent)")
-    parser.add_argument("--first", choices=FIRSTS, help="who starts at power-on (overrides [game] first)")
+    parser.add_argument("--first", metavar="WHO",
+                        help=f"who starts at power-on: {', '.join(FIRSTS)} (overrides [game] first)")
     parser.add_argument("--thinking", type=float, metavar="SECONDS", help="the computer's thinking pause")
     parser.add_argument("--games", type=int, metavar="N", help="games in a match (overrides [game] match_games)")
     parser.add_argument("--no-flash", action="store_true", help="skip the start-up flash")
     parser.add_argument("--seed", type=int, help="seed the computer's random choices, to replay a session")
-    parser.add_argument("--db", metavar="PATH", help="the score store (default: noughts' usual one)")
-    parser.add_argument("--no-scores", action="store_true", help="do not record finished games")
+    parser.add_argument("--db", metavar="PATH",
+                        help="the scores and history database, as for 'noughts play' (default: $NOUGHTS_DB, else "
+                             "~/.local/share/noughts/noughts.db)")
+    parser.add_argument("--no-scores", action="store_true", help="record nothing: no scores, no history")
     return parser
 
 
@@ -73,10 +84,9 @@ def _config(args: argparse.Namespace) -> PanelConfig:
     if args.opponent is not None:
         from noughts import players
 
-        players.describe(args.opponent)  # an unknown name fails here, with the list
-        game = replace(game, opponent=args.opponent.strip().lower())
+        game = replace(game, opponent=players.canonical(args.opponent))  # an unknown name fails, with the list
     if args.first is not None:
-        game = replace(game, first=args.first)
+        game = replace(game, first=first_setting(args.first, "--first"))
     if args.thinking is not None:
         if not 0 <= args.thinking <= 60:
             raise ConfigError(f"--thinking takes 0 to 60 seconds, not {args.thinking:g}")
@@ -98,25 +108,7 @@ def settings_from(config: PanelConfig, seed: int | None = None) -> PanelSettings
     return PanelSettings(opponents=game.opponents, opponent=game.opponent, first=game.first,
                          thinking_seconds=game.thinking_seconds, flash=game.flash,
                          flash_step_seconds=game.flash_step_seconds, match_games=game.match_games,
-                         message_seconds=game.message_seconds, seed=seed)
-
-
-def recorder(store: Store, player: str, say: Callable[[str], None]) -> Callable[[PanelController, Game], None]:
-    """A game-over hook that keeps finished games and scores in ``store``."""
-    from noughts.store import Participant, StoreError
-
-    def record(panel: PanelController, game: Game) -> None:
-        if panel.two_person:
-            green, red = Participant.human("Green"), Participant.human("Red")
-        else:
-            green, red = Participant.human(player), Participant.computer(panel.opponent)
-        x, o = (green, red) if panel.green_mark == "X" else (red, green)
-        try:
-            store.record(game, x, o)
-        except StoreError as error:
-            say(str(error))
-
-    return record
+                         message_seconds=game.message_seconds, seed=seed, player=game.player)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -141,14 +133,10 @@ def _play(args: argparse.Namespace, config: PanelConfig) -> int:
     from noughts.hardware.loop import PanelLoop
 
     store = None
-    hook = None
     if not args.no_scores:
         from noughts.store import open_store
 
-        store = open_store(args.db)
-        for notice in store.notices:
-            _say(notice)
-        hook = recorder(store, config.game.player, _say)
+        store = open_store(args.db)  # as noughts play: never fails; a problem is a notice
     sim = None
     try:
         if args.backend == "sim":
@@ -162,8 +150,12 @@ def _play(args: argparse.Namespace, config: PanelConfig) -> int:
         if store is not None:
             store.close()
         raise
+    say = sim.say if sim is not None else _say  # the sim's screen would wipe a line on stderr
+    for notice in store.notices if store is not None else ():
+        say(notice)
     try:
-        loop = PanelLoop(PanelController(board, settings_from(config, args.seed), on_game_over=hook), board)
+        panel = PanelController(board, settings_from(config, args.seed), store=store, say=say)
+        loop = PanelLoop(panel, board)
         if sim is not None:
             from noughts.hardware.sim import run_terminal
 
