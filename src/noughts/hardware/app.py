@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = ["build_parser", "main", "settings_from"]
 
 BACKENDS = ("sim", "gpio", "serial")
+READINGS = 5  # ladder readings of one cell that calibration takes the median of, at least
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -264,13 +265,18 @@ def _serial_reader(board: BoardIO) -> Callable[[], list[int]]:
         raise NoughtsError(f"the board on {board.port} is a {board.board}: only the Uno wiring has a ladder")
 
     def read() -> list[int]:
+        # The board sends a reading every 100 ms. The first to arrive may have been on its way when
+        # the last cell's readings were turned off: it is dropped, and enough are taken after it
+        # for the median, however slowly the board (or a simulated one) runs.
         board.raw_readings.clear()
         board.raw_mode(True)
-        end = time.monotonic() + 0.6
-        while time.monotonic() < end:
+        start = time.monotonic()
+        while time.monotonic() - start < 0.6 or len(board.raw_readings) < READINGS + 1:
+            if time.monotonic() - start > 5:
+                break
             board.poll(time.monotonic())
             time.sleep(0.01)
         board.raw_mode(False)
-        return list(board.raw_readings)
+        return list(board.raw_readings)[1:]
 
     return read
