@@ -548,7 +548,7 @@ def test_the_sim_presses_buttons_and_draws_the_pins(build: str) -> None:
         if build == "uno":
             assert "X = green LEDs: Green    O = red LEDs: Red" in plain and "winner LEDs: X off  O off" in plain
         else:
-            assert "winner LEDs: X not fitted  O not fitted" in plain
+            assert "winner LEDs: not fitted" in plain
         assert not sim.key("q", clock[0])
     finally:
         sim.close()
@@ -799,6 +799,10 @@ def test_a_missing_hardware_library_says_how_to_install_it(monkeypatch: pytest.M
     monkeypatch.setitem(__import__("sys").modules, "serial", None)
     with pytest.raises(MissingLibraryError, match=r"'serial', which is not installed: " + re.escape(hint)):
         open_pyserial("loop://", 57600)
+    assert main(["--backend", "serial", "--port", "loop://", "--no-scores", "--config", os.devnull]) == 2
+    err = capsys.readouterr().err
+    assert f"the serial backend needs the Python package 'serial', which is not installed: {hint}" in err
+    assert "running on" not in err  # said at once, not after announcing a board it cannot talk to
 
 
 def test_the_install_hint_names_a_command_that_installs_the_panels_packages() -> None:

@@ -54,17 +54,20 @@ def install_hint() -> str:
 
 
 def hint_for(root: Path | None, python: str) -> str:
-    """From a checkout, its own pip (``make play`` installs the same extra into .venv); else the extra.
+    """From a checkout, its own pip (and ``make play``, which installs the extra into its .venv); else the extra.
 
     >>> hint_for(Path("/src/noughts"), "/src/noughts/.venv/bin/python")
     "in /src/noughts run `.venv/bin/python -m pip install -e '.[panel]'` (or `make play`)"
+    >>> hint_for(Path("/src/noughts"), "/opt/venv/bin/python")
+    "in /src/noughts run `/opt/venv/bin/python -m pip install -e '.[panel]'`"
     >>> hint_for(None, "/usr/bin/python3")
     "pip install 'noughts[panel]'"
     """
     if root is None:
         return INSTALL_HINT
-    shown = os.path.relpath(python, root) if Path(python).is_relative_to(root) else python
-    return f"in {root} run `{shown} -m pip install -e '.[{PANEL_EXTRA}]'` (or `make play`)"
+    in_venv = Path(python).is_relative_to(root / ".venv")  # the one `make play` sets up
+    shown = os.path.relpath(python, root) if in_venv else python
+    return f"in {root} run `{shown} -m pip install -e '.[{PANEL_EXTRA}]'`" + (" (or `make play`)" if in_venv else "")
 
 
 def require(module: str, purpose: str, hint: str | None = None) -> object:

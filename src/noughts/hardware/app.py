@@ -188,8 +188,10 @@ def open_board(backend: str, config: PanelConfig, say: Callable[[str], None] = _
             if lcd is not None:
                 lcd.close()
             raise
+    from noughts.hardware import require
     from noughts.hardware.serial_board import SerialBoard
 
+    require("serial", "the serial backend")  # said now, not once the game is waiting for the board
     serial = config.serial
     return SerialBoard(serial.port, baud=serial.baud, thresholds=config.thresholds,
                        retry_seconds=serial.retry_seconds, hello_seconds=serial.hello_seconds, notify=say)

@@ -150,7 +150,7 @@ class SimPanel:
         winners = "  ".join(
             f"{mark(sides[side][0])} " + (("lit" if f"{side}_win" in lit else "off") if f"{side}_win" in fitted
                                           else "not fitted")
-            for side in ("green", "red"))
+            for side in ("green", "red")) if fitted & {"green_win", "red_win"} else "not fitted"
         switch = ("on" if self.switch_on else "off") if gpio.switch else "not fitted"
         line1, line2 = (shown[:16].ljust(16) for shown in self.lcd.lines)
         rows = [f"  noughts panel (sim: {self.config.build} wiring, {gpio.leds} LEDs, {gpio.buttons} buttons)", "",
