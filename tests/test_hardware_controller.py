@@ -6,14 +6,20 @@ from pathlib import Path
 
 import pytest
 
-from noughts import Board, players
+from noughts import Board, players, text
+from noughts.errors import NoughtsError
 from noughts.hardware.controller import (
     FLASH_FRAMES,
     LED_NAMES,
+    TWO_PEOPLE,
     ButtonEvent,
     PanelController,
     PanelSettings,
+    Tally,
     choice_for_cell,
+    lcd_ascii,
+    lcd_match_line,
+    lcd_tally,
 )
 
 
@@ -39,11 +45,11 @@ class Out:
         return {name for name, on in self.leds.items() if on}
 
 
-def make(**overrides: object) -> tuple[PanelController, Out]:
+def make(environ: dict[str, str] | None = None, **overrides: object) -> tuple[PanelController, Out]:
     settings = {"flash": False, "thinking_seconds": 3.0, "opponent": "parsons",
                 "opponents": ("parsons", "arduino", "hard"), "seed": 5, **overrides}
     out = Out()
-    panel = PanelController(out, PanelSettings(**settings))  # type: ignore[arg-type]
+    panel = PanelController(out, PanelSettings(**settings), environ=environ)  # type: ignore[arg-type]
     return panel, out
 
 
@@ -193,9 +199,9 @@ def test_reset_mid_game_starts_again_without_counting_it() -> None:
 
 def test_holding_a_cell_at_reset_chooses_the_opponent_and_who_starts() -> None:
     assert [choice_for_cell(c, ("a", "b", "c")) for c in range(1, 10)] == [
-        ("a", "person"), ("a", "computer"), ("a", "alternate"), ("b", "person"), ("b", "computer"),
-        ("b", "alternate"), ("c", "person"), ("c", "computer"), ("c", "alternate")]
-    panel, out = make()
+        ("a", "me"), ("a", "computer"), ("a", "alternate"), ("b", "me"), ("b", "computer"),
+        ("b", "alternate"), ("c", "me"), ("c", "computer"), ("c", "alternate")]
+    panel, out = make(message_seconds=2.0)
     panel.start(0.0)
     t = play_against(panel, out, [1, 8, 7, 4])
     assert panel.tally.green == 1
@@ -203,21 +209,28 @@ def test_holding_a_cell_at_reset_chooses_the_opponent_and_who_starts() -> None:
     press(panel, "reset", t + 1.5)
     panel.handle(ButtonEvent("8", False), t + 2)
     assert (panel.opponent, panel.first) == ("hard", "computer") and panel.tally.games == 0
-    assert panel.state == "thinking" and out.lcd == ("My turn...", "Hmmm...") and out.lit() == set()
+    assert panel.state == "thinking" and out.lit() == set()
+    assert out.lcd == ("My turn...", "vs Hard")  # the choice, by the name people see, for a while
+    panel.tick(t + 3.5)
+    assert out.lcd == ("My turn...", "Hmmm...")
     panel.tick(t + 4.6)
     assert len(lit_cells(out, "red")) == 1 and panel.green_mark == "O"
-    assert panel.game.x_name == "hard" and panel.game.o_name == "person"
+    assert panel.game.x_name == players.label("hard") == "Hard" and panel.game.o_name == panel.match.name_of(0)
     panel.handle(ButtonEvent("3", True), t + 5)  # parsons, taking turns: the person starts game 1
     panel.handle(ButtonEvent("6", True), t + 5)  # a second held cell: the lower one chooses
     press(panel, "reset", t + 5.2)
     panel.handle(ButtonEvent("3", False), t + 5.3)
     panel.handle(ButtonEvent("6", False), t + 5.3)
     assert (panel.opponent, panel.first) == ("parsons", "alternate") and panel.state == "turn"
-    t = play_against(panel, out, [1, 8, 7, 4], t + 6)
+    assert out.lcd == ("Your turn...", "vs Centre first")
+    panel.tick(t + 7.2)
+    assert out.lcd == ("Your turn...", "You:0 Me:0 Tie:0")
+    t = play_against(panel, out, [1, 8, 7, 4], t + 8)
     press(panel, "reset", t + 1)  # game 2: the computer starts
-    assert panel.state == "thinking" and panel.green_mark == "O"
-    press(panel, "reset", t + 2)  # abandoning it does not pass the turn on
-    assert panel.state == "thinking" and panel.tally.games == 1
+    assert panel.state == "thinking" and panel.green_mark == "O" and out.lcd[1] == "Hmmm..."  # no choice: no name
+    press(panel, "reset", t + 2)  # abandoned, not counted; who starts next is the match's rule
+    assert panel.tally.games == 1 and panel.match.abandoned is False
+    assert panel.state == ("thinking" if panel.match.x_seat == 1 else "turn")
 
 
 def test_the_two_person_switch_counts_from_the_next_reset() -> None:
@@ -260,15 +273,15 @@ def test_a_match_ends_after_its_games_and_the_next_reset_starts_another() -> Non
 
 
 def test_the_tally_fits_the_lcd() -> None:
+    assert lcd_tally([10, 0, 0]) == "You10 Me0 Tie0"
+    assert lcd_tally([33, 33, 33]) == "You33 Me33 Tie33"  # the most a 99-game match holds
+    assert lcd_tally([33, 33, 33], two_people=True) == "G33 R33 T33"
+    assert lcd_match_line([33, 33, 33], TWO_PEOPLE, two_people=True) == "Match drawn"
+    assert lcd_tally([1, 2, 3], two_people=True) == "Grn1 Red2 Tie3"
+    assert lcd_match_line([1, 2, 3], TWO_PEOPLE, two_people=True) == "Red wins match"
     panel, _ = make()
-    panel.tally.green, panel.tally.red, panel.tally.draws = 10, 0, 0
-    assert panel.tally_line() == "You10 Me0 Tie0"
-    panel.tally.green, panel.tally.red, panel.tally.draws = 33, 33, 33  # the most a 99-game match holds
-    assert panel.tally_line() == "You33 Me33 Tie33"
-    panel.two_person = True
-    assert panel.tally_line() == "G33 R33 T33" and panel.match_line() == "Match drawn"
-    panel.tally.green, panel.tally.red, panel.tally.draws = 1, 2, 3
-    assert panel.tally_line() == "Grn1 Red2 Tie3" and panel.match_line() == "Red wins match"
+    panel.start(0.0)
+    assert panel.tally_line() == lcd_tally(panel.match.score) == "You:0 Me:0 Tie:0"
 
 
 def test_the_game_over_hook_gets_the_finished_game() -> None:
@@ -308,32 +321,114 @@ def test_the_seeds_own_player_plays_a_full_game_either_way(first: str) -> None:
 
 
 def test_finished_games_go_to_the_score_store(tmp_path: Path) -> None:
-    from noughts.hardware.app import recorder
     from noughts.store import open_store
 
     store = open_store(tmp_path / "noughts.db")
     said: list[str] = []
     out = Out()
-    panel = PanelController(out, PanelSettings(flash=False, opponent="parsons", thinking_seconds=0.0),
-                            on_game_over=recorder(store, "Ann", said.append))
+    panel = PanelController(out, PanelSettings(flash=False, opponent="parsons", thinking_seconds=0.0, player="Ann"),
+                            store=store, say=said.append)
     panel.start(0.0)
     t = play_against(panel, out, [1, 8, 7, 4])
     assert store.scores().opponents["parsons"].wins == 1
     (game,) = store.games()
     assert (game.x.name, game.o.name, game.result) == ("Ann", "parsons", "X")
+    for step in range(5):  # the end of the game is shown for a while: it is still kept once
+        panel.tick(t + step)
+    assert len(store.games()) == 1
     panel.handle(ButtonEvent("switch", True), t + 1)
     press(panel, "reset", t + 2)
     for step, cell in enumerate("14253"):
         press(panel, cell, t + 3 + step)
     assert store.scores().people["Green"].wins == 1 and store.scores().people["Red"].losses == 1
+    press(panel, "reset", t + 9)  # a game abandoned half way is not kept
+    press(panel, "5", t + 9.5)
+    press(panel, "reset", t + 9.7)
+    assert len(store.games()) == 2
     from noughts.store import StoreError
 
     def broken(*args: object, **kwargs: object) -> None:
         raise StoreError("The disk is full.")
 
     store.record = broken  # type: ignore[method-assign]
-    press(panel, "reset", t + 10)
     for step, cell in enumerate("14253"):  # a store that fails: said, and the panel goes on
         press(panel, cell, t + 11 + step)
     assert said == ["The disk is full."] and panel.state == "over"
     store.close()
+
+
+def test_the_person_is_named_as_in_noughts_play() -> None:
+    panel, _ = make(player=None)
+    panel.start(0.0)
+    assert panel.match.name_of(0) == text.default_name()
+    assert panel.sides() == {"green": ("X", text.default_name()), "red": ("O", "Centre first")}
+    panel, _ = make(player="Zoë", environ={})
+    panel.start(0.0)
+    assert panel.sides()["green"] == ("X", "Zoë")
+
+
+def test_who_starts_takes_the_matchs_words_and_the_panels_older_one() -> None:
+    for word, x_seats in [("person", [0, 0, 0]), ("me", [0, 0, 0]), ("computer", [1, 1, 1]),
+                          ("alternate", [0, 1, 0])]:
+        panel, out = make(first=word, thinking_seconds=0.0)
+        panel.start(0.0)
+        seen = []
+        for game in range(3):
+            seen.append(panel.match.x_seat)
+            assert panel.green_mark == ("X" if panel.match.x_seat == 0 else "O")
+            play_out(panel, 10.0 * game)
+            press(panel, "reset", 10.0 * game + 9)
+        assert seen == x_seats, word
+    panel, out = make(first="loser", thinking_seconds=0.0)
+    panel.start(0.0)
+    t = play_against(panel, out, [1, 8, 7, 4])  # the person wins: the computer starts the next game
+    press(panel, "reset", t + 1)
+    assert panel.match.x_seat == 1 and panel.green_mark == "O" and panel.state == "thinking"
+    panel, out = make(first="random", thinking_seconds=0.0, seed=3)
+    panel.start(0.0)
+    starts = set()
+    for game in range(12):
+        starts.add(panel.match.x_seat)
+        play_out(panel, 10.0 * game)
+        press(panel, "reset", 10.0 * game + 9)
+    assert starts == {0, 1}
+    with pytest.raises(NoughtsError, match="who starts can be me, computer, alternate, loser, random"):
+        make(first="whoever")
+
+
+def play_out(panel: PanelController, t: float) -> None:
+    """Play the game in play to its end, the person taking the first free cell."""
+    while panel.state != "over":
+        t += 0.01
+        panel.tick(t)
+        if panel.state == "turn":
+            press(panel, str(panel.game.board.legal_moves[0] + 1), t)
+
+
+def test_a_match_is_best_of_its_games() -> None:
+    panel, out = make(match_games=3)
+    panel.start(0.0)
+    t = play_against(panel, out, [1, 8, 7, 4])
+    press(panel, "reset", t + 1)
+    t = play_against(panel, out, [1, 8, 7, 4], t + 2)
+    assert panel.match_over and panel.tally == Tally(2, 0, 0)  # two of three: decided, the third is not played
+    lines = set()
+    for step in range(6):
+        panel.tick(t + step * 2.0)
+        lines.add(out.lcd[1])
+    assert lines == {"Press reset...", "You:2 Me:0 Tie:0", "You win match!"}
+    press(panel, "reset", t + 20)
+    assert panel.tally.games == 0 and not panel.match_over and out.lcd[1] == "You:0 Me:0 Tie:0"
+
+
+def test_what_the_lcd_cannot_show_is_made_plain() -> None:
+    panel, out = make(opponents=("newell-simon", "arduino", "seed001-rules"))
+    panel.start(0.0)
+    panel.handle(ButtonEvent("1", True), 1.0)
+    press(panel, "reset", 1.1)
+    assert out.lcd == ("Your turn...", "Newell-Simon rul")  # the name people see, in the LCD's ASCII
+    panel.handle(ButtonEvent("1", False), 1.2)
+    panel.handle(ButtonEvent("7", True), 2.0)
+    press(panel, "reset", 2.1)
+    assert panel.opponent == "simple-rules" and out.lcd == ("Your turn...", "vs Simple rules")
+    assert lcd_ascii("Zoë’s turn…") == "Zoe?s turn..."

@@ -241,7 +241,7 @@ def shows(sim: SimulatedBoard, host: Host) -> bool:
 
 def test_a_whole_game_through_the_firmware_in_simavr(simulated: SimulatedBoard) -> None:
     sim = simulated
-    time.sleep(0.2)  # the board boots (its LCD start-up takes 50 ms) before the host opens the port
+    sim.wait_sim(0.2)  # the board boots (its LCD start-up takes 50 ms) before the host opens the port
     assert sim.lcd() == ("noughts panel", "waiting for host") and sim.leds() == set()
     host = Host(sim.pty)
     host.loop.start()
@@ -347,7 +347,7 @@ def test_calibrating_the_uno_over_serial_then_playing_with_its_thresholds(build:
 
         def person(prompt: str) -> str:  # holds the cell the prompt names
             sim.set_ladder(ladder[int(prompt.split("cell ")[1].split()[0]) - 1])
-            time.sleep(0.05)
+            sim.wait_sim(0.05)
             return ""
 
         monkeypatch.setattr("builtins.input", person)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -24,8 +25,16 @@ try:
 except ImportError as error:  # pragma: no cover - a setup problem, said plainly
     pytest.fail(f"the panel tests need {error.name}: pip install 'noughts[panel]'", pytrace=False)
 
-from noughts import players
-from noughts.hardware import INSTALL_HINT, MissingLibraryError, require
+from noughts import players, text
+from noughts.hardware import (
+    INSTALL_HINT,
+    PANEL_EXTRA,
+    MissingLibraryError,
+    checkout_root,
+    hint_for,
+    install_hint,
+    require,
+)
 from noughts.hardware.app import main, measure_ladder
 from noughts.hardware.boardio import Ladder, MemoryLcd
 from noughts.hardware.charlieplex import Charlieplexer, led_lines, lit_leds
@@ -36,7 +45,9 @@ from noughts.hardware.gpio import GpioBoard
 from noughts.hardware.lcd import RplcdDisplay, open_lcd
 from noughts.hardware.loop import PanelLoop
 from noughts.hardware.mock import CharlieplexProbe, fake_mcp3008, watched_factory
+from noughts.hardware.serial_board import open_pyserial
 from noughts.hardware.sim import SimPanel, run_terminal
+from noughts.text import MARK_ANSI
 
 SEED_THRESHOLDS = (800, 400, 200, 160, 140, 120, 90, 85, 70)
 
@@ -510,12 +521,16 @@ def test_the_sim_presses_buttons_and_draws_the_pins(build: str) -> None:
         assert sim.key("5", clock[0])
         run(0.3)
         frame = "\n".join(sim.render(colour=False))
-        # parsons answers a centre opening in a corner
-        assert "│Your turn...    │" in frame and "      .  .  .\n      .  G  .\n      .  .  R" in frame
+        # parsons answers a centre opening in a corner: the marks as letters, whatever the LED colours
+        assert "│Your turn...    │" in frame and "      .  .  .\n      .  X  .\n      .  .  O" in frame
         run(0.1)
         assert sim.lit() == {"green5", "red9"}
         run(0.05)
-        assert "\x1b[32m●" in "".join(sim.render(colour=True))
+        drawn = "".join(sim.render(colour=True, sides=panel.sides()))
+        assert f"{MARK_ANSI['X']}X\x1b[0m" in drawn and f"{MARK_ANSI['O']}O\x1b[0m" in drawn
+        assert "\x1b[31m" not in drawn and "\x1b[32m" not in drawn  # never red against green
+        plain = "\n".join(sim.render(colour=False, sides=panel.sides()))
+        assert f"X = green LEDs: {panel.match.name_of(0)}    O = red LEDs: Centre first" in plain
         sim.key("t", clock[0])
         if build == "uno":
             assert sim.switch_on and "switch on" in sim.message
@@ -529,6 +544,11 @@ def test_the_sim_presses_buttons_and_draws_the_pins(build: str) -> None:
         run(0.05)
         assert panel.first == "alternate" and sim.held_cell is None and sim.lit() == set()
         assert panel.two_person == (build == "uno")
+        plain = "\n".join(sim.render(colour=False, sides=panel.sides()))
+        if build == "uno":
+            assert "X = green LEDs: Green    O = red LEDs: Red" in plain and "winner LEDs: X off  O off" in plain
+        else:
+            assert "winner LEDs: not fitted" in plain
         assert not sim.key("q", clock[0])
     finally:
         sim.close()
@@ -562,6 +582,64 @@ def test_run_terminal_reads_keys_from_a_pipe_until_q() -> None:
     assert "\x1b[" not in frames  # not a terminal: plain frames
 
 
+class Screen(io.StringIO):
+    """A terminal's output: the sim redraws in place on it."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def type_into_sim(keys: list[tuple[float, bytes]], stdout: io.StringIO, thinking: float = 0.4,
+                  say: str = "") -> str:
+    """Run the sim in run_terminal with ``keys`` typed after the given pauses; what it drew."""
+    sim = SimPanel(load_config(build="mega"))
+    if say:
+        sim.say(say)
+    panel = PanelController(sim.board, PanelSettings(flash=False, thinking_seconds=thinking, opponent="parsons"))
+    loop = PanelLoop(panel, sim.board)
+    read_end, write_end = os.pipe()
+
+    def typist() -> None:
+        for pause, key in keys:
+            time.sleep(pause)
+            os.write(write_end, key)
+
+    thread = threading.Thread(target=typist)
+    thread.start()
+    try:
+        with open(read_end) as typed:
+            run_terminal(sim, loop, stdin=typed, stdout=stdout)
+    finally:
+        thread.join()
+        os.close(write_end)
+        sim.close()
+        gpiozero.Device.pin_factory = None
+    return stdout.getvalue()
+
+
+@pytest.mark.parametrize("no_color", [False, True])
+def test_the_sim_on_a_terminal_colours_the_marks_unless_no_color(no_color: bool,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TERM", "xterm-256color")
+    if no_color:
+        monkeypatch.setenv("NO_COLOR", "1")
+    else:
+        monkeypatch.delenv("NO_COLOR", raising=False)
+    frames = type_into_sim([(0.2, b"5"), (0.8, b"q")], Screen(), thinking=0.3)
+    assert "\x1b[H" in frames and "│Hmmm...         │" in frames  # drawn in place either way
+    letters = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", frames)
+    assert ("      .  X  ." if no_color else "      ·  X  ·") in letters  # the letters either way
+    coloured = MARK_ANSI["X"] in frames and MARK_ANSI["O"] in frames
+    assert coloured is not no_color
+    if no_color:
+        assert "\x1b[2m" not in frames and "\x1b[1;3" not in frames  # no colour, no styling
+
+
+def test_the_sim_shows_the_games_notices_under_the_panel() -> None:
+    frames = type_into_sim([(0.2, b"q")], io.StringIO(), say="Scores are off:\n the disk is full.")
+    assert "  Scores are off: the disk is full." in frames.splitlines()
+
+
 # --- configuration and the command line -------------------------------------------------------
 
 def test_the_default_builds_load_and_the_pi_mega_build_uses_every_gpio_once() -> None:
@@ -577,7 +655,9 @@ def test_the_default_builds_load_and_the_pi_mega_build_uses_every_gpio_once() ->
 
 @pytest.mark.parametrize(("text", "message"), [
     ("build = 'due'", "build must be one of mega, uno"),
-    ("[game]\nfirst = 'me'", "game.first must be one of person, computer, alternate"),
+    ("[game]\nfirst = 'whoever'", "game.first must be one of me, computer, alternate, loser, random"),
+    ("[game]\nplayer = '" + "x" * 41 + "'", "game.player is at most 40 characters long"),
+    ("[game]\nopponent = 'person'", "game.opponent must be one of easy"),
     ("[game]\nopponents = ['easy', 'nobody', 'hard']", "game.opponents must list three computer players"),
     ("[gpio]\nreset = 2\ncells = [2, 3, 4, 5, 6, 7, 8, 9, 10]", "pin GPIO2 is given to both"),
     ("[gpio]\ngreen = [1, 2]", "gpio.green must be a list of 9 pins"),
@@ -590,6 +670,16 @@ def test_the_default_builds_load_and_the_pi_mega_build_uses_every_gpio_once() ->
 def test_bad_configurations_say_what_is_wrong(text: str, message: str) -> None:
     with pytest.raises(ConfigError, match=message.replace("(", r"\(")):
         load_config(text=text)
+
+
+def test_who_starts_and_the_players_take_the_matchs_words_and_the_older_ones() -> None:
+    assert load_config(text="[game]\nfirst = 'person'").game.first == "me"  # the panel's older word
+    for word in ("me", "computer", "alternate", "loser", "random"):
+        assert load_config(text=f"[game]\nfirst = '{word}'").game.first == word
+    game = load_config(text="[game]\nopponents = ['easy', 'seed001-rules', 'Hard']\nopponent = 'seed001-rules'").game
+    assert game.opponents == ("easy", "simple-rules", "hard") and game.opponent == "simple-rules"
+    assert load_config(build="mega").game.player is None  # the login name, else You, as noughts play
+    assert load_config(text="[game]\nplayer = '  Ann  Lee '").game.player == "Ann Lee"
 
 
 def test_save_thresholds_keeps_the_rest_of_the_file(tmp_path: Path) -> None:
@@ -650,14 +740,87 @@ def test_the_cli_prints_a_builds_defaults_and_reports_errors(capsys: pytest.Capt
     assert "cannot read the panel configuration" in capsys.readouterr().err
 
 
-def test_a_missing_hardware_library_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_cli_takes_who_starts_in_the_matchs_words(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from noughts.hardware.app import _config, build_parser
+
+    def config(*argv: str) -> PanelConfig:
+        return _config(build_parser().parse_args([*argv, "--config", str(tmp_path / "none.toml")]))
+
+    (tmp_path / "none.toml").write_text("")
+    assert config("--first", "person").game.first == "me" and config("--first", "Loser").game.first == "loser"
+    assert config("--opponent", "seed001-rules").game.opponent == "simple-rules"
+    assert config("--sim").game == config().game and build_parser().parse_args(["--sim"]).backend == "sim"
+    assert main(["--first", "whoever", "--config", str(tmp_path / "none.toml")]) == 2
+    assert "--first must be one of me, computer, alternate, loser, random" in capsys.readouterr().err
+
+
+def test_noughts_panel_sim_plays_and_keeps_the_game_in_the_scores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from noughts.store import open_store
+
+    read_end, write_end = os.pipe()
+    keys = [(0.3, b"1"), (0.5, b"8"), (0.5, b"7"), (0.5, b"4"), (0.4, b"q")]  # a win against parsons
+
+    def typist() -> None:
+        for pause, key in keys:
+            time.sleep(pause)
+            os.write(write_end, key)
+
+    thread = threading.Thread(target=typist)
+    thread.start()
+    db = tmp_path / "noughts.db"
+    with open(read_end) as typed:
+        monkeypatch.setattr("sys.stdin", typed)
+        status = main(["--sim", "--no-flash", "--thinking", "0", "--opponent", "parsons", "--db", str(db),
+                       "--config", os.devnull])
+    thread.join()
+    os.close(write_end)
+    out = capsys.readouterr().out
+    assert status == 0 and "│You win!!!      │" in out
+    store = open_store(db)
+    (game,) = store.games()
+    assert (game.x.name, game.o.name, game.result) == (text.default_name(), "parsons", "X")
+    store.close()
+
+
+def test_a_missing_hardware_library_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setitem(__import__("sys").modules, "gpiozero", None)
-    expected = r"'gpiozero', which is not installed: pip install 'noughts\[panel\]'"
+    hint = install_hint()
+    expected = r"'gpiozero', which is not installed: " + re.escape(hint)
     with pytest.raises(MissingLibraryError, match=expected):
         require("gpiozero", "the gpio backend")
     config = load_config(build="mega")
-    with pytest.raises(MissingLibraryError, match=INSTALL_HINT.replace("[", r"\[").replace("]", r"\]")):
+    with pytest.raises(MissingLibraryError, match=re.escape(hint)):
         GpioBoard(config.gpio, config.thresholds)
+    assert main(["--sim", "--no-scores", "--config", str(Path(os.devnull))]) == 2  # a line, not a traceback
+    assert f"the sim backend needs the Python package 'gpiozero', which is not installed: {hint}" in \
+        capsys.readouterr().err
+    monkeypatch.setitem(__import__("sys").modules, "serial", None)
+    with pytest.raises(MissingLibraryError, match=r"'serial', which is not installed: " + re.escape(hint)):
+        open_pyserial("loop://", 57600)
+    assert main(["--backend", "serial", "--port", "loop://", "--no-scores", "--config", os.devnull]) == 2
+    err = capsys.readouterr().err
+    assert f"the serial backend needs the Python package 'serial', which is not installed: {hint}" in err
+    assert "running on" not in err  # said at once, not after announcing a board it cannot talk to
+
+
+def test_the_install_hint_names_a_command_that_installs_the_panels_packages() -> None:
+    import tomllib
+
+    root = checkout_root()
+    assert root is not None  # the tests run from the checkout
+    hint = install_hint()
+    command = hint.split("`")[1]
+    python, *words = command.split()
+    assert (root / python).exists() or Path(python).exists(), hint
+    assert hint.startswith(f"in {root} ") and words[:3] == ["-m", "pip", "install"]
+    assert words[-1] == f"'.[{PANEL_EXTRA}]'"
+    extras = tomllib.loads((root / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    wanted = {name.split(">")[0].split("=")[0].lower() for name in extras[PANEL_EXTRA]}
+    assert {"gpiozero", "pyserial", "rplcd"} <= wanted  # every backend's library: gpio, sim, serial, the LCD
+    assert hint_for(None, "python3") == INSTALL_HINT == "pip install 'noughts[panel]'"
+    assert checkout_root(str(root / "elsewhere" / "a" / "b" / "c.py")) is None
 
 
 def test_buttons_wired_to_ground_with_pull_ups(factory: Any) -> None:

@@ -25,7 +25,7 @@ except ImportError:  # pragma: no cover
 from noughts import players
 from noughts.hardware.app import open_board
 from noughts.hardware.config import load_config
-from noughts.hardware.controller import FLASH_FRAMES, LED_NAMES, PanelController, PanelSettings
+from noughts.hardware.controller import FLASH_FRAMES, LED_NAMES, ButtonEvent, PanelController, PanelSettings
 from noughts.hardware.loop import PanelLoop
 from noughts.hardware.protocol import LED_BITS, led_command, parse_line, text_command, thresholds_command
 from noughts.hardware.serial_board import FirmwareMismatchError, SerialBoard
@@ -310,9 +310,9 @@ def test_silent_boards_and_missing_ports_are_reported_and_retried(link: Path) ->
     assert "retrying every 0.1 s" in host.messages[0]
     firmware = FakeFirmware(link, answer=False)
     try:
-        host.run(0.8)
-        assert any("no hello from the panel firmware in 0.3 s" in m for m in host.messages)
-        assert firmware.commands.count("?") >= 2  # asked, and asked again after reopening
+        host.until(lambda: firmware.commands.count("?") >= 2 and  # asked, and asked again after reopening
+                   any("no hello from the panel firmware in 0.3 s" in m for m in host.messages),
+                   what="the silent board reported and asked again")
         firmware.answer = True
         host.until(lambda: host.board.connected, what="the hello")
     finally:
@@ -357,3 +357,48 @@ def test_a_pyserial_url_works_too(tmp_path: Path) -> None:
     board_io.close()
     thread.join(2)
     server.close()
+
+
+class SlowLadder(SerialBoard):
+    """An Uno that reports a raw reading every 0.3 s of a made-up clock, after one reading left
+    over from the cell measured before (it was on the line when raw readings were turned off)."""
+
+    def __init__(self, clock: list[float], reading: int, left_over: int) -> None:
+        super().__init__("slow://")
+        self.clock, self.reading, self.left_over = clock, reading, [left_over]
+        self.board = "uno"
+        self.on = False
+        self.next_at = 0.0
+
+    @property
+    def connected(self) -> bool:
+        return True
+
+    def raw_mode(self, on: bool) -> None:
+        self.on, self.next_at = on, self.clock[0] + 0.3
+
+    def poll(self, now: float) -> list[ButtonEvent]:
+        if self.left_over:
+            self.raw_readings.append(self.left_over.pop())
+        elif self.on and now >= self.next_at:
+            self.raw_readings.append(self.reading)
+            self.next_at += 0.3
+        return []
+
+
+def test_calibration_over_serial_ignores_a_reading_left_over_from_the_last_cell(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import statistics
+
+    from noughts.hardware import app
+
+    clock = [0.0]
+
+    def sleep(seconds: float) -> None:
+        clock[0] += seconds
+
+    monkeypatch.setattr(app.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(app.time, "sleep", sleep)
+    read = app._serial_reader(SlowLadder(clock, reading=200, left_over=300))
+    samples = read()
+    assert 300 not in samples and len(samples) >= app.READINGS and statistics.median(samples) == 200

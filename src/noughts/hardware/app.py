@@ -2,7 +2,7 @@
 
 ::
 
-    noughts panel [--backend gpio|serial|sim] [--config FILE] [--build mega|uno] [--port PORT] ...
+    noughts panel [--sim | --backend gpio|serial|sim] [--config FILE] [--build mega|uno] [--port PORT] ...
     noughts panel calibrate [--backend gpio|serial] [--config FILE]
     noughts panel config [--build mega|uno]
 """
@@ -20,18 +20,25 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from noughts.errors import NoughtsError
-from noughts.hardware.config import FIRSTS, ConfigError, PanelConfig, default_config_path, load_config, save_thresholds
+from noughts.hardware.config import (
+    FIRSTS,
+    ConfigError,
+    PanelConfig,
+    default_config_path,
+    first_setting,
+    load_config,
+    save_thresholds,
+)
 from noughts.hardware.defaults import BUILDS, DEFAULT_TOML
 
 if TYPE_CHECKING:
-    from noughts.game import Game
     from noughts.hardware.boardio import BoardIO
-    from noughts.hardware.controller import PanelController, PanelSettings
-    from noughts.store import Store
+    from noughts.hardware.controller import PanelSettings
 
 __all__ = ["build_parser", "main", "settings_from"]
 
 BACKENDS = ("sim", "gpio", "serial")
+READINGS = 5  # ladder readings of one cell that calibration takes the median of, at least
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -45,18 +52,23 @@ def build_parser() -> argparse.ArgumentParser:
                         help="play (the default); calibrate: measure the resistor ladder and record its thresholds "
                              "in the config file; config: print a build's default configuration")
     parser.add_argument("--backend", choices=BACKENDS, default="sim", help="where the panel is (default: sim)")
+    parser.add_argument("--sim", dest="backend", action="store_const", const="sim",
+                        help="the simulator in this terminal (the same as --backend sim, the default)")
     parser.add_argument("--config", metavar="FILE",
                         help=f"the panel's TOML configuration (default: {default_config_path()} if it exists)")
     parser.add_argument("--build", choices=BUILDS, help="the wiring: the seed's mega or uno (overrides the file)")
     parser.add_argument("--port", help="serial: the board's port or pyserial URL (overrides [serial] port)")
     parser.add_argument("--opponent", help="the computer player at power-on (overrides [game] opponent)")
-    parser.add_argument("--first", choices=FIRSTS, help="who starts at power-on (overrides [game] first)")
+    parser.add_argument("--first", metavar="WHO",
+                        help=f"who starts at power-on: {', '.join(FIRSTS)} (overrides [game] first)")
     parser.add_argument("--thinking", type=float, metavar="SECONDS", help="the computer's thinking pause")
     parser.add_argument("--games", type=int, metavar="N", help="games in a match (overrides [game] match_games)")
     parser.add_argument("--no-flash", action="store_true", help="skip the start-up flash")
     parser.add_argument("--seed", type=int, help="seed the computer's random choices, to replay a session")
-    parser.add_argument("--db", metavar="PATH", help="the score store (default: noughts' usual one)")
-    parser.add_argument("--no-scores", action="store_true", help="do not record finished games")
+    parser.add_argument("--db", metavar="PATH",
+                        help="the scores and history database, as for 'noughts play' (default: $NOUGHTS_DB, else "
+                             "~/.local/share/noughts/noughts.db)")
+    parser.add_argument("--no-scores", action="store_true", help="record nothing: no scores, no history")
     return parser
 
 
@@ -73,10 +85,9 @@ def _config(args: argparse.Namespace) -> PanelConfig:
     if args.opponent is not None:
         from noughts import players
 
-        players.describe(args.opponent)  # an unknown name fails here, with the list
-        game = replace(game, opponent=args.opponent.strip().lower())
+        game = replace(game, opponent=players.canonical(args.opponent))  # an unknown name fails, with the list
     if args.first is not None:
-        game = replace(game, first=args.first)
+        game = replace(game, first=first_setting(args.first, "--first"))
     if args.thinking is not None:
         if not 0 <= args.thinking <= 60:
             raise ConfigError(f"--thinking takes 0 to 60 seconds, not {args.thinking:g}")
@@ -98,25 +109,7 @@ def settings_from(config: PanelConfig, seed: int | None = None) -> PanelSettings
     return PanelSettings(opponents=game.opponents, opponent=game.opponent, first=game.first,
                          thinking_seconds=game.thinking_seconds, flash=game.flash,
                          flash_step_seconds=game.flash_step_seconds, match_games=game.match_games,
-                         message_seconds=game.message_seconds, seed=seed)
-
-
-def recorder(store: Store, player: str, say: Callable[[str], None]) -> Callable[[PanelController, Game], None]:
-    """A game-over hook that keeps finished games and scores in ``store``."""
-    from noughts.store import Participant, StoreError
-
-    def record(panel: PanelController, game: Game) -> None:
-        if panel.two_person:
-            green, red = Participant.human("Green"), Participant.human("Red")
-        else:
-            green, red = Participant.human(player), Participant.computer(panel.opponent)
-        x, o = (green, red) if panel.green_mark == "X" else (red, green)
-        try:
-            store.record(game, x, o)
-        except StoreError as error:
-            say(str(error))
-
-    return record
+                         message_seconds=game.message_seconds, seed=seed, player=game.player)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -141,14 +134,10 @@ def _play(args: argparse.Namespace, config: PanelConfig) -> int:
     from noughts.hardware.loop import PanelLoop
 
     store = None
-    hook = None
     if not args.no_scores:
         from noughts.store import open_store
 
-        store = open_store(args.db)
-        for notice in store.notices:
-            _say(notice)
-        hook = recorder(store, config.game.player, _say)
+        store = open_store(args.db)  # as noughts play: never fails; a problem is a notice
     sim = None
     try:
         if args.backend == "sim":
@@ -162,8 +151,12 @@ def _play(args: argparse.Namespace, config: PanelConfig) -> int:
         if store is not None:
             store.close()
         raise
+    say = sim.say if sim is not None else _say  # the sim's screen would wipe a line on stderr
+    for notice in store.notices if store is not None else ():
+        say(notice)
     try:
-        loop = PanelLoop(PanelController(board, settings_from(config, args.seed), on_game_over=hook), board)
+        panel = PanelController(board, settings_from(config, args.seed), store=store, say=say)
+        loop = PanelLoop(panel, board)
         if sim is not None:
             from noughts.hardware.sim import run_terminal
 
@@ -195,8 +188,10 @@ def open_board(backend: str, config: PanelConfig, say: Callable[[str], None] = _
             if lcd is not None:
                 lcd.close()
             raise
+    from noughts.hardware import require
     from noughts.hardware.serial_board import SerialBoard
 
+    require("serial", "the serial backend")  # said now, not once the game is waiting for the board
     serial = config.serial
     return SerialBoard(serial.port, baud=serial.baud, thresholds=config.thresholds,
                        retry_seconds=serial.retry_seconds, hello_seconds=serial.hello_seconds, notify=say)
@@ -272,13 +267,18 @@ def _serial_reader(board: BoardIO) -> Callable[[], list[int]]:
         raise NoughtsError(f"the board on {board.port} is a {board.board}: only the Uno wiring has a ladder")
 
     def read() -> list[int]:
+        # The board sends a reading every 100 ms. The first to arrive may have been on its way when
+        # the last cell's readings were turned off: it is dropped, and enough are taken after it
+        # for the median, however slowly the board (or a simulated one) runs.
         board.raw_readings.clear()
         board.raw_mode(True)
-        end = time.monotonic() + 0.6
-        while time.monotonic() < end:
+        start = time.monotonic()
+        while time.monotonic() - start < 0.6 or len(board.raw_readings) < READINGS + 1:
+            if time.monotonic() - start > 5:
+                break
             board.poll(time.monotonic())
             time.sleep(0.01)
         board.raw_mode(False)
-        return list(board.raw_readings)
+        return list(board.raw_readings)[1:]
 
     return read

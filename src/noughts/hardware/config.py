@@ -26,14 +26,17 @@ from typing import Any
 
 from noughts.errors import NoughtsError
 from noughts.hardware.defaults import BUILDS, DEFAULT_TOML
+from noughts.match import FIRST_RULES
+from noughts.text import check_name
 
 __all__ = [
     "CONFIG_ENV", "CharlieplexConfig", "ConfigError", "FIRSTS", "GameConfig", "GpioConfig", "LcdConfig",
-    "PanelConfig", "SerialConfig", "default_config_path", "load_config", "save_thresholds",
+    "PanelConfig", "SerialConfig", "default_config_path", "first_setting", "load_config", "save_thresholds",
 ]
 
 CONFIG_ENV = "NOUGHTS_PANEL_CONFIG"
-FIRSTS = ("person", "computer", "alternate")
+FIRSTS = tuple(FIRST_RULES)  # the match's words for who starts: me, computer, alternate, loser, random
+OLD_FIRSTS = {"person": "me"}  # the panel's earlier word, still accepted in files and on the command line
 
 
 class ConfigError(NoughtsError):
@@ -42,15 +45,28 @@ class ConfigError(NoughtsError):
 
 @dataclass(frozen=True)
 class GameConfig:
-    opponents: tuple[str, str, str]
+    opponents: tuple[str, str, str]  # registry names
     opponent: str
-    first: str
+    first: str  # one of FIRSTS
     thinking_seconds: float
     flash: bool
     flash_step_seconds: float
-    match_games: int
+    match_games: int  # a match is best of this many games
     message_seconds: float
-    player: str
+    player: str | None  # None: the login name, else You (as noughts play)
+
+
+def first_setting(value: object, name: str = "game.first") -> str:
+    """Who starts, as one of FIRSTS: the match's words, or the panel's older ``person`` (= me).
+
+    >>> first_setting("person"), first_setting("Loser")
+    ('me', 'loser')
+    """
+    word = value.strip().lower() if isinstance(value, str) else None
+    if word is not None and (word in FIRSTS or word in OLD_FIRSTS):
+        return OLD_FIRSTS.get(word, word)
+    raise ConfigError(f"{name} must be one of {', '.join(FIRSTS)} (person is the older word for me), "
+                      f"not {value!r:.40}")
 
 
 @dataclass(frozen=True)
@@ -241,21 +257,37 @@ def _build(data: Mapping[str, Any], path: Path | None) -> PanelConfig:
     from noughts import players
 
     game = _Reader(data["game"], "game")
-    opponents = data["game"]["opponents"]
     names = players.names()
-    if not (isinstance(opponents, list) and len(opponents) == 3 and all(o in names for o in opponents)):
+
+    def computer(value: object) -> str | None:
+        try:
+            return players.canonical(value) if isinstance(value, str) else None  # older names too
+        except NoughtsError:
+            return None
+
+    listed = data["game"]["opponents"]
+    opponents = [computer(o) for o in listed] if isinstance(listed, list) else []
+    if len(opponents) != 3 or None in opponents:
         raise ConfigError(f"game.opponents must list three computer players (from {', '.join(names)}), "
-                          f"not {opponents!r:.80}")
+                          f"not {listed!r:.80}")
+    opponent = computer(data["game"]["opponent"])
+    if opponent is None:
+        raise ConfigError(f"game.opponent must be one of {', '.join(names)}, not {data['game']['opponent']!r:.40}")
+    player = game.text("player")
+    try:
+        name = check_name(player, "game.player") if player.strip() else None
+    except NoughtsError as error:
+        raise ConfigError(str(error)) from None
     game_config = GameConfig(
-        opponents=(opponents[0], opponents[1], opponents[2]),
-        opponent=game.text("opponent", tuple(names)),
-        first=game.text("first", FIRSTS),
+        opponents=(opponents[0] or "", opponents[1] or "", opponents[2] or ""),
+        opponent=opponent,
+        first=first_setting(data["game"]["first"]),
         thinking_seconds=game.number("thinking_seconds", 0, 60),
         flash=game.flag("flash"),
         flash_step_seconds=game.number("flash_step_seconds", 0.001, 5),
         match_games=game.integer("match_games", 1, 99),
         message_seconds=game.number("message_seconds", 0.1, 60),
-        player=game.text("player").strip() or "Player",
+        player=name,
     )
     serial = _Reader(data["serial"], "serial")
     serial_config = SerialConfig(

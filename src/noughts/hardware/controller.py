@@ -5,6 +5,11 @@ released) and :meth:`~PanelController.tick` (time passing), each with the time n
 and writes to a :class:`PanelOutput` (``set_led(name, on)``, ``lcd_write(line1, line2)``), only
 what changed. It never sleeps or reads a clock, so tests drive it with made-up times.
 
+The game itself is a :class:`~noughts.match.Match`, as in every front end: the match decides who
+starts, whose turn it is, the computer's move, the tally and the best-of score, and records each
+finished game once. The panel keeps what is its own: the LEDs, the LCD's 16 columns, the flash,
+the computer's thinking pause, the buttons (reset, holding a cell to choose) and the switch.
+
 >>> class Out:
 ...     def __init__(self): self.leds, self.lcd = set(), None
 ...     def set_led(self, name, on): self.leds.add(name) if on else self.leds.discard(name)
@@ -22,28 +27,29 @@ The seed's board: nine green LEDs for the person, nine red for the computer, a w
 each colour (both for a draw), a 16×2 LCD, nine cell buttons and reset. Beyond the seed:
 
 * hold a cell button while pressing reset to choose the opponent (the row) and who starts
-  (the column: you, the computer, take turns) — see :func:`choice_for_cell`;
+  (the column: me, computer, alternate) — see :func:`choice_for_cell`;
 * the two-person switch (``switch`` pressed = on), read at reset: green and red are two people;
-* a match of ``match_games`` games, its tally on the LCD's second line.
+* a match of ``match_games`` games (the match's best of N), its score on the LCD's second line.
 """
 
 from __future__ import annotations
 
-import random
-from collections.abc import Callable
+import unicodedata
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from noughts import players
-from noughts.board import Board
-from noughts.game import Game, GameEvent
+from noughts.errors import NoughtsError
+from noughts.game import Game
+from noughts.match import PERSON, Match, MatchEvent, first_rule, opponent_name
 
 if TYPE_CHECKING:
-    from noughts.players.base import Player
+    from noughts.store import Store
 
 __all__ = [
     "BUTTONS", "ButtonEvent", "CELL_BUTTONS", "FLASH_FRAMES", "LED_NAMES", "PanelController",
-    "PanelOutput", "PanelSettings", "Tally", "choice_for_cell",
+    "PanelOutput", "PanelSettings", "TWO_PEOPLE", "Tally", "choice_for_cell", "lcd_ascii", "lcd_match_line",
+    "lcd_tally",
 ]
 
 CELL_BUTTONS = tuple(str(i) for i in range(1, 10))
@@ -83,32 +89,42 @@ class PanelOutput(Protocol):
 
 @dataclass(frozen=True)
 class PanelSettings:
-    """What the game needs from the configuration (see ``[game]`` in the panel's TOML)."""
+    """What the game needs from the configuration (see ``[game]`` in the panel's TOML).
+
+    ``first`` is the match's rule for who starts (me, computer, alternate, loser, random; the
+    older ``person`` means me); ``player`` is the person's name for the scores (None: the login
+    name, else You, as ``noughts play``).
+    """
 
     opponents: tuple[str, str, str] = ("easy", "arduino", "hard")
     opponent: str = "arduino"
-    first: str = "person"
+    first: str = "me"
     thinking_seconds: float = 3.0
     flash: bool = True
     flash_step_seconds: float = 0.1
     match_games: int = 10
     message_seconds: float = 2.0
-    seed: int | None = None
+    seed: int | str | None = None
+    player: str | None = None
+
+
+_GRID_FIRST = ("me", "computer", "alternate")  # the choice grid's columns
+TWO_PEOPLE = ("Green", "Red")  # the two people's names: the colours of their LEDs
 
 
 def choice_for_cell(cell: int, opponents: tuple[str, str, str]) -> tuple[str, str]:
-    """The (opponent, first) that holding ``cell`` (1-9) at reset chooses.
+    """The (opponent, who starts) that holding ``cell`` (1-9) at reset chooses.
 
     >>> [choice_for_cell(c, ("easy", "arduino", "hard")) for c in (1, 5, 9)]
-    [('easy', 'person'), ('arduino', 'computer'), ('hard', 'alternate')]
+    [('easy', 'me'), ('arduino', 'computer'), ('hard', 'alternate')]
     """
     row, column = divmod(cell - 1, 3)
-    return opponents[row], ("person", "computer", "alternate")[column]
+    return opponents[row], _GRID_FIRST[column]
 
 
-@dataclass
+@dataclass(frozen=True)
 class Tally:
-    """Games of the current match: won by green (the person), by red (the computer), drawn."""
+    """The score of the match in play: won by green (seat 0, the person), by red, drawn."""
 
     green: int = 0
     red: int = 0
@@ -119,32 +135,83 @@ class Tally:
         return self.green + self.red + self.draws
 
 
+def lcd_ascii(text: str) -> str:
+    """Text the LCD's character ROM can show: accents dropped, dashes plain, anything else '?'.
+
+    >>> lcd_ascii("Newell–Simon rules"), lcd_ascii("Zoë · 3×3")
+    ('Newell-Simon rules', 'Zoe - 3x3')
+    """
+    text = text.translate(_LCD_FOLD)
+    folded = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    return "".join(c if " " <= c <= "~" else "?" for c in folded)
+
+
+_LCD_FOLD = str.maketrans({"–": "-", "—": "-", "·": "-", "×": "x", "…": "..."})
+
+
+def lcd_tally(score: Sequence[int], two_people: bool = False) -> str:
+    """The match's score in 16 characters: ``You:2 Me:1 Tie:0`` (two people: ``Grn:2 Red:1 Tie:0``).
+
+    >>> lcd_tally([2, 1, 0]), lcd_tally([10, 0, 0]), lcd_tally([33, 33, 33]), lcd_tally([33, 33, 33], True)
+    ('You:2 Me:1 Tie:0', 'You10 Me0 Tie0', 'You33 Me33 Tie33', 'G33 R33 T33')
+    """
+    names = ("Grn", "Red", "Tie") if two_people else ("You", "Me", "Tie")
+    line = ""
+    for sep, short in ((":", False), ("", False), ("", True)):
+        line = " ".join(f"{(n[0] if short else n)}{sep}{v}" for n, v in zip(names, score, strict=True))
+        if len(line) <= LCD_WIDTH:
+            return line
+    return line[:LCD_WIDTH]
+
+
+def lcd_match_line(score: Sequence[int], names: Sequence[str], two_people: bool = False) -> str:
+    """Who won the match, in 16 characters; ``names`` are the two seats' names.
+
+    >>> lcd_match_line([2, 1, 0], ("Ann", "Hard")), lcd_match_line([0, 2, 1], ("Ann", "Hard"))
+    ('You win match!', 'I win the match!')
+    >>> lcd_match_line([1, 2, 3], TWO_PEOPLE, two_people=True), lcd_match_line([1, 1, 0], TWO_PEOPLE, True)
+    ('Red wins match', 'Match drawn')
+    """
+    if score[0] == score[1]:
+        return "Match drawn"
+    seat = 0 if score[0] > score[1] else 1
+    if two_people:
+        return f"{names[seat]} wins match"
+    return "You win match!" if seat == 0 else "I win the match!"
+
+
 GameOverHook = Callable[["PanelController", Game], object]
 
 State = Literal["idle", "flash", "turn", "thinking", "over"]
 
 
 class PanelController:
-    """One panel's game: call :meth:`start`, then :meth:`handle` and :meth:`tick` as things happen."""
+    """One panel's game: call :meth:`start`, then :meth:`handle` and :meth:`tick` as things happen.
+
+    ``store`` keeps finished games (the match records each once); ``say`` hears the store's
+    problems (a full disk), which the panel cannot show on its 16 columns.
+    """
 
     def __init__(self, output: PanelOutput, settings: PanelSettings | None = None, *,
-                 rng: random.Random | None = None, on_game_over: GameOverHook | None = None) -> None:
+                 store: Store | None = None, on_game_over: GameOverHook | None = None,
+                 say: Callable[[str], object] | None = None, environ: Mapping[str, str] | None = None) -> None:
         self.output = output
         self.settings = settings or PanelSettings()
-        self.rng = rng or random.Random(self.settings.seed)
+        self.store = store
         self.on_game_over = on_game_over
+        self.say = say
+        self.environ = environ
         self.state: State = "idle"
-        self.opponent = self.settings.opponent
-        self.first = self.settings.first
+        self.opponent = _computer(self.settings.opponent)  # the computer of the choice grid (registry name)
+        self.first = first_rule(self.settings.first)
         self.two_person = False  # the mode of the game being played
         self.switch_on = False  # the switch as it stands; it takes effect at reset
-        self.tally = Tally()
-        self.game = Game()
-        self.green_mark = "X"
         self.held: set[str] = set()
-        self._players: dict[str, Player] = {}
+        self.matches = 0
+        self.match = self._new_match()
+        self._chosen_at: float | None = None  # when reset chose an opponent: line 2 names it for a while
         self._since = 0.0  # when the current state began
-        self._now = 0.0  # the time of the input being handled, for the game's listener
+        self._now = 0.0  # the time of the input being handled, for the match's listener
         self._leds = dict.fromkeys(LED_NAMES, False)
         self._lcd = ("", "")
         self._sent_leds: dict[str, bool] = {}
@@ -161,12 +228,32 @@ class PanelController:
         return self._lcd
 
     @property
+    def game(self) -> Game:
+        """The game in play (before the first one, an empty game)."""
+        return self.match.game if self.match.game is not None else Game(self.match.start)
+
+    @property
+    def green_mark(self) -> str:
+        """The mark of green (seat 0: the person, or the first of two people) in this game."""
+        return self.match.mark_of(0)
+
+    @property
     def red_mark(self) -> str:
-        return "O" if self.green_mark == "X" else "X"
+        return self.match.mark_of(1)
+
+    @property
+    def tally(self) -> Tally:
+        """The score of the match in play."""
+        return Tally(*self.match.score)
 
     @property
     def match_over(self) -> bool:
-        return self.tally.games >= self.settings.match_games
+        return self.match.match_over
+
+    def sides(self) -> dict[str, tuple[str, str]]:
+        """Each LED colour's mark and the name of who plays it: ``{"green": ("X", "Ann"), ...}``."""
+        return {"green": (self.match.mark_of(0), self.match.name_of(0)),
+                "red": (self.match.mark_of(1), self.match.name_of(1))}
 
     # --- inputs ---------------------------------------------------------------------------
     def start(self, now: float) -> None:
@@ -214,64 +301,73 @@ class PanelController:
     def _flash_frame(self, now: float) -> int:
         return int((now - self._since) / self.settings.flash_step_seconds + 1e-9)
 
+    def _new_match(self) -> Match:
+        """A match for the mode and choice as they stand (a choice or the switch starts one)."""
+        self.matches += 1
+        seed = None if self.settings.seed is None else f"{self.settings.seed}/{self.matches}"
+        if self.two_person:
+            opponent, names = PERSON, list(TWO_PEOPLE)
+        else:
+            opponent, names = self.opponent, [self.settings.player] if self.settings.player else []
+        match = Match(opponent, names=names, first=self.first, best_of=self.settings.match_games, seed=seed,
+                      store=self.store, environ=self.environ)
+        match.add_listener(self._on_match_event)
+        return match
+
     def _reset(self, now: float) -> None:
         held_cells = sorted(int(b) for b in self.held if b in CELL_BUTTONS)
-        new_match = self.match_over
+        new_match = False
+        self._chosen_at = None
         if held_cells:  # the lowest held cell chooses
             self.opponent, self.first = choice_for_cell(held_cells[0], self.settings.opponents)
+            self.opponent = _computer(self.opponent)
             new_match = True
+            self._chosen_at = now
         if self.switch_on != self.two_person:
             self.two_person = self.switch_on
             new_match = True
         if new_match:
-            self.tally = Tally()
+            self.match = self._new_match()  # the old match and any game in it are dropped
         self._new_game(now)
 
-    def _green_starts(self) -> bool:
-        if self.first == "alternate":
-            return self.tally.games % 2 == 0  # an abandoned game does not move the turn on
-        return self.first == "person"
-
     def _new_game(self, now: float) -> None:
-        self.green_mark = "X" if self._green_starts() else "O"
-        self.game = Game(Board(), x_name=self._name("X"), o_name=self._name("O"))
-        self.game.add_listener(self._on_game_event)
-        self._enter("turn", now)
-        if not self.two_person and self.game.board.turn == self.red_mark:
+        # An unfinished game is abandoned (not counted); after a decided match the score starts again.
+        self.match.new_game()
+        self._settle(now)
+
+    def _settle(self, now: float) -> None:
+        """The state the match is in after a move or a new game."""
+        if self.match.game_over:
+            if self.state != "over":
+                self._enter("over", now)
+        elif self.match.computer_to_move:
             self._enter("thinking", now)
-
-    def _name(self, mark: str) -> str:
-        if self.two_person:
-            return "Green" if mark == self.green_mark else "Red"
-        return "person" if mark == self.green_mark else self.opponent
-
-    def _cell(self, cell: int, now: float) -> None:
-        if self.state != "turn" or self.game.board[cell] is not None:
-            return  # a lit cell, the computer's turn, the flash or a finished game: nothing to do
-        self.game.play(cell)
-        if self.state == "turn" and not self.two_person:
-            self._enter("thinking", now)
-
-    def _computer_move(self, now: float) -> None:
-        player = self._players.get(self.opponent)
-        if player is None:
-            player = self._players[self.opponent] = players.get(self.opponent, rng=self.rng)
-        self.game.play_computer(player)
-        if self.state == "thinking":
+        else:
             self._enter("turn", now)
 
-    def _on_game_event(self, event: GameEvent) -> None:
+    def _cell(self, cell: int, now: float) -> None:
+        if self.state != "turn" or self.match.board[cell] is not None:
+            return  # a lit cell, the computer's turn, the flash or a finished game: nothing to do
+        try:
+            self.match.play(cell)
+        except NoughtsError:
+            return
+        self._settle(now)
+
+    def _computer_move(self, now: float) -> None:
+        job = self.match.computer_job()
+        if job is not None:
+            self.match.apply(job, job.run())  # a 3×3 move takes milliseconds: on this thread
+        self._settle(now)
+
+    def _on_match_event(self, event: MatchEvent) -> None:
         if event.kind != "end":
             return
-        if event.winner is None:
-            self.tally.draws += 1
-        elif event.winner == self.green_mark:
-            self.tally.green += 1
-        else:
-            self.tally.red += 1
         self._enter("over", self._now)
-        if self.on_game_over is not None:
-            self.on_game_over(self, self.game)
+        if self.match.record_problem and self.say is not None:
+            self.say(self.match.record_problem)
+        if self.on_game_over is not None and self.match.game is not None:
+            self.on_game_over(self, self.match.game)
 
     # --- output ---------------------------------------------------------------------------
     def _show(self, now: float) -> None:
@@ -282,18 +378,18 @@ class PanelController:
                 leds[name] = True
             lcd = ("TIC TAC TOE", "")
         else:
-            board = self.game.board
+            board = self.match.board
             for cell in range(9):
                 mark = board[cell]
                 if mark is not None:
                     leds[f"{'green' if mark == self.green_mark else 'red'}{cell + 1}"] = True
             lcd = self._text(now)
             if self.state == "over":
-                result = self.game.result
-                leds["green_win"] = result in ("draw", self.green_mark)
-                leds["red_win"] = result in ("draw", self.red_mark)
+                won = self.match.winner_seat()
+                leds["green_win"] = won in (None, 0)
+                leds["red_win"] = won in (None, 1)
         self._leds = leds
-        self._lcd = (lcd[0][:LCD_WIDTH], lcd[1][:LCD_WIDTH])
+        self._lcd = (lcd_ascii(lcd[0])[:LCD_WIDTH], lcd_ascii(lcd[1])[:LCD_WIDTH])
         for name, on in leds.items():
             if self._sent_leds.get(name) != on:
                 self.output.set_led(name, on)
@@ -304,42 +400,44 @@ class PanelController:
 
     def _text(self, now: float) -> tuple[str, str]:
         tally = self.tally_line()
+        chosen = self._chosen_line(now)
         if self.state == "thinking":
-            return "My turn...", "Hmmm..."  # the seed's playPoss()
+            return "My turn...", chosen or "Hmmm..."  # the seed's playPoss()
         if self.state == "turn":
-            if self.two_person:
-                colour = "Green" if self.game.board.turn == self.green_mark else "Red"
-                return f"{colour}'s turn...", tally
-            return "Your turn...", tally
-        result = self.game.result
-        if result == "draw":
-            top = "It's a draw!"
-        elif self.two_person:
-            top = "Green wins!!!" if result == self.green_mark else "Red wins!!!"
-        else:
-            top = "You win!!!" if result == self.green_mark else "I win!!!"
+            seat = self.match.seat_to_move
+            if self.two_person and seat is not None:
+                return f"{self.match.name_of(seat)}'s turn...", chosen or tally
+            return "Your turn...", chosen or tally
+        seat = self.match.winner_seat()
+        if seat == 1 and not self.two_person:
+            top = "I win!!!"  # the panel speaks as the computer, as the seed's LCD does ("My turn...")
+        else:  # "You win", "Green wins", "It's a draw": the match's words, with the seed's cheer
+            top = self.match.result_banner() + ("!" if seat is None else "!!!")
         lines = ["Press reset...", tally]
         if self.match_over:
             lines.append(self.match_line())
         index = int((now - self._since) / self.settings.message_seconds + 1e-9) % len(lines)
         return top, lines[index]
 
+    def _chosen_line(self, now: float) -> str:
+        """For a while after reset chose an opponent, line 2 names it: ``vs Arduino rules``."""
+        if self._chosen_at is None or self.two_person or now - self._chosen_at >= self.settings.message_seconds:
+            return ""
+        name = lcd_ascii(self.match.name_of(1))
+        return f"vs {name}" if len(name) + 3 <= LCD_WIDTH else name
+
     def tally_line(self) -> str:
         """The match so far, in 16 characters: ``You:2 Me:1 Tie:0`` or ``Grn:2 Red:1 Tie:0``."""
-        t = self.tally
-        names = ("Grn", "Red", "Tie") if self.two_person else ("You", "Me", "Tie")
-        for sep, short in ((":", False), ("", False), ("", True)):
-            parts = [f"{(n[0] if short else n)}{sep}{v}" for n, v in zip(names, (t.green, t.red, t.draws), strict=True)]
-            line = " ".join(parts)
-            if len(line) <= LCD_WIDTH:
-                return line
-        return line[:LCD_WIDTH]
+        return lcd_tally(self.match.score, self.two_person)
 
     def match_line(self) -> str:
         """Who won the match, once it is over."""
-        t = self.tally
-        if t.green == t.red:
-            return "Match drawn"
-        if self.two_person:
-            return "Green wins match" if t.green > t.red else "Red wins match"
-        return "You win match!" if t.green > t.red else "I win the match!"
+        return lcd_match_line(self.match.score, (self.match.name_of(0), self.match.name_of(1)), self.two_person)
+
+
+def _computer(name: str) -> str:
+    """A computer player's registry name (older names accepted); a person is not one."""
+    opponent = opponent_name(name)
+    if opponent == PERSON:
+        raise NoughtsError("the panel's opponent is a computer player; two people play with the two-person switch")
+    return opponent

@@ -17,13 +17,13 @@ _COMMON_GAME = """\
 # (left: green starts, middle: red starts, right: take turns).
 opponents = ["easy", "arduino", "hard"]
 opponent = "arduino"          # at power-on: the seed's own player (win, block, else random)
-first = "person"              # person | computer | alternate; the seed lets the person start
+first = "me"                  # me | computer | alternate | loser | random (person = me); the seed: me
 thinking_seconds = 3.0        # the seed's arduinoDelay
 flash = true                  # the seed's start-up flash
 flash_step_seconds = 0.1      # the seed's startupFlashSpeed
-match_games = 10              # the tally on the LCD runs over a match of this many games
+match_games = 10              # a match is best of this many games; its score is on the LCD
 message_seconds = 2.0         # at the end of a game the LCD's second line alternates this often
-player = "Player"             # the person's name in the score store
+player = ""                   # your name in the scores; "" = the login name, else You
 """
 
 _COMMON_SERIAL = """\

@@ -2,7 +2,9 @@
 
 The keys press the buttons by driving the mock pins (or, for a ladder build, by setting the
 fake MCP3008's reading), and the drawing reads the LED pins back — for Charlieplexed LEDs every
-LED that lit since the last frame — so what you see is what the wiring would do.
+LED that lit since the last frame — so what you see is what the wiring would do. A lit green or
+red LED is drawn as the mark its player has in this game, X or O in the marks' colours
+(``noughts.text.MARK_ANSI``; none with ``NO_COLOR``), so nothing depends on telling red from green.
 
 Keys: ``1``-``9`` press a cell, ``h`` then ``1``-``9`` holds a cell down (for choosing at reset:
 ``h5r``), ``r`` reset, ``t`` the two-person switch, ``q`` quit.
@@ -14,9 +16,10 @@ import os
 import select
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TextIO
 
+from noughts import text
 from noughts.hardware import require
 from noughts.hardware.boardio import MemoryLcd
 from noughts.hardware.config import PanelConfig
@@ -28,6 +31,9 @@ __all__ = ["KEYS_HELP", "SimPanel", "run_terminal"]
 
 PRESS_SECONDS = 0.15  # how long a key holds its button down: well over the debounce time
 KEYS_HELP = "1-9 press a cell   h then 1-9 hold a cell   r reset   t two-person switch   q quit"
+Sides = Mapping[str, tuple[str, str]]  # LED colour -> (the mark it stands for, who plays it)
+NO_SIDES: Sides = {"green": ("X", ""), "red": ("O", "")}
+_RESET, _DIM = "\x1b[0m", "\x1b[2m"
 
 
 class SimPanel:
@@ -45,7 +51,8 @@ class SimPanel:
         self.board = GpioBoard(gpio, config.thresholds, pin_factory=self.factory, lcd=self.lcd)
         self.switch_on = False
         self.held_cell: int | None = None
-        self.message = ""
+        self.message = ""  # about the last key
+        self.notice = ""  # from the game (the score store's problems), until the next one
         self._hold_next = False
         self._releases: list[tuple[float, Callable[[], None]]] = []
 
@@ -60,6 +67,10 @@ class SimPanel:
             self.adc.readings[self.config.gpio.adc_channel] = self.board.ladder.reading(cell) if pressed else 0
         else:
             self._drive(self.config.gpio.cells[cell - 1], pressed)
+
+    def say(self, message: str) -> None:
+        """Show a notice under the panel (the terminal's stderr would be drawn over)."""
+        self.notice = " ".join(message.split())
 
     def key(self, char: str, now: float) -> bool:
         """Act on one key; False means quit."""
@@ -119,31 +130,38 @@ class SimPanel:
             return {name for name, number in gpio.charlieplex.led_numbers.items() if number in seen}
         return {name for name, pin in gpio.led_pins.items() if self.factory.pin(pin).state}
 
-    def render(self, colour: bool = True) -> list[str]:
+    def render(self, colour: bool = True, sides: Sides = NO_SIDES) -> list[str]:
+        """The panel as lines of text; ``sides`` says which mark and name each LED colour stands for."""
         lit = self.lit()
 
-        def dot(on: bool, code: str, letter: str) -> str:
-            if colour:
-                return f"\x1b[{code}m●\x1b[0m" if on else "\x1b[2m·\x1b[0m"
-            return letter if on else "."
+        def mark(letter: str) -> str:
+            return f"{text.MARK_ANSI[letter]}{letter}{_RESET}" if colour else letter
 
         def cell(number: int) -> str:
             green, red = f"green{number}" in lit, f"red{number}" in lit
             if green and red:  # never on a working panel: show it rather than hide it
-                return dot(True, "33", "Y")
-            return dot(red, "31", "R") if red else dot(green, "32", "G")
+                return "#"
+            if green or red:
+                return mark(sides["green" if green else "red"][0])
+            return f"{_DIM}·{_RESET}" if colour else "."
 
         gpio = self.config.gpio
         fitted = set(gpio.charlieplex.led_numbers if self.probe is not None else gpio.led_pins)
-        winners = [dot(name in lit, code, letter) if name in fitted else "-"
-                   for name, code, letter in (("green_win", "32", "G"), ("red_win", "31", "R"))]
+        winners = "  ".join(
+            f"{mark(sides[side][0])} " + (("lit" if f"{side}_win" in lit else "off") if f"{side}_win" in fitted
+                                          else "not fitted")
+            for side in ("green", "red")) if fitted & {"green_win", "red_win"} else "not fitted"
         switch = ("on" if self.switch_on else "off") if gpio.switch else "not fitted"
-        line1, line2 = (text[:16].ljust(16) for text in self.lcd.lines)
+        line1, line2 = (shown[:16].ljust(16) for shown in self.lcd.lines)
         rows = [f"  noughts panel (sim: {self.config.build} wiring, {gpio.leds} LEDs, {gpio.buttons} buttons)", "",
                 "  ┌────────────────┐", f"  │{line1}│", f"  │{line2}│", "  └────────────────┘", ""]
         rows += ["      " + "  ".join(cell(c) for c in range(r * 3 + 1, r * 3 + 4)) for r in range(3)]
-        rows += ["", f"  winner LEDs: {winners[0]} {winners[1]}    two-person switch: {switch}", "",
+        legend = "    ".join(f"{mark(sides[side][0])} = {side} LEDs" + (f": {sides[side][1]}" if sides[side][1] else "")
+                             for side in ("green", "red"))
+        rows += ["", f"  {legend}", f"  winner LEDs: {winners}    two-person switch: {switch}", "",
                  f"  {KEYS_HELP}", f"  {self.message}"]
+        if self.notice:
+            rows.append(f"  {self.notice}")
         return rows
 
     def close(self) -> None:
@@ -160,7 +178,8 @@ def run_terminal(sim: SimPanel, loop: PanelLoop, *, stdin: TextIO | None = None,
     stdout = stdout or sys.stdout
     fd = stdin.fileno()
     tty = os.isatty(fd)
-    colour = stdout.isatty()
+    screen = stdout.isatty()  # redraw in place; otherwise frames one after another, plain
+    colour = screen and text.colour_wanted()
     saved: Any = None
     if tty:
         import termios
@@ -168,7 +187,7 @@ def run_terminal(sim: SimPanel, loop: PanelLoop, *, stdin: TextIO | None = None,
 
         saved = termios.tcgetattr(fd)
         tty_mode.setcbreak(fd)  # keys arrive one at a time, without Enter
-    if colour:
+    if screen:
         stdout.write("\x1b[?25l\x1b[2J")
     last_frame: list[str] = []
     next_frame = 0.0
@@ -190,10 +209,10 @@ def run_terminal(sim: SimPanel, loop: PanelLoop, *, stdin: TextIO | None = None,
             loop.step()
             if now >= next_frame:
                 next_frame = now + frame_seconds
-                frame = sim.render(colour)
+                frame = sim.render(colour, loop.controller.sides())
                 if frame != last_frame:
                     last_frame = frame
-                    if colour:
+                    if screen:
                         stdout.write("\x1b[H" + "\n".join(f"{line}\x1b[K" for line in frame) + "\x1b[J")
                     else:
                         stdout.write("\n".join(frame) + "\n\n")
@@ -203,6 +222,6 @@ def run_terminal(sim: SimPanel, loop: PanelLoop, *, stdin: TextIO | None = None,
             import termios
 
             termios.tcsetattr(fd, termios.TCSADRAIN, saved)
-        if colour:
+        if screen:
             stdout.write("\x1b[?25h\n")
             stdout.flush()
