@@ -426,7 +426,7 @@ def test_what_the_lcd_cannot_show_is_made_plain() -> None:
     panel.start(0.0)
     panel.handle(ButtonEvent("1", True), 1.0)
     press(panel, "reset", 1.1)
-    assert out.lcd == ("Your turn...", "Newell-Simon rul")  # the name people see, in the LCD's ASCII
+    assert out.lcd == ("Your turn...", "vs Newell-Simon")  # the name people see, in the LCD's ASCII
     panel.handle(ButtonEvent("1", False), 1.2)
     panel.handle(ButtonEvent("7", True), 2.0)
     press(panel, "reset", 2.1)
