@@ -77,7 +77,7 @@ def default_name(environ: Mapping[str, str] | None = None, fallback: str = "You"
 # kinds of colour blindness, and every front end also shows the letter or the shape, so nothing
 # depends on telling the colours apart.
 MARK_COLOURS = {"X": "#1f5fbf", "O": "#d9640f"}
-MARK_ANSI = {"X": "\x1b[1;34m", "O": "\x1b[1;33m"}  # bold blue, bold yellow (orange on most palettes)
+MARK_ANSI = {"X": "\x1b[1;38;5;25m", "O": "\x1b[1;38;5;166m"}  # the same blue and orange, bold (256 colours)
 
 
 _RESET = "\x1b[0m"
