@@ -189,7 +189,8 @@ class _Session:
 
     def choose_opponent(self, board: Board, default: str) -> str:
         names = [*players.names(), PERSON]
-        able = {name: players.unable(name, board) is None for name in players.names()}
+        able = self.wait(lambda: {name: players.unable(name, board) is None for name in players.names()},
+                         "Checking which computer players can play this board…")
         if not able.get(default, True):
             default = DEFAULT_OPPONENT if able.get(DEFAULT_OPPONENT) else "random"
         self.say()
