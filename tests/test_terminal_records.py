@@ -20,6 +20,7 @@ from noughts import Board
 from noughts.game import Game
 from noughts.store import Participant, Store, open_store
 from noughts.terminal import records
+from test_store import as_ordinary_user
 
 X_WINS = "a1 b1 a2 b2 a3"
 ANN = Participant.human("Ann")
@@ -215,30 +216,6 @@ def test_reading_a_missing_database_creates_nothing(tmp_path: Path) -> None:
 
 
 # read-only places -----------------------------------------------------------------------
-def as_ordinary_user(work: Callable[[], str]) -> str:
-    """Run ``work`` where permissions bind: as root (CI), in a forked child that becomes 'nobody'."""
-    if os.geteuid() != 0:
-        return work()
-    # A forked child keeps the modules already loaded (nobody may not read root's Python files).
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child
-        try:
-            os.setgid(65534)
-            os.setuid(65534)
-            answer = work()
-        except BaseException as error:
-            answer = f"failed: {error!r}"
-        finally:
-            os.write(write_end, answer.encode())
-            os._exit(0)
-    os.close(write_end)
-    with os.fdopen(read_end) as pipe:
-        answer = pipe.read()
-    os.waitpid(pid, 0)
-    return answer
-
-
 def test_scores_and_history_work_on_a_read_only_file_in_a_read_only_folder() -> None:
     # Under /tmp, not tmp_path: 'nobody' must be able to reach the folder.
     folder = Path(tempfile.mkdtemp(dir="/tmp", prefix="noughts-readonly-"))
