@@ -473,9 +473,17 @@ def test_fuzz_the_position_and_cell_parsers(text: str) -> None:
 BUFFERED = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
 
 
+def default_sigint() -> None:
+    """In the child: Ctrl-C as on a terminal, even when pytest itself runs with SIGINT ignored (`&`, nohup)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def engine_process() -> subprocess.Popen[bytes]:
     return subprocess.Popen([sys.executable, "-m", "noughts", "engine"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=BUFFERED)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=BUFFERED,
+                            preexec_fn=default_sigint)
 
 
 def read_reply(proc: subprocess.Popen[bytes], timeout: float = 20) -> dict[str, Any]:

@@ -484,12 +484,17 @@ def free_port() -> int:
         return port
 
 
+def default_sigint() -> None:
+    """In the child: Ctrl-C as on a terminal, even when pytest itself runs with SIGINT ignored (`&`, nohup)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_serve_listens_says_where_and_stops_on_ctrl_c(tmp_path: Path) -> None:
     port = free_port()
     code = f"from noughts.web import serve; serve(port={port}, db={str(tmp_path / 'n.db')!r})"
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     server = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True, env=env)
+                              text=True, env=env, preexec_fn=default_sigint)
     try:
         assert server.stdout is not None
         line = server.stdout.readline()

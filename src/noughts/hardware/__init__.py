@@ -40,7 +40,17 @@ def require(module: str, purpose: str, hint: str = INSTALL_HINT) -> object:
     except ImportError as error:
         missing = (error.name or module).partition(".")[0]  # the module itself or one it needs
         raise MissingLibraryError(
-            f"{purpose} needs the Python package {missing!r}, which is not installed: {hint}") from None
+            f"{purpose} needs the Python package {missing!r}, which is not installed: {_this_python(hint)}") from None
+
+
+def _this_python(hint: str) -> str:
+    """``pip install …`` for the Python running noughts: a bare ``pip`` may belong to another one."""
+    import shlex
+    import sys
+
+    if not hint.startswith("pip install "):
+        return hint
+    return f"{shlex.quote(sys.executable)} -m {hint}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
