@@ -13,9 +13,13 @@ BENCH_READY := $(VENV)/.ready-bench
 play: $(PLAY_READY)
 	@$(VENV)/bin/noughts play $(PLAY_ARGS)
 
-# The suite runs on every core (pytest-xdist); PYTEST_ARGS adds options, e.g. PYTEST_ARGS="-k engine".
+# The suite runs on every core (pytest-xdist), a test file to a worker (its module fixtures, such as
+# the firmware build and the browser, made once), the files marked slow first (tests/conftest.py).
+# Compiled modules are cached (__pycache__, ignored by git) even where PYTHONDONTWRITEBYTECODE is
+# set: every worker and every `python -m noughts` a test starts would compile them all again.
+# PYTEST_ARGS adds options, e.g. PYTEST_ARGS="-k engine".
 test: system-packages $(READY)
-	$(PY) -m pytest -n auto $(PYTEST_ARGS)
+	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n auto --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
 
 # The Debian packages the tests need (Chromium, the AVR toolchain, simavr), installed when missing:
 # one dpkg-query when they are all there. SYSTEM_PACKAGES=skip leaves them to you.

@@ -31,6 +31,7 @@ from noughts.hardware.controller import LED_NAMES, PanelController, PanelSetting
 from noughts.hardware.loop import PanelLoop
 from noughts.hardware.serial_board import SerialBoard
 
+pytestmark = pytest.mark.slow  # started first: make test runs the files in parallel, slow ones first
 ROOT = Path(__file__).resolve().parent.parent
 FIRMWARE = ROOT / "firmware"
 ARDUINO = Path("/usr/share/arduino")
