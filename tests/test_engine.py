@@ -164,10 +164,8 @@ def test_analyse_gives_up_with_an_error_instead_of_hanging(monkeypatch: pytest.M
 
     monkeypatch.setattr(engine, "ANALYSE_MAX_NODES", 500)
     solver.clear_cache()
-    start = time.monotonic()
     reply = ask(cmd="analyse", rows=4, cols=4, id=3)
-    assert time.monotonic() - start < 5
-    assert_error(reply, "solver")
+    assert_error(reply, "solver", "after searching 500 positions")  # the budget stopped it, not the clock
     assert reply["id"] == 3
     monkeypatch.setattr(engine, "ANALYSE_MAX_NODES", 10**9)
     monkeypatch.setattr(engine, "ANALYSE_MAX_SECONDS", 0.0)
