@@ -58,3 +58,4 @@ $(BENCH_READY): benchmarks/requirements.txt
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis src/*.egg-info
+	find src tests benchmarks -name __pycache__ -prune -exec rm -rf {} +
