@@ -6,15 +6,27 @@ READY  := $(VENV)/.ready-dev
 PLAY_READY := $(VENV)/.ready-play
 BENCH_READY := $(VENV)/.ready-bench
 
-.PHONY: play test bench lint clean
+.PHONY: play test bench lint clean system-packages
 
-# `play` installs only the front ends' extras (pygame-ce, the web server): about 10 s the first
-# time, nothing after. PLAY_ARGS passes options, e.g. make play PLAY_ARGS="--opponent hard".
+# `play` installs only the front ends' extras (pygame-ce, the web server, the panel's libraries):
+# about 10 s the first time, nothing after. PLAY_ARGS passes options, e.g. make play PLAY_ARGS="--opponent hard".
 play: $(PLAY_READY)
 	@$(VENV)/bin/noughts play $(PLAY_ARGS)
 
-test: $(READY)
-	$(PY) -m pytest
+# The suite runs on every core (pytest-xdist), a test file to a worker (its module fixtures, such as
+# the firmware build and the browser, made once), the files marked slow first (tests/conftest.py).
+# Compiled modules are cached (__pycache__, ignored by git) even where PYTHONDONTWRITEBYTECODE is
+# set: every worker and every `python -m noughts` a test starts would compile them all again.
+# PYTEST_ARGS adds options, e.g. PYTEST_ARGS="-k engine".
+test: system-packages $(READY)
+	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n auto --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
+
+# The Debian packages the tests need (Chromium, the AVR toolchain, simavr), installed when missing:
+# one dpkg-query when they are all there. SYSTEM_PACKAGES=skip leaves them to you.
+system-packages:
+ifneq ($(SYSTEM_PACKAGES),skip)
+	@sh scripts/system-packages.sh
+endif
 
 bench: $(READY) $(BENCH_READY)
 	$(PY) benchmarks/run.py $(BENCH_ARGS)
@@ -31,7 +43,7 @@ $(VENV)/.created:
 
 $(PLAY_READY): pyproject.toml | $(VENV)/.created
 	@echo "Setting up noughts in $(VENV) (once)..."
-	@$(PY) -m pip install --quiet --disable-pip-version-check -e '.[desktop,web]'
+	@$(PY) -m pip install --quiet --disable-pip-version-check -e '.[desktop,web,panel]'
 	@touch $@
 
 $(READY): pyproject.toml | $(VENV)/.created
@@ -46,3 +58,4 @@ $(BENCH_READY): benchmarks/requirements.txt
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis src/*.egg-info
+	find src tests benchmarks -name __pycache__ -prune -exec rm -rf {} +

@@ -31,6 +31,7 @@ from noughts.hardware.controller import LED_NAMES, PanelController, PanelSetting
 from noughts.hardware.loop import PanelLoop
 from noughts.hardware.serial_board import SerialBoard
 
+pytestmark = pytest.mark.slow  # started first: make test runs the files in parallel, slow ones first
 ROOT = Path(__file__).resolve().parent.parent
 FIRMWARE = ROOT / "firmware"
 ARDUINO = Path("/usr/share/arduino")
@@ -206,10 +207,6 @@ class Host:
             self.loop.step()
             time.sleep(0.002)
 
-    def settle(self, seconds: float = 0.1) -> None:
-        end = time.monotonic() + seconds
-        self.until(lambda: time.monotonic() >= end)
-
     def lit(self) -> set[str]:
         return {name for name, on in self.panel.leds.items() if on}
 
@@ -265,8 +262,8 @@ def test_a_whole_game_through_the_firmware_in_simavr(simulated: SimulatedBoard) 
         host.until(lambda: host.panel.state != "thinking", what="the computer's move")
         host.until(lambda: shows(sim, host), what="the computer's move on the board")
         assert f"red{reply}" in sim.leds() and sim.lcd()[0] == "Your turn..."
-    host.settle()
-    assert host.panel.game.result == "X" and shows(sim, host)
+    host.until(lambda: shows(sim, host), what="the win on the board")
+    assert host.panel.game.result == "X"
     assert sim.leds() == {"green1", "green8", "green7", "green4", "red5", "red3", "red9", "green_win"}
     assert sim.lcd() == ("You win!!!", "Press reset...")
     # the two-person switch, then reset: the next game is green against red
@@ -278,7 +275,7 @@ def test_a_whole_game_through_the_firmware_in_simavr(simulated: SimulatedBoard) 
     assert sim.leds() == set() and sim.lcd() == ("Green's turn...", "Grn0 Red0 Tie0")
     press(sim, host, 5)
     press(sim, host, 1)
-    host.settle()
+    host.until(lambda: shows(sim, host), what="both moves on the board")
     assert sim.leds() == {"green5", "red1"} and sim.lcd()[0] == "Green's turn..."
     assert sim.max_lit <= (20 if sim.board == "mega" else 1)  # Charlieplexed: one LED at a time, never two
     host.board.close()
@@ -289,23 +286,34 @@ def test_the_firmware_speaks_the_protocol(simulated: SimulatedBoard) -> None:
 
     sim = simulated
     port = serial.Serial(sim.pty, 57600, timeout=0.2)
-    port.write(b"?\n")
-    deadline = time.monotonic() + 5
-    lines: list[bytes] = []
-    while b"NOUGHTS 1 " + sim.board.encode() not in lines and time.monotonic() < deadline:
-        lines.append(port.readline().strip())
-    assert b"NOUGHTS 1 " + sim.board.encode() in lines
-    sim.wait_sim(0.02)  # a boot hello and the answer to ? may both be on their way
-    time.sleep(0.05)
-    port.read(4096)
+    hello = f"NOUGHTS 1 {sim.board}".encode()
+
+    def lines_until(done: Callable[[list[bytes]], bool]) -> list[bytes]:
+        """The board's lines until ``done`` says enough: waits for what it waits for, never a fixed time."""
+        lines: list[bytes] = []
+        buffer = b""
+        deadline = time.monotonic() + 10  # only a board that stopped answering gets here
+        while not done(lines):
+            assert time.monotonic() < deadline, f"the board stopped answering; it said {lines}"
+            buffer += port.read(max(1, port.in_waiting))
+            *complete, buffer = buffer.split(b"\n")
+            lines += [line.strip() for line in complete if line.strip()]
+        return lines
+
+    def exchange(command: bytes) -> list[bytes]:
+        """What the board says after ``command``, up to its answer to a ? sent next (closed by a bogus line's
+        error): the board answers in order, so this is all it had to say, however slow the machine."""
+        port.write(command + b"\n?\nsync\n")
+        hellos = 2 if command == b"?" else 1
+        lines = lines_until(lambda ls: ls.count(hello) >= hellos and ls[-1] == b"E unknown command")
+        return lines[:len(lines) - 1 - lines[::-1].index(hello)]
 
     def answer(command: bytes) -> list[bytes]:
-        port.reset_input_buffer()
-        port.write(command + b"\n")
-        time.sleep(0.02)  # the bytes reach the simulated UART
-        sim.wait_sim(0.03)  # and it has time to answer, at 57600 baud
-        time.sleep(0.02)
-        return [line.strip() for line in port.read(4096).splitlines() if line.strip()]
+        exchange(b"")  # what the board said before (a boot hello, a button) is not the answer
+        return exchange(command)
+
+    port.write(b"?\n")
+    assert hello in lines_until(lambda ls: hello in ls)
 
     assert answer(b"L 40201") == []
     assert sim.leds() == {"green1", "red1", "green_win"}
@@ -321,16 +329,12 @@ def test_the_firmware_speaks_the_protocol(simulated: SimulatedBoard) -> None:
         assert answer(b"K 1 2 3 4 5 6 7 8 9") == [b"E K takes 9 falling thresholds from 1022 to 1"]
         sim.set_ladder(555)
         port.write(b"A 1\n")
-        sim.wait_sim(0.25)  # raw readings come every 100 ms
-        port.write(b"A 0\n")
-        sim.wait_sim(0.01)
-        time.sleep(0.05)
-        readings = port.read(4096).splitlines()
+        readings = lines_until(lambda ls: ls.count(b"A 555") >= 2)  # raw readings come every 100 ms
+        readings += exchange(b"A 0")
         assert readings.count(b"A 555") >= 2 and set(readings) == {b"A 555", b"P 2"}  # 555 is cell 2's band
         sim.set_ladder(0)
         sim.wait_sim(0.05)
-        time.sleep(0.05)
-        assert port.read(4096).splitlines() == [b"U 2"]
+        assert exchange(b"") == [b"U 2"]
     else:
         assert answer(b"K 800 400 200 160 140 120 90 85 70") == [b"E unknown command"]
     sim.set_pin(int(sim.wiring["reset"]), True)  # type: ignore[call-overload]
@@ -350,7 +354,12 @@ def test_calibrating_the_uno_over_serial_then_playing_with_its_thresholds(build:
             sim.wait_sim(0.05)
             return ""
 
+        class SimulatedTime:  # calibration reads the ladder for 0.6 s: of the board's time, however busy this machine
+            monotonic = staticmethod(lambda: sim.cycles() / 16_000_000)
+            sleep = staticmethod(time.sleep)
+
         monkeypatch.setattr("builtins.input", person)
+        monkeypatch.setattr("noughts.hardware.app.time", SimulatedTime)
         config = tmp_path / "panel.toml"
         config.write_text('build = "uno"\n')
         assert main(["calibrate", "--backend", "serial", "--port", sim.pty, "--config", str(config)]) == 0

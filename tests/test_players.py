@@ -9,7 +9,6 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
-import time
 from collections import Counter
 
 import pytest
@@ -414,15 +413,28 @@ def test_minimax_on_15x15_wins_and_blocks_at_once() -> None:
     assert player.last_depth == 0  # answered before any search
 
 
-def test_minimax_on_15x15_answers_within_a_second() -> None:
+def test_minimax_on_15x15_answers_within_a_second(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The node budget (about 0.5 s) stops it, not the clock (1 s): counted, not timed. With the
+    # player's clock stopped, the search reads it once per 1024 nodes, so at most ~100 times; a
+    # search that overran its budget would go on reading it, until this clock ends it at 200.
+    from noughts.players import minimax
+
+    reads = 0
+
+    class StoppedClock:
+        @staticmethod
+        def perf_counter() -> float:
+            nonlocal reads
+            reads += 1
+            return 0.0 if reads <= 200 else float("inf")
+
+    monkeypatch.setattr(minimax, "time", StoppedClock)
     board = big_board("h8", "g7", "h6", "h5", "i7", "g5", "g9", "j6")
     player = MinimaxPlayer()
-    start = time.perf_counter()
     cell = player.choose(board)
-    elapsed = time.perf_counter() - start
     assert cell in board.legal_moves
     assert player.last_depth >= 2
-    assert elapsed < 1.5  # the node budget stops it near 0.5 s; the clock at 1 s
+    assert reads <= 100_000 // 1024 + 5, reads  # the default budget: 100 000 nodes
 
 
 def test_minimax_respects_a_tiny_budget() -> None:

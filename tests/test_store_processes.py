@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 import signal
 import sqlite3
@@ -48,6 +49,33 @@ while count == 0 or played < count:
 """
 
 
+# Forks one writer per line read (its seed) and says "pid N", then, once it is gone, "status S". A fork
+# starts writing in a millisecond where a new Python takes 100: a hundred kills cost little.
+FORKER = """
+import os, sys
+import noughts.store, noughts.game  # loaded once, before any fork; no connection is open here
+
+writer, db, out = sys.argv[1], sys.argv[2], sys.argv[3]
+for line in sys.stdin:
+    seed = line.strip()
+    pid = os.fork()
+    if pid == 0:
+        os.dup2(os.open(os.path.join(out, seed), os.O_WRONLY | os.O_CREAT | os.O_APPEND), 1)
+        sys.argv = [writer, db, seed, "0"]
+        try:
+            exec(compile(open(writer).read(), writer, "exec"), {"__name__": "__main__"})
+        except SystemExit as exit:
+            os._exit(exit.code if isinstance(exit.code, int) else 1)
+        except BaseException:
+            import traceback
+            traceback.print_exc()
+            os._exit(1)
+        os._exit(0)
+    print("pid", pid, flush=True)
+    print("status", os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), flush=True)
+"""
+
+
 def writer(script: Path, db: Path, seed: int, count: int, *barrier: str) -> subprocess.Popen[str]:
     return subprocess.Popen([sys.executable, str(script), str(db), str(seed), str(count), *barrier],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -89,30 +117,47 @@ def check_tallies(db: Path) -> None:
 
 
 def test_killing_the_writer_at_any_moment_loses_no_committed_game(tmp_path: Path) -> None:
-    script = tmp_path / "writer.py"
+    script, forker, outputs = tmp_path / "writer.py", tmp_path / "forker.py", tmp_path / "outputs"
     script.write_text(WRITER)
+    forker.write_text(FORKER)
+    outputs.mkdir()
     db = tmp_path / "noughts.db"
-    rng = random.Random()
+    rng = random.Random(2024)  # the plan of kills is the same every run; where each lands is up to the machine
     expected: dict[int, str] = {}
     kills_mid_run = 0
-    for round_number in range(100):
-        child = writer(script, db, round_number, 0)
-        first = ""
-        if round_number % 2:  # mid-run, however slow the machine: once the first game is committed
-            assert child.stdout is not None
-            first = child.stdout.readline()
-            time.sleep(rng.uniform(0.0, 0.05))
-        else:  # at any moment from start-up on: some land while opening (even creating) the file
-            time.sleep(rng.uniform(0.0, 0.3))
-        child.send_signal(signal.SIGKILL)
-        output, errors = child.communicate(timeout=30)
-        output = first + output
-        assert child.returncode == -signal.SIGKILL, (child.returncode, errors)
-        assert "Traceback" not in errors, errors
-        games = committed(output)
-        kills_mid_run += bool(games)
-        assert not expected.keys() & games.keys(), "a game number was handed out twice"
-        expected.update(games)
+    with (tmp_path / "errors").open("w+") as errors_file:
+        writers = subprocess.Popen([sys.executable, str(forker), str(script), str(db), str(outputs)],
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors_file, text=True)
+        assert writers.stdin is not None and writers.stdout is not None
+        try:
+            for round_number in range(100):
+                writers.stdin.write(f"{round_number}\n")
+                writers.stdin.flush()
+                word, pid = writers.stdout.readline().split()
+                assert word == "pid", (word, errors_file.read())
+                output = outputs / str(round_number)
+                if round_number % 5 == 0:  # at once, or while opening (even creating) the file
+                    time.sleep(rng.uniform(0.0, 0.01))
+                else:  # after some games were committed: mid-game, mid-commit, between the two
+                    wanted = rng.randint(1, 3)
+                    deadline = time.monotonic() + 30
+                    while not output.exists() or output.read_text().count("\n") < wanted:
+                        assert time.monotonic() < deadline, f"round {round_number}: no game committed in 30 s"
+                        time.sleep(0.001)
+                    time.sleep(rng.uniform(0.0, 0.005))
+                os.kill(int(pid), signal.SIGKILL)
+                word, status = writers.stdout.readline().split()
+                errors_file.seek(0)
+                errors = errors_file.read()
+                assert (word, int(status)) == ("status", -signal.SIGKILL), (word, status, errors)
+                assert "Traceback" not in errors, errors
+                games = committed(output.read_text() if output.exists() else "")
+                kills_mid_run += bool(games)
+                assert not expected.keys() & games.keys(), "a game number was handed out twice"
+                expected.update(games)
+        finally:
+            writers.stdin.close()
+            writers.wait(timeout=30)
     assert kills_mid_run >= 20, "too few kills landed while games were being written to test anything"
     check_file(db, expected)
     check_tallies(db)

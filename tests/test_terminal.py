@@ -1,9 +1,11 @@
-"""`noughts play` and its score commands, driven as a person would: the real process, scripted
-input through pipes, and a pseudo-terminal where colour and Ctrl-C need one."""
+"""`noughts play` and its score commands, driven as a person would: scripted input run through the
+command in this process, the real process answered prompt by prompt through pipes, and a
+pseudo-terminal where colour and Ctrl-C need one."""
 
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import random
 import re
@@ -17,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from noughts import Board, players
-from noughts.cli import build_parser, quick_play_args
+from noughts.cli import build_parser, main, quick_play_args
 from noughts.text import MARK_ANSI
 
 PROMPT = "Your move (X): "
@@ -40,11 +42,36 @@ def default_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-def run(env: dict[str, str], *args: str, stdin: bytes = b"", timeout: float = 60) -> subprocess.CompletedProcess[str]:
+def run_process(env: dict[str, str], *args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[str]:
+    """`noughts ARGS` as a process of its own, all of ``stdin`` through a pipe."""
     result = subprocess.run([sys.executable, "-m", "noughts", *args], input=stdin, capture_output=True,
-                            env=env, timeout=timeout)
+                            env=env, timeout=60)
     return subprocess.CompletedProcess(result.args, result.returncode, result.stdout.decode("utf-8", "replace"),
                                        result.stderr.decode("utf-8", "replace"))
+
+
+def run(env: dict[str, str], *args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[str]:
+    """`noughts ARGS` in this process, as run_process sees it: main() with this environment, ``stdin`` and
+    stdout and stderr that are not terminals, the exit status of sys.exit(main()). Quicker than a process,
+    which is kept for what needs one: prompts flushed as they come, Ctrl-C, end of input, a terminal."""
+    saved_environ, saved_streams = dict(os.environ), (sys.stdin, sys.stdout, sys.stderr)
+    out, err = (io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True) for _ in range(2))
+    os.environ.clear()
+    os.environ.update(env)
+    sys.stdin, sys.stdout, sys.stderr = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8"), out, err
+    try:
+        try:
+            status = main(list(args))
+        except SystemExit as exit_:  # argparse: --help, usage errors
+            status = exit_.code if isinstance(exit_.code, int) else int(exit_.code is not None)
+        out.flush()
+        err.flush()
+        output = [stream.buffer.getvalue().decode("utf-8", "replace") for stream in (out, err)]  # type: ignore[attr-defined]
+    finally:
+        os.environ.clear()
+        os.environ.update(saved_environ)
+        sys.stdin, sys.stdout, sys.stderr = saved_streams
+    return subprocess.CompletedProcess(["noughts", *args], status, *output)
 
 
 def read_until(fd: int, done: object, data: bytes = b"", timeout: float = 30) -> bytes:
@@ -383,13 +410,13 @@ def test_bad_input_gets_one_clear_line_and_the_prompt_again(env: dict[str, str])
 
 
 def test_end_of_input_anywhere_says_goodbye_and_exits_0(env: dict[str, str]) -> None:
-    result = run(env, "play")  # at the menu's first question
+    result = run_process(env, "play")  # at the menu's first question
     assert (result.returncode, result.stderr) == (0, "")
     assert result.stdout.endswith("Opponent [medium]: \nGoodbye.\n")
-    result = run(env, "play", "--opponent", "hard", "--first", "me")
+    result = run_process(env, "play", "--opponent", "hard", "--first", "me")
     assert result.returncode == 0 and result.stdout.endswith(
         PROMPT + "\nGoodbye. (The unfinished game is not counted.)\n")
-    result = run(env, "play", "--opponent", "person", "--first", "me", stdin=b"a1\na2\nb1\nb2\nc1\n")
+    result = run_process(env, "play", "--opponent", "person", "--first", "me", stdin=b"a1\na2\nb1\nb2\nc1\n")
     assert result.returncode == 0 and result.stdout.endswith("[Y/n, m for the menu] \nGoodbye.\n")
     assert len(history(env)) == 1  # the finished game only
 
@@ -473,7 +500,7 @@ def test_colour_on_a_terminal_unless_no_color(env: dict[str, str], no_color: str
 
 def test_no_colour_into_a_pipe(env: dict[str, str]) -> None:
     env["TERM"] = "xterm-256color"
-    result = run(env, "play", "--opponent", "person", "--first", "me", "--no-scores", stdin=b"b2\na1\n")
+    result = run_process(env, "play", "--opponent", "person", "--first", "me", "--no-scores", stdin=b"b2\na1\n")
     assert result.returncode == 0 and "\x1b" not in result.stdout and " 2   4 | X | 6" in result.stdout
 
 

@@ -27,6 +27,7 @@ try:
 except ImportError:  # pragma: no cover - the dev extra installs it
     pytest.fail("the browser tests need Playwright: pip install -e '.[dev,web]'", pytrace=False)
 
+pytestmark = pytest.mark.slow  # started first: make test runs the files in parallel, slow ones first
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 SCREENSHOTS = os.environ.get("NOUGHTS_SCREENSHOTS")  # "docs", or a folder
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",

@@ -10,8 +10,8 @@ import asyncio
 import json
 import os
 import random
+import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -560,23 +560,23 @@ def test_the_server_log_has_no_colour_when_no_color_is_set() -> None:
     assert _config(app, Limits(), "warning", environ={"TERM": "xterm"}).use_colors is None  # uvicorn: if a tty
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
+def default_sigint() -> None:
+    """In the child: Ctrl-C as on a terminal, even when pytest itself runs with SIGINT ignored (`&`, nohup)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def test_serve_listens_says_where_and_stops_on_ctrl_c(tmp_path: Path) -> None:
-    port = free_port()
-    code = f"from noughts.web import serve; serve(port={port}, db={str(tmp_path / 'n.db')!r})"
+    # port 0: the system picks a free one (a port probed free here could be taken before the server binds it)
+    code = f"from noughts.web import serve; serve(port=0, db={str(tmp_path / 'n.db')!r})"
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     server = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True, env=env)
+                              text=True, env=env, preexec_fn=default_sigint)
     try:
         assert server.stdout is not None
         line = server.stdout.readline()
-        assert f"http://127.0.0.1:{port}/" in line
+        where = re.search(r"http://127\.0\.0\.1:(\d+)/ ", line)
+        assert where and where.group(1) != "0", line
+        port = int(where.group(1))
         import httpx
 
         deadline = time.monotonic() + 20
