@@ -10,6 +10,7 @@ import pytest
 
 from noughts import solver
 from noughts.board import Board, Geometry
+from noughts.budget import Budget
 from noughts.errors import BudgetExceeded
 from noughts.solver import Analysis, MoveAnalysis, Solution, analyse, best_moves, solve
 
@@ -111,13 +112,13 @@ def test_every_reachable_3x3_position_and_move_matches_negamax() -> None:
 def test_general_search_agrees_on_every_3x3_position() -> None:
     """3×3 answers come from a table; the search used on other boards must agree with it too."""
     brute = negamax(3, 3, 3)
-    search = solver._Solver(Geometry.get(3, 3, 3))
-    budget = solver._Budget(None, None, None)
+    general = solver._Solver(Geometry.get(3, 3, 3))
+    search = solver._Search(general, Budget(), None)
     for board in reachable(Board()):
         if board.is_over:
             continue
         mover, other = (board.o, board.x) if board.ply & 1 else (board.x, board.o)
-        got = solver._decode(search.exact(mover, other, budget), 9, 9 - board.ply)
+        got = solver._decode(general.exact(mover, other, search), 9, 9 - board.ply)
         assert tuple(got) == brute(board.x, board.o), str(board)
 
 
@@ -153,6 +154,42 @@ def test_small_boards_match_negamax(rows: int, cols: int, k: int, marks: int, co
     rng = random.Random(f"{rows}x{cols}k{k}")
     for _ in range(count):
         check(random_position(rows, cols, k, rng.randint(marks, rows * cols), rng), brute)
+
+
+# every shape of up to 12 cells, every k ----------------------------------------------------------
+def shapes(fewest: int, most: int) -> list[tuple[int, int, int]]:
+    """Every rows×cols with ``fewest`` to ``most`` cells, with every k it allows."""
+    return [(rows, cols, k) for rows in range(1, most + 1) for cols in range(1, most + 1)
+            if fewest <= rows * cols <= most for k in range(1, max(rows, cols) + 1)]
+
+
+def shape_id(shape: tuple[int, int, int]) -> str:
+    return "{}x{}k{}".format(*shape)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("shape", shapes(1, 9), ids=shape_id)
+def test_every_position_of_every_board_of_up_to_9_cells_matches_negamax(shape: tuple[int, int, int]) -> None:
+    """solve, analyse and best_moves on every reachable position (1×2 with 2 in a row once crashed)."""
+    brute = negamax(*shape)
+    for board in reachable(Board(*shape)):
+        check(board, brute)
+
+
+@pytest.mark.parametrize("shape", shapes(10, 12), ids=shape_id)
+def test_late_positions_of_every_board_of_10_to_12_cells_match_negamax(shape: tuple[int, int, int]) -> None:
+    """Every position with at most 8 empty cells along random games (the negamax of an earlier
+    position would take seconds per shape)."""
+    brute = negamax(*shape)
+    rng = random.Random(shape_id(shape))
+    for _ in range(4):
+        board = Board(*shape)
+        while True:
+            if board.size - board.ply <= 8:
+                check(board, brute)
+            if board.is_over:
+                break
+            board = board.play(rng.choice(board.legal_moves))
 
 
 def test_symmetric_positions_share_values() -> None:
@@ -271,12 +308,12 @@ def test_interrupt_propagates_and_leaves_only_true_bounds(monkeypatch: pytest.Mo
     assert table
     # every bound left behind holds: compare a sample with a separate, uninterrupted search
     fresh = solver._Solver(geometry)
-    budget = solver._Budget(None, None, None)
+    search = solver._Search(fresh, Budget(), None)
     size = geometry.size
     for key in random.Random(0).sample(sorted(table), 15):
         low, high, _ = table[key]
         mover, other = key & geometry.full, key >> size
-        assert low <= fresh.exact(mover, other, budget) <= high
+        assert low <= fresh.exact(mover, other, search) <= high
     # and the interrupted cache goes on to give the right answers
     assert solve(Board(4, 5, 4)) == Solution(0, 20)
 

@@ -102,6 +102,7 @@ class Geometry:
         self.size = rows * cols
         self.full = (1 << self.size) - 1
         lines: list[tuple[int, ...]] = []
+        masks: list[int] = []
         seen: set[int] = set()
         # Horizontal, vertical, diagonal ↘, anti-diagonal ↙: the order seeds 000 and 004 scan in.
         for d_row, d_col in ((0, 1), (1, 0), (1, 1), (1, -1)):
@@ -116,8 +117,9 @@ class Geometry:
                     if mask not in seen:  # k = 1 makes every direction the same line
                         seen.add(mask)
                         lines.append(line)
+                        masks.append(mask)
         self.lines = tuple(lines)
-        self.line_masks = tuple(sum(1 << c for c in line) for line in lines)
+        self.line_masks = tuple(masks)
         self._line_of_mask = dict(zip(self.line_masks, self.lines, strict=True))
         through: list[list[int]] = [[] for _ in range(self.size)]
         for line, mask in zip(lines, self.line_masks, strict=True):  # in scan order, like line_masks
