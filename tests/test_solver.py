@@ -11,7 +11,7 @@ import pytest
 from noughts import solver
 from noughts.board import Board, Geometry
 from noughts.budget import Budget
-from noughts.errors import BudgetExceeded
+from noughts.errors import BudgetExceeded, InvalidBudgetError
 from noughts.solver import Analysis, MoveAnalysis, Solution, analyse, best_moves, solve
 
 Result = tuple[int, int]  # (value for the side to move, plies to the end)
@@ -318,6 +318,129 @@ def test_interrupt_propagates_and_leaves_only_true_bounds(monkeypatch: pytest.Mo
     assert solve(Board(4, 5, 4)) == Solution(0, 20)
 
 
+class WatchedBudget(Budget):
+    """A budget on a clock that moves only when the test says, noting when it is looked at."""
+
+    def __init__(self, nodes: int | None = None, seconds: float | None = None,
+                 times: Callable[[int], float] | None = None) -> None:
+        self.looks: list[int] = []  # positions spent at each look
+        self.times = times or (lambda look: 0.0)  # the clock's reading at the n-th look (0: creation)
+        super().__init__(nodes, seconds, clock=lambda: self.times(len(self.looks)))
+
+    def check(self, nodes: int = 0) -> None:
+        self.looks.append(self.spent + nodes)
+        super().check(nodes)
+
+
+@pytest.mark.parametrize(("shape", "call", "nodes"), [
+    ((4, 4, 4), solve, None), ((4, 5, 4), best_moves, 20_000), ((15, 15, 5), solve, 3_000),
+    ((26, 26, 2), analyse, 300), ((26, 26, 2), best_moves, 300), ((26, 26, 5), solve, 100),
+    ((20, 20, 3), analyse, 200),
+])
+def test_the_budget_is_looked_at_every_few_positions(
+        shape: tuple[int, int, int], call: Callable[..., object], nodes: int | None) -> None:
+    solver.clear_cache()
+    geometry = Geometry.get(*shape)
+    every = solver.check_interval(geometry)
+    budget = WatchedBudget(nodes)
+    try:
+        call(Board(*shape), budget=budget)
+    except BudgetExceeded:
+        assert nodes is not None and budget.spent >= nodes
+    gaps = [b - a for a, b in zip([0, *budget.looks], budget.looks, strict=False)]
+    assert gaps and max(gaps) <= every
+    assert budget.spent - budget.looks[-1] <= every  # the positions after the last look, too
+
+
+def test_big_boards_look_at_the_budget_more_often() -> None:
+    assert solver.check_interval(Geometry.get(3, 3, 3)) >= 500
+    assert solver.check_interval(Geometry.get(4, 4, 4)) >= 500
+    assert solver.check_interval(Geometry.get(26, 26, 2)) <= 8
+    assert solver.check_interval(Geometry.get(26, 26, 5)) <= 4
+
+
+@pytest.mark.parametrize(("shape", "call"), [
+    ((26, 26, 2), analyse), ((26, 26, 2), best_moves), ((26, 26, 5), solve), ((15, 15, 5), analyse),
+    ((5, 5, 4), solve), ((10, 10, 4), best_moves),
+])
+def test_a_search_stops_at_the_first_look_after_its_time_is_up(
+        shape: tuple[int, int, int], call: Callable[..., object]) -> None:
+    """Three looks within the time, then the clock jumps past it: the fourth look stops the search.
+
+    Before, analyse on 26×26 with 2 in a row searched each move's few positions apart and never
+    looked at the clock: 3 minutes against a 5 s deadline."""
+    solver.clear_cache()
+    budget = WatchedBudget(seconds=10.0, times=lambda look: 0.0 if look == 0 else 1.0 if look <= 3 else 11.0)
+    with pytest.raises(BudgetExceeded, match="ran out of time") as caught:
+        call(Board(*shape), budget=budget)
+    assert len(budget.looks) == 4
+    assert caught.value.reason == "time" and caught.value.elapsed == 11.0
+    assert budget.spent <= 4 * solver.check_interval(Geometry.get(*shape))
+
+
+def test_the_older_budget_arguments_still_work() -> None:
+    with pytest.raises(BudgetExceeded, match="gave up after searching 300 positions, its budget"):
+        solve(Board(15, 15, 5), max_nodes=300)
+    with pytest.raises(BudgetExceeded, match="ran out of time"):
+        analyse(Board(26, 26, 2), deadline=time.monotonic() - 1)
+    with pytest.raises(InvalidBudgetError, match="either"):
+        solve(Board(4, 4, 4), max_nodes=10, budget=Budget(10))
+    assert best_moves(Board.parse("XX./OO./..."), max_nodes=0) == (2,)  # 3×3 is a lookup
+
+
+def test_one_budget_spent_by_several_calls() -> None:
+    solver.clear_cache()
+    budget = Budget(nodes=1_000_000)
+    solve(Board(4, 4, 4), budget=budget)
+    first = budget.spent
+    assert first > 0
+    solve(Board(4, 5, 3), budget=budget)
+    assert budget.spent > first
+    part = budget.limited(nodes=10)  # a part of what is left, spent apart
+    with pytest.raises(BudgetExceeded, match="10 positions"):
+        solve(Board(15, 15, 5), budget=part)
+    assert part.spent == 10 and budget.nodes_left() == 1_000_000 - budget.spent
+
+
+# memory ---------------------------------------------------------------------------------------
+def test_tables_are_kept_for_a_few_shapes_only() -> None:
+    solver.clear_cache()
+    for rows in range(1, 9):
+        for cols in (3, 4):
+            solve(Board(rows, cols, 3))
+            assert len(solver._solvers) <= solver.SOLVER_CACHE_SHAPES
+    assert Geometry.get(8, 4, 3) in solver._solvers  # the most recent stays
+    assert solve(Board(4, 4, 4)) == Solution(0, 16)
+
+
+def test_all_tables_together_stay_within_their_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(solver, "_TABLE_BYTES", 1_500_000)  # about 10,000 entries
+    solver.clear_cache()
+    for shape in ((4, 4, 4), (4, 5, 3), (3, 7, 4), (4, 4, 3), (5, 4, 3)):
+        assert solve(Board(*shape)) == tuple(solve(Board(*shape)))
+        total = sum(s.table_bytes() for s in solver._solvers.values())
+        assert total <= 2 * 1_500_000
+        assert all(len(s.table) <= s.table_limit for s in solver._solvers.values())
+
+
+def test_a_search_that_gives_up_drops_a_big_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(solver, "TRIM_ENTRIES", 500)
+    solver.clear_cache()
+    geometry = Geometry.get(5, 5, 4)
+    with pytest.raises(BudgetExceeded):
+        solve(Board(5, 5, 4), max_nodes=20_000)
+    assert len(solver._solver(geometry).table) == 0
+    # a search that gives up early keeps its few bounds: they are true, and cheap to keep
+    with pytest.raises(BudgetExceeded):
+        solve(Board(5, 5, 4), max_nodes=300)
+    assert 0 < len(solver._solver(geometry).table) <= 500
+
+
 def test_bad_budget() -> None:
     with pytest.raises(ValueError, match="max_nodes"):
         solve(Board(4, 4, 4), max_nodes=-1)
+    for bad in ({"nodes": -1}, {"seconds": -0.5}, {"seconds": float("nan")}, {"nodes": 1.5}, {"nodes": True}):
+        with pytest.raises(InvalidBudgetError):
+            Budget(**bad)  # type: ignore[arg-type]
+    with pytest.raises(InvalidBudgetError, match="Budget"):
+        solve(Board(4, 4, 4), budget=100)  # type: ignore[arg-type]
