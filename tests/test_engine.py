@@ -176,6 +176,40 @@ def test_analyse_gives_up_with_an_error_instead_of_hanging(monkeypatch: pytest.M
 
 # players -----------------------------------------------------------------------------------
 
+def test_analyse_with_a_budget_of_its_own() -> None:
+    solver.clear_cache()
+    assert_error(ask(cmd="analyse", rows=4, cols=4, nodes=10),
+                 "the solver gave up after searching 10 positions, its budget")
+    assert_error(ask(cmd="analyse", rows=15, cols=15, seconds=0.2), "ran out of time", "0.2 s")
+    assert ask(cmd="analyse", position="XX./OO./...", seconds=0.5, nodes=0)["value"] == 1  # 3×3: a lookup
+    assert ask(cmd="analyse", rows=4, cols=4, nodes=1_000_000)["plies"] == 16
+
+
+def test_move_with_a_budget_of_its_own() -> None:
+    assert_error(ask(cmd="move", rows=15, cols=15, player="perfect", nodes=100),
+                 "cannot solve this 15×15 board (k=5) within 100 positions")
+    assert_error(ask(cmd="move", rows=15, cols=15, player="hard", seconds=0.1), "within 0.1 seconds")
+    reply = ask(cmd="move", rows=15, cols=15, player="minimax", nodes=50, seed=1)
+    assert 0 <= reply["index"] < 225
+    assert ask(cmd="move", rows=15, cols=15, player="random", nodes=0, seed=1)["cell"]  # no search: no budget
+
+
+@pytest.mark.parametrize(("field", "value", "words"), [
+    ("nodes", -1, ['"nodes" must be 0 or more']),
+    ("nodes", 2.5, ['"nodes" must be a whole number of positions', "2.5"]),
+    ("nodes", "10", ['"nodes" must be', "string"]),
+    ("seconds", 0, ['"seconds" must be a number of seconds above 0', "0"]),
+    ("seconds", -1.5, ['"seconds" must be']),
+    ("seconds", True, ['"seconds" must be', "true"]),
+    ("seconds", "5", ['"seconds" must be', "string"]),
+    ("seconds", 1e400, ['"seconds" must be']),
+])
+def test_bad_budgets_are_errors(field: str, value: object, words: list[str]) -> None:
+    for cmd in ("analyse", "move"):
+        assert_error(ask(cmd=cmd, rows=4, cols=4, **{field: value}), *words)
+    assert_error(ask(cmd="status", nodes=5), "unknown field 'nodes'")
+
+
 def test_players_lists_names_and_descriptions() -> None:
     from noughts import players
 
@@ -383,7 +417,7 @@ json_values = st.recursive(
                       | st.dictionaries(st.text(max_size=8), children, max_size=4)),
     max_leaves=20,
 )
-FIELDS = ["cmd", "id", "position", "rows", "cols", "k", "player", "seed"]
+FIELDS = ["cmd", "id", "position", "rows", "cols", "k", "player", "seed", "nodes", "seconds"]
 VALID = {"cmd": "move", "id": 1, "position": "X.O/.X./..O", "rows": 3, "cols": 3, "k": 3,
          "player": "random", "seed": 5}
 # odd but legal values of each field, which hypothesis mixes with arbitrary JSON
@@ -398,6 +432,8 @@ FIELD_VALUES = {
     "player": st.sampled_from(["perfect", "hard", "easy", "medium", "random", "minimax", "arduino",
                                "parsons", "mdttt", "newell-simon", "seed001-rules", "PERFECT", " hard "]),
     "seed": st.integers(),
+    "nodes": st.integers(-3, 100_000) | st.integers(),
+    "seconds": st.floats(-1, 5) | st.integers(-3, 5),
     "id": json_values,
 }
 
