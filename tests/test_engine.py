@@ -617,3 +617,23 @@ def test_analyse_passes_progress_to_the_solver(monkeypatch: pytest.MonkeyPatch) 
     reply = handle({"cmd": "analyse", "rows": 4, "cols": 4}, progress=lambda n, t: reports.append((n, t)))
     assert reply["value"] == 0 and reply["plies"] == 16
     assert reports and all(n > 0 for n, _ in reports)
+
+
+def test_a_session_over_many_shapes_keeps_every_cache_bounded() -> None:
+    """Caches hold a few shapes, however many are asked about (it was every shape, for ever)."""
+    from noughts.board import GEOMETRY_CACHE_SHAPES, Geometry
+    from noughts.players import minimax
+
+    shapes = [(rows, cols, k) for rows in (3, 5, 8, 13, 21, 26) for cols in (4, 9, 26) for k in (2, 3)]
+    for rows, cols, k in shapes:
+        for request in ({"cmd": "status"}, {"cmd": "analyse", "nodes": 300}, {"cmd": "move", "player": "minimax",
+                        "nodes": 200, "seed": 1}, {"cmd": "move", "player": "perfect", "nodes": 300, "seed": 1}):
+            reply = handle({**request, "rows": rows, "cols": cols, "k": k})
+            assert "internal error" not in reply.get("error", ""), reply
+        assert len(Geometry._cache) <= GEOMETRY_CACHE_SHAPES
+        assert len(solver._solvers) <= solver.SOLVER_CACHE_SHAPES
+        assert len(minimax._exact_memo) <= minimax.CACHE_SHAPES
+        assert len(minimax._Tables._cache) <= minimax.CACHE_SHAPES
+        assert all(len(s.table) <= s.table_limit for s in solver._solvers.values())
+        for geometry in [*Geometry._cache.values(), Geometry.get(3, 3)]:
+            assert len(geometry._moves_cache) * geometry.size <= 1 << 20
