@@ -30,9 +30,9 @@ TYPE_CHECKING = False  # typing costs milliseconds at import; mypy still reads t
 if TYPE_CHECKING:
     from collections.abc import Callable
     from random import Random
-    from typing import ClassVar
+    from typing import Any, ClassVar
 
-__all__ = ["Board", "Geometry", "MAX_SIDE"]
+__all__ = ["GEOMETRY_CACHE_SHAPES", "MOVES_CACHE_CELLS", "MAX_SIDE", "Board", "Geometry", "keep_newest"]
 
 MAX_SIDE = 26  # one column letter per column
 _MARKS = {"x": "X", "o": "O", ".": None, "-": None, "_": None}
@@ -77,12 +77,9 @@ class Geometry:
         if key == _CLASSIC_SHAPE:
             return _CLASSIC
         cache = cls._cache
-        geometry = cache.pop(key, None)  # re-inserted below: the most recently used is last
-        if geometry is None:
-            geometry = cls(*key)
-            while len(cache) >= GEOMETRY_CACHE_SHAPES:
-                del cache[next(iter(cache))]
-        cache[key] = geometry
+        geometry = cache.pop(key, None) or cls(*key)
+        cache[key] = geometry  # the most recently used is last
+        keep_newest(cache, GEOMETRY_CACHE_SHAPES)
         return geometry
 
     def __init__(self, rows: int, cols: int, k: int) -> None:
@@ -231,6 +228,19 @@ class Geometry:
 
 _CLASSIC_SHAPE = (3, 3, 3)
 _CLASSIC = Geometry(*_CLASSIC_SHAPE)  # the hot path: never leaves the cache
+
+
+def keep_newest(cache: dict[Any, Any], count: int) -> None:
+    """Drop the oldest entries of an insertion-ordered cache until at most ``count`` are left.
+
+    Another thread may change the cache meanwhile (a window's worker thread, say): then this
+    stops early, and the next call finishes the job.
+    """
+    while len(cache) > count:
+        try:
+            del cache[next(iter(cache))]
+        except (KeyError, RuntimeError, StopIteration):
+            return
 
 
 def _winning_mask(geometry: Geometry, bits: int) -> list[int]:

@@ -248,11 +248,11 @@ def _move(request: dict[str, Any]) -> Reply:
 
 
 def _analyse(request: dict[str, Any], progress: ProgressCallback | None = None) -> Reply:
+    budget = _budget(request) or Budget(ANALYSE_MAX_NODES, ANALYSE_MAX_SECONDS)  # the clock starts now
     board = _board(request)
     from noughts import solver  # heavy and not needed by the other commands
 
     # The solver raises BudgetExceeded (a NoughtsError) when the budget runs out.
-    budget = _budget(request) or Budget(ANALYSE_MAX_NODES, ANALYSE_MAX_SECONDS)
     analysis = solver.analyse(board, progress=progress, budget=budget)
     return {
         "value": analysis.value,

@@ -46,7 +46,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import NamedTuple
 
-from noughts.board import Board, Geometry
+from noughts.board import Board, Geometry, keep_newest
 from noughts.budget import Budget
 from noughts.errors import BudgetExceeded, InvalidBudgetError
 
@@ -530,14 +530,13 @@ _solvers: dict[Geometry, _Solver] = {}  # least recently used first
 
 def _solver(geometry: Geometry) -> _Solver:
     """The solver of ``geometry``, now the most recently used; older shapes make room for it."""
-    solver = _solvers.pop(geometry, None)
-    if solver is None:
-        solver = _Solver(geometry)
+    solver = _solvers.pop(geometry, None) or _Solver(geometry)
     _solvers[geometry] = solver
-    while len(_solvers) > SOLVER_CACHE_SHAPES:
-        del _solvers[next(iter(_solvers))]
-    while len(_solvers) > 1 and sum(s.table_bytes() for s in _solvers.values()) > _TABLE_BYTES:
-        del _solvers[next(iter(_solvers))]
+    keep_newest(_solvers, SOLVER_CACHE_SHAPES)
+    kept = len(_solvers)
+    while kept > 1 and sum(s.table_bytes() for s in list(_solvers.values())) > _TABLE_BYTES:
+        kept -= 1
+        keep_newest(_solvers, kept)
     return solver
 
 

@@ -152,6 +152,7 @@ def _solvable(board: Board, budget: Budget | None) -> bool:
     if budget is None and key in _verdicts:
         return _verdicts[key]
     from noughts import solver
+    from noughts.board import keep_newest
     from noughts.budget import Budget
     from noughts.errors import BudgetExceeded
 
@@ -162,6 +163,5 @@ def _solvable(board: Board, budget: Budget | None) -> bool:
         solvable = False
     if budget is None:
         _verdicts[key] = solvable
-        while len(_verdicts) > _VERDICTS_KEPT:
-            del _verdicts[next(iter(_verdicts))]
+        keep_newest(_verdicts, _VERDICTS_KEPT)
     return solvable

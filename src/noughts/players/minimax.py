@@ -31,7 +31,7 @@ from __future__ import annotations
 import random
 from typing import ClassVar
 
-from noughts.board import Board, Geometry
+from noughts.board import Board, Geometry, keep_newest
 from noughts.budget import Budget
 from noughts.errors import BudgetExceeded, InvalidBudgetError, UnsupportedBoardError
 from noughts.players.base import completing_cells, empty_cells, ensure_playable, own_and_opponent
@@ -90,8 +90,7 @@ def robot_scores(board: Board) -> dict[int, int]:
             f"not {board.rows}×{board.cols}")
     memo = _exact_memo.pop(board.geometry, None) or {}
     _exact_memo[board.geometry] = memo  # now the most recent
-    while len(_exact_memo) > CACHE_SHAPES:
-        del _exact_memo[next(iter(_exact_memo))]
+    keep_newest(_exact_memo, CACHE_SHAPES)
     me, them = own_and_opponent(board)
     return {cell: _move_score(board.geometry, me, them, cell, memo) for cell in board.legal_moves}
 
@@ -147,8 +146,7 @@ class _Tables:
         cache = cls._cache
         tables = cache.pop(geometry, None) or cls(geometry)
         cache[geometry] = tables  # now the most recent
-        while len(cache) > CACHE_SHAPES:
-            del cache[next(iter(cache))]
+        keep_newest(cache, CACHE_SHAPES)
         return tables
 
 
