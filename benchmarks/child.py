@@ -2,7 +2,7 @@
 
 Prints one JSON line: {"seconds": wall time of the measured part, "maxrss_kb": this process's peak
 resident memory, "info": a short note}.  run.py starts it, so every figure starts from empty caches.
-Some tasks take arguments: ``child.py overrun CASE SECONDS``, ``child.py engine_session SHAPES``.
+Some tasks take arguments: ``child.py overrun CASE SECONDS``, ``child.py engine_session [SHAPES [NODES SECONDS]]``.
 """
 
 from __future__ import annotations
@@ -111,20 +111,20 @@ def overrun(case: str, seconds: str) -> tuple[str, float]:
     return outcome, time.monotonic() - start
 
 
-def engine_session(shapes: str = "24") -> str:
+def engine_session(shapes: str = "24", nodes: str = "50000", seconds: str = "3") -> str:
     """Requests about many board shapes through the engine's handler, as a long-running client sends them.
 
     Uses only what every version of the protocol has, so older code can run the same session:
-    each shape gets status, analyse (50,000 positions or 3 s, the module limits) and a minimax
-    and an arduino move.
+    each shape gets status, analyse (within ``nodes`` positions and ``seconds``, set through the
+    module's limits) and a minimax and an arduino move.
     """
     import random
 
     from noughts import engine
     from noughts.board import Board
 
-    engine.ANALYSE_MAX_NODES = 50_000
-    engine.ANALYSE_MAX_SECONDS = 3.0
+    engine.ANALYSE_MAX_NODES = int(nodes)
+    engine.ANALYSE_MAX_SECONDS = float(seconds)
     sides = (4, 5, 6, 7, 8, 10, 12, 15, 19, 20, 26)
     every = [(rows, cols, k) for rows in sides for cols in sides if rows <= cols
              for k in (3, 4, 5) if k <= cols]

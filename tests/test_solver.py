@@ -423,7 +423,7 @@ def test_all_tables_together_stay_within_their_limit(monkeypatch: pytest.MonkeyP
         assert all(len(s.table) <= s.table_limit for s in solver._solvers.values())
 
 
-def test_a_search_that_gives_up_drops_a_big_table(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_search_that_gives_up_forgets_what_it_added(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(solver, "TRIM_ENTRIES", 500)
     solver.clear_cache()
     geometry = Geometry.get(5, 5, 4)
@@ -434,6 +434,32 @@ def test_a_search_that_gives_up_drops_a_big_table(monkeypatch: pytest.MonkeyPatc
     with pytest.raises(BudgetExceeded):
         solve(Board(5, 5, 4), max_nodes=300)
     assert 0 < len(solver._solver(geometry).table) <= 500
+
+
+def test_a_search_that_gives_up_keeps_what_earlier_searches_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(solver, "TRIM_ENTRIES", 500)
+    solver.clear_cache()
+    solve(Board(4, 5, 4).play(0).play(19))
+    table = solver._solver(Geometry.get(4, 5, 4)).table
+    found = dict(table)
+    assert len(found) > 500
+    added: list[int] = []
+    trim = solver._Solver.trim
+
+    def noting_trim(self: solver._Solver, size_before: int, clears_before: int) -> None:
+        added.append(len(self.table) - size_before)
+        trim(self, size_before, clears_before)
+
+    monkeypatch.setattr(solver._Solver, "trim", noting_trim)
+    with pytest.raises(BudgetExceeded):
+        solve(Board(4, 5, 4).play(9), max_nodes=5_000)
+    assert added[0] > 500  # the failed search had added plenty
+    assert table.keys() == found.keys()
+    # the table was full and emptied during the search: everything in it is the search's own
+    monkeypatch.setattr(solver._solver(Geometry.get(4, 5, 4)), "table_limit", 2_000)
+    with pytest.raises(BudgetExceeded):
+        solve(Board(4, 5, 4).play(7), max_nodes=8_000)
+    assert len(table) == 0
 
 
 def test_bad_budget() -> None:

@@ -37,13 +37,15 @@ searches that finished, so it stays correct), and accept a :class:`~noughts.budg
 positions and seconds that raises :class:`~noughts.errors.BudgetExceeded` when it runs out. The
 search looks at the budget every few positions, fewer on big boards where a position costs more,
 so it stops within milliseconds of its limit on any board. Tables are kept for the last few
-shapes only, and a search that gives up drops a big table rather than keep what it cannot finish.
+shapes only, and a search that gives up forgets what it added if that is a lot, rather than keep
+what it could not finish.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from itertools import islice
 from typing import NamedTuple
 
 from noughts.board import Board, Geometry, keep_newest
@@ -66,7 +68,7 @@ _TABLE_BYTES = 300_000_000  # about how much the transposition tables of every s
 SOLVER_CACHE_SHAPES = 4
 """Shapes whose solver tables are kept (least recently used first out)."""
 TRIM_ENTRIES = 100_000
-"""A search that gives up drops its shape's table if it holds more entries than this (about 15 MB)."""
+"""A search that gives up forgets the entries it added if they are more than this (about 15 MB)."""
 _TABLE_MAX_SIZE = 64  # boards up to this many cells canonicalise keys by table lookups, bigger ones bit by bit
 
 
@@ -232,6 +234,7 @@ class _Solver:
             self._orient_bit_by_bit if size > _TABLE_MAX_SIZE else self._orient_by_chunks)
         # canonical key -> (lower bound, upper bound, best move in the canonical frame or -1)
         self.table: dict[int, tuple[int, int, int]] = {}
+        self.clears = 0  # how often the table was emptied for being full
         self.entry_bytes = 130 + size // 4  # dict slot, bounds tuple, key of 2·size bits
         self.table_limit = _TABLE_BYTES // self.entry_bytes
         # static order: cells on more lines first (the centre of 3×3 before corners before edges)
@@ -331,10 +334,22 @@ class _Solver:
     def table_bytes(self) -> int:
         return len(self.table) * self.entry_bytes
 
-    def trim(self) -> None:
-        """After a search that gave up: drop a big table (memory over a head start next time)."""
-        if len(self.table) > TRIM_ENTRIES:
-            self.table = {}
+    def trim(self, size_before: int, clears_before: int) -> None:
+        """After a search that gave up: forget what it added, if that is a lot.
+
+        Memory over a head start next time; what earlier searches found stays. Entries keep
+        their insertion order, so the search's own are those past ``size_before`` (all of
+        them if the table was cleared meanwhile).
+        """
+        table = self.table
+        if self.clears != clears_before:
+            size_before = 0
+        if len(table) - size_before > TRIM_ENTRIES:
+            if size_before == 0:
+                table.clear()
+            else:
+                for key in list(islice(table, size_before, None)):
+                    del table[key]
 
 
 def check_interval(geometry: Geometry) -> int:
@@ -502,6 +517,7 @@ class _Search:
                 low = high = best
             if len(table) >= table_limit:
                 table.clear()  # memory over speed: the table only ever speeds things up
+                solver.clears += 1
             table[key] = (low, high, targets[sym][best_cell])
             return best
 
@@ -566,13 +582,14 @@ def _searching(geometry: Geometry, budget: Budget, progress: ProgressCallback | 
     """The solver and search of one public call, and what happens when it gives up."""
     solver = _solver(geometry)
     search = _Search(solver, budget, progress)
+    size, clears = len(solver.table), solver.clears
     try:
         yield solver, search
     except BudgetExceeded as error:
-        solver.trim()
+        solver.trim(size, clears)
         raise _gave_up(error) from None
-    except BaseException:  # Ctrl-C: the bounds already found are true, but a big table goes
-        solver.trim()
+    except BaseException:  # Ctrl-C: the bounds found are true, but a lot of them go
+        solver.trim(size, clears)
         raise
     finally:
         search.flush()
