@@ -735,6 +735,7 @@ def test_pickled_boards_are_equal_hash_equal_and_share_the_geometry(board: Board
     back = pickle.loads(pickle.dumps(board, protocol=protocol))
     assert back == board and hash(back) == hash(board)
     assert back.geometry is Geometry.get(board.rows, board.cols, board.k)  # the cached one, not a copy
+    assert pickle.loads(pickle.dumps(board.geometry, protocol=protocol)) is back.geometry
     assert (back.winner, back.winning_line, back.turn, back.ply) == (
         board.winner, board.winning_line, board.turn, board.ply)
 
