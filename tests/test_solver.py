@@ -402,6 +402,39 @@ def test_one_budget_spent_by_several_calls() -> None:
     assert part.spent == 10 and budget.nodes_left() == 1_000_000 - budget.spent
 
 
+def test_big_boards_need_no_long_precomputation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Canonical keys came from per-byte tables that took 0.3 s and 60 MB to build on 26×26, before
+    the search first looked at its budget; past 64 cells key bits are now moved one by one."""
+    big = solver._Solver(Geometry.get(26, 26, 2))
+    assert big._sym_tables == [] and [len(t) for t in big._bit_targets] == [2 * 676] * 7
+    assert len(solver._Solver(Geometry.get(8, 8, 5))._sym_tables) == 7
+    # both ways find the same canonical key and symmetry
+    for shape in ((8, 8, 5), (5, 7, 4), (9, 9, 3)):
+        geometry = Geometry.get(*shape)
+        monkeypatch.setattr(solver, "_TABLE_MAX_SIZE", 100)
+        by_chunks = solver._Solver(geometry)
+        monkeypatch.setattr(solver, "_TABLE_MAX_SIZE", 1)
+        bit_by_bit = solver._Solver(geometry)
+        rng = random.Random(str(shape))
+        for _ in range(200):
+            board = random_position(*shape, rng.randrange(geometry.size), rng)
+            mover, other = (board.o, board.x) if board.ply & 1 else (board.x, board.o)
+            key = mover | other << geometry.size
+            assert by_chunks.orient(key) == bit_by_bit.orient(key)
+    monkeypatch.setattr(solver, "_TABLE_MAX_SIZE", 1)  # and solve alike
+    solver.clear_cache()
+    assert solve(Board(4, 4, 4)) == Solution(0, 16)
+    assert best_moves(Board.parse("XO../.X../..../...O")) == best_moves_by_negamax(Board.parse("XO../.X../..../...O"))
+    solver.clear_cache()
+
+
+def best_moves_by_negamax(board: Board) -> tuple[int, ...]:
+    brute = negamax(board.rows, board.cols, board.k)
+    results = {cell: brute(board.play(cell).x, board.play(cell).o) for cell in board.legal_moves}
+    best = max(results.values(), key=lambda r: preference((-r[0], r[1] + 1)))
+    return tuple(cell for cell, result in results.items() if result == best)
+
+
 # memory ---------------------------------------------------------------------------------------
 def test_tables_are_kept_for_a_few_shapes_only() -> None:
     solver.clear_cache()
