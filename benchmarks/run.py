@@ -534,7 +534,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", metavar="FILE", help="also save every figure to FILE as JSON")
     parser.add_argument("--before", metavar="REV",
                         help="also run sections 6 and 7 on the code of git revision REV, as their baseline")
+    parser.add_argument("--only", metavar="N,N", help="run only these sections (numbers from 1 to 7)")
     args = parser.parse_args(argv)
+    chosen = SECTIONS if not args.only else [SECTIONS[int(n) - 1] for n in args.only.split(",")]
     global BEFORE
     if args.before:
         BEFORE = (args.before, older_source(args.before))
@@ -544,7 +546,7 @@ def main(argv: list[str] | None = None) -> int:
         log(baselines.OPENSPIEL_ERROR + "; OpenSpiel rows will be n/a")
     started = time.perf_counter()
     rows: list[Row] = []
-    for section in SECTIONS:
+    for section in chosen:
         try:
             rows += section(args.quick, spiel)
         except Exception as exc:  # a bug in one section must not hide the others
