@@ -2,6 +2,7 @@
 
 Prints one JSON line: {"seconds": wall time of the measured part, "maxrss_kb": this process's peak
 resident memory, "info": a short note}.  run.py starts it, so every figure starts from empty caches.
+Some tasks take arguments: ``child.py overrun CASE SECONDS``, ``child.py engine_session [SHAPES [NODES SECONDS]]``.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import json
 import resource
 import sys
 import time
+from collections.abc import Callable
 
 
 def import_noughts() -> str:
@@ -41,6 +43,103 @@ def solve4() -> str:
     return f"value {solution.value}, plies {solution.plies}"
 
 
+# budgets: one search each, in a fresh process, with a time budget it cannot finish in
+OVERRUN_CASES = {
+    "solver-analyse-26x26k2": "solver.analyse, 26×26 k=2",
+    "solver-best-26x26k2": "solver.best_moves, 26×26 k=2",
+    "solver-solve-26x26k5": "solver.solve, 26×26 k=5",
+    "solver-analyse-15x15k5": "solver.analyse, 15×15 k=5",
+    "solver-solve-20x20k4": "solver.solve, 20×20 k=4",
+    "perfect-26x26k3": "perfect move, 26×26 k=3",
+    "hard-19x19k5": "hard move, 19×19 k=5",
+    "medium-26x26k4": "medium move, 26×26 k=4",
+    "minimax-26x26k5": "minimax move, 26×26 k=5 (no node limit)",
+    "engine-analyse-26x26k2": "engine analyse request, 26×26 k=2",
+}
+
+
+def overrun(case: str, seconds: str) -> tuple[str, float]:
+    """One search of ``case`` with ``seconds`` to spend, and the seconds it took.
+
+    The boards are made before the clock starts (a request's board is part of the engine case).
+    Only the arguments every version has (``deadline=``, ``time_limit=``, ``max_seconds=``, the
+    engine's ANALYSE_MAX_SECONDS) are used, so ``run.py --before REV`` runs the same searches on
+    older code.
+    """
+    import random
+
+    from noughts import Board, engine, solver
+    from noughts.errors import NoughtsError
+    from noughts.players.minimax import MinimaxPlayer
+    from noughts.players.perfect import PerfectPlayer
+    from noughts.players.presets import HardPlayer, MediumPlayer
+
+    limit = float(seconds)
+    engine.ANALYSE_MAX_NODES = None
+    engine.ANALYSE_MAX_SECONDS = limit
+    boards = {shape: Board(*shape) for shape in ((26, 26, 2), (26, 26, 3), (26, 26, 4), (15, 15, 5),
+                                                  (20, 20, 4), (19, 19, 5))}
+    mid_game = Board(26, 26, 5)
+    for cell in (337, 338, 312, 365, 363, 311):  # a few marks near the centre, no threats
+        mid_game = mid_game.play(cell)
+
+    def preset(kind: type[HardPlayer] | type[MediumPlayer]) -> HardPlayer | MediumPlayer:
+        player = kind(random.Random(1))  # seed 1: medium's first coin says "best move"
+        player.perfect = PerfectPlayer(player.rng, time_limit=limit)
+        return player
+
+    players = {"perfect": PerfectPlayer(random.Random(1), time_limit=limit), "hard": preset(HardPlayer),
+               "medium": preset(MediumPlayer), "minimax": MinimaxPlayer(max_nodes=10**12, max_seconds=limit)}
+    start = time.monotonic()
+    deadline = start + limit
+    searches = {
+        "solver-analyse-26x26k2": lambda: solver.analyse(boards[26, 26, 2], deadline=deadline),
+        "solver-best-26x26k2": lambda: solver.best_moves(boards[26, 26, 2], deadline=deadline),
+        "solver-solve-26x26k5": lambda: solver.solve(mid_game, deadline=deadline),
+        "solver-analyse-15x15k5": lambda: solver.analyse(boards[15, 15, 5], deadline=deadline),
+        "solver-solve-20x20k4": lambda: solver.solve(boards[20, 20, 4], deadline=deadline),
+        "perfect-26x26k3": lambda: players["perfect"].choose(boards[26, 26, 3]),
+        "hard-19x19k5": lambda: players["hard"].choose(boards[19, 19, 5]),
+        "medium-26x26k4": lambda: players["medium"].choose(boards[26, 26, 4]),
+        "minimax-26x26k5": lambda: players["minimax"].choose(mid_game),
+        "engine-analyse-26x26k2": lambda: engine.handle({"cmd": "analyse", "rows": 26, "cols": 26, "k": 2}),
+    }
+    try:
+        outcome = f"answered {searches[case]()!s:.40}"
+    except NoughtsError as error:
+        outcome = f"gave up: {str(error)[:60]}"
+    return outcome, time.monotonic() - start
+
+
+def engine_session(shapes: str = "24", nodes: str = "50000", seconds: str = "3") -> str:
+    """Requests about many board shapes through the engine's handler, as a long-running client sends them.
+
+    Uses only what every version of the protocol has, so older code can run the same session:
+    each shape gets status, analyse (within ``nodes`` positions and ``seconds``, set through the
+    module's limits) and a minimax and an arduino move.
+    """
+    import random
+
+    from noughts import engine
+    from noughts.board import Board
+
+    engine.ANALYSE_MAX_NODES = int(nodes)
+    engine.ANALYSE_MAX_SECONDS = float(seconds)
+    sides = (4, 5, 6, 7, 8, 10, 12, 15, 19, 20, 26)
+    every = [(rows, cols, k) for rows in sides for cols in sides if rows <= cols
+             for k in (3, 4, 5) if k <= cols]
+    chosen = random.Random(5).sample(every, int(shapes))
+    answered = errors = 0
+    for rows, cols, k in chosen:
+        board = Board(rows, cols, k)
+        for request in ({"cmd": "status"}, {"cmd": "analyse"}, {"cmd": "move", "player": "minimax", "seed": 1},
+                        {"cmd": "move", "player": "arduino", "seed": 1}):
+            reply = engine.handle({**request, "rows": board.rows, "cols": board.cols, "k": board.k})
+            answered += 1
+            errors += "error" in reply
+    return f"{len(chosen)} shapes, {answered} requests, {errors} gave up"
+
+
 def os_mnk4() -> str:
     from baselines import os_minimax_solver
 
@@ -52,19 +151,24 @@ SETUP = {
     "solve3": ("noughts.solver", "noughts.board"),
     "solve4": ("noughts.solver", "noughts.board"),
     "os_mnk4": ("pyspiel", "open_spiel.python.algorithms.minimax_solver"),
+    "overrun": ("noughts.solver", "noughts.players", "noughts.engine"),
+    "engine_session": ("noughts.solver", "noughts.players", "noughts.engine"),
 }
-TASKS = {f.__name__: f for f in (import_noughts, import_pyspiel, solve3, solve4, os_mnk4)}
+TASKS: dict[str, Callable[..., str | tuple[str, float]]] = {
+    f.__name__: f for f in (import_noughts, import_pyspiel, solve3, solve4, os_mnk4, overrun, engine_session)}
 
 
-def main(task: str) -> None:
+def main(task: str, *args: str) -> None:
     for module in SETUP.get(task, ()):
         __import__(module)
     start = time.perf_counter()
-    info = TASKS[task]()
+    info = TASKS[task](*args)
     seconds = time.perf_counter() - start
+    if isinstance(info, tuple):  # the task timed its own measured part
+        info, seconds = info
     maxrss_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
     print(json.dumps({"seconds": seconds, "maxrss_kb": maxrss_kb, "info": info}))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(*sys.argv[1:])

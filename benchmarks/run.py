@@ -5,14 +5,19 @@ Measures, each as the median of repeated runs, next to a baseline:
   2. the whole 3×3 solve, cold in a fresh process (vs textbook minimax / alpha-beta, OpenSpiel MinimaxSolver),
   3. random full games per second through the Board API (vs pyspiel's tic_tac_toe),
   4. the 4×4 k=4 solve in a fresh process: time and peak memory (vs OpenSpiel on mnk(4,4,4), capped),
-  5. ``import noughts`` in a fresh process (vs ``import pyspiel``).
-Prints one table (figures, ratios, targets, PASS/MISS); progress goes to stderr.  A missing OpenSpiel or
-a missing part of noughts turns its rows into "n/a" with the reason below the table; it never crashes.
+  5. ``import noughts`` in a fresh process (vs ``import pyspiel``),
+  6. how far past a time budget searches run on big boards (solver, players, engine, command line),
+  7. peak memory (ru_maxrss) of an engine session over many board shapes, in a fresh process.
+With ``--before REV`` sections 6 and 7 also run the same searches on that git revision's code, as the
+baseline.  Prints one table (figures, ratios, targets, PASS/MISS); progress goes to stderr.  A missing
+OpenSpiel or a missing part of noughts turns its rows into "n/a" with the reason below the table; it
+never crashes.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import platform
@@ -21,6 +26,8 @@ import resource
 import statistics
 import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 import timeit
 import traceback
@@ -33,6 +40,7 @@ SRC = HERE.parent / "src"
 sys.path[:0] = [str(SRC), str(HERE)]
 
 import baselines  # noqa: E402
+import child  # noqa: E402
 
 # Positions for the perfect-move rows, as cell sequences (cell = row*3 + col, X first).
 POSITIONS = {
@@ -46,6 +54,10 @@ OPENSPIEL_4X4_CAP = 120.0  # seconds; OpenSpiel's MinimaxSolver does not finish 
 NOUGHTS_4X4_CAP = 300.0
 CHILD_MEMORY_CAP = 8 << 30  # address-space limit for the 4×4 children, so a runaway cannot hurt the machine
 GIB = 1 << 30
+MIB = 1 << 20
+OVERRUN_LIMIT = 0.1  # seconds a search may run past its time budget
+BEFORE_CAP = 120.0  # seconds an older version's search may take before it is stopped
+SESSION_SHAPES = 24  # board shapes in the engine session of section 7 (8 with --quick)
 
 
 @dataclass
@@ -114,9 +126,11 @@ class ChildTimedOut(ChildFailed):
     pass
 
 
-def run_child(task: str, timeout: float, memory_cap: int | None = None) -> dict[str, Any]:
-    """Run ``child.py TASK`` in a fresh interpreter; its JSON result (seconds, maxrss_kb, info)."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]))
+def run_child(task: str, timeout: float, memory_cap: int | None = None, *args: str,
+              src: Path = SRC) -> dict[str, Any]:
+    """Run ``child.py TASK ARGS`` in a fresh interpreter on the code in ``src``; its JSON result
+    (seconds, maxrss_kb, info)."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(src), os.environ.get("PYTHONPATH", "")]))
 
     def limit_memory() -> None:
         if memory_cap:
@@ -124,7 +138,7 @@ def run_child(task: str, timeout: float, memory_cap: int | None = None) -> dict[
 
     try:
         proc = subprocess.run(
-            [sys.executable, str(HERE / "child.py"), task],
+            [sys.executable, str(HERE / "child.py"), task, *args],
             capture_output=True, text=True, timeout=timeout, env=env, cwd=HERE, preexec_fn=limit_memory,
         )
     except subprocess.TimeoutExpired:
@@ -338,7 +352,117 @@ def bench_import(quick: bool, spiel: Any) -> list[Row]:
     return [row]
 
 
-SECTIONS = (bench_perfect_move, bench_solve3, bench_random_games, bench_solve4, bench_import)
+BEFORE: tuple[str, Path] | None = None  # (revision, its src folder) with --before
+
+
+def older_source(revision: str) -> Path:
+    """The ``src`` folder of a git revision, unpacked in a temporary folder."""
+    root = Path(tempfile.mkdtemp(prefix="noughts-before-"))
+    archive = subprocess.run(["git", "archive", "--format=tar", revision, "src"], cwd=HERE.parent,
+                             capture_output=True, check=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(root, filter="data")
+    return root / "src"
+
+
+def bench_budgets(quick: bool, spiel: Any) -> list[Row]:
+    """Seconds past the time budget: each search in a fresh process, on boards it cannot finish."""
+    section = "6 budgets kept: seconds past the time budget"
+    seconds = 1.0 if quick else 2.0
+    baseline = f"before ({BEFORE[0]})" if BEFORE else ""
+    rows = []
+    for case, label in child.OVERRUN_CASES.items():
+        row = Row(section, f"{label}, {seconds:g} s", "time", limit=OVERRUN_LIMIT, baseline=baseline)
+        log(f"budget: {label}")
+        try:
+            result = run_child("overrun", seconds + 60, CHILD_MEMORY_CAP, case, str(seconds))
+            row.value = max(0.0, result["seconds"] - seconds)
+            if result["info"].startswith("answered") and result["seconds"] < seconds:
+                row.note = "answered within its budget"
+        except ChildFailed as exc:
+            row.note = unavailable(exc)
+        if BEFORE:
+            log(f"budget: {label}, before (cap {BEFORE_CAP:.0f} s)")
+            try:
+                old = run_child("overrun", BEFORE_CAP, CHILD_MEMORY_CAP, case, str(seconds), src=BEFORE[1])
+                row.base = max(0.0, old["seconds"] - seconds)
+            except ChildTimedOut:
+                row.base, row.base_capped = BEFORE_CAP - seconds, True
+            except ChildFailed as exc:
+                row.note = row.note or f"before: {exc}"
+        rows.append(row)
+    rows += bench_command_budgets(section, seconds)
+    return rows
+
+
+def bench_command_budgets(section: str, seconds: float) -> list[Row]:
+    """The same for the command line and the engine process; their start-up is measured apart."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]))
+    noughts = [sys.executable, "-m", "noughts"]
+    shape = ["--rows", "26", "--cols", "26", "--k", "2"]
+
+    def wall(args: list[str]) -> float:
+        start = time.perf_counter()
+        subprocess.run([*noughts, *args], capture_output=True, env=env, timeout=seconds + 120)
+        return time.perf_counter() - start
+
+    rows = []
+    for label, args in (("noughts analyse 26×26 k=2", ["analyse", *shape]),
+                        ("noughts move perfect 26×26 k=3", ["move", *shape[:-1], "3", "--player", "perfect"])):
+        log(f"budget: {label}")
+        # the same command with nothing to spend: start-up, imports and the board, but no search
+        startup = statistics.median(wall([*args, "--nodes", "0"]) for _ in range(3))
+        row = Row(section, f"{label} --seconds {seconds:g}", "time", limit=OVERRUN_LIMIT,
+                  note=f"less the same command with --nodes 0 (start-up, imports; {startup:.2f} s)")
+        taken = statistics.median(wall([*args, "--seconds", str(seconds)]) for _ in range(3))
+        row.value = max(0.0, taken - startup - seconds)  # noise on a busy machine can make it negative
+        rows.append(row)
+
+    log("budget: noughts engine, analyse 26×26 k=2")
+    row = Row(section, f'engine process: analyse 26×26 k=2, "seconds": {seconds:g}', "time", limit=OVERRUN_LIMIT)
+    engine = subprocess.Popen([*noughts, "engine"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                              env=env)
+    assert engine.stdin is not None and engine.stdout is not None
+    try:
+        # started, the solver loaded (once per process) and the board's shape known, then the request
+        for request in ({"cmd": "analyse", "rows": 26, "cols": 26, "k": 2, "nodes": 0},
+                        {"cmd": "analyse", "rows": 26, "cols": 26, "k": 2, "seconds": seconds}):
+            start = time.perf_counter()
+            engine.stdin.write(json.dumps(request) + "\n")
+            engine.stdin.flush()
+            engine.stdout.readline()
+        row.value = max(0.0, time.perf_counter() - start - seconds)
+    finally:
+        engine.stdin.close()
+        engine.wait(timeout=30)
+    rows.append(row)
+    return rows
+
+
+def bench_memory(quick: bool, spiel: Any) -> list[Row]:
+    """Peak memory of an engine session over many board shapes, in a fresh process."""
+    shapes = 8 if quick else SESSION_SHAPES
+    row = Row("7 memory (ru_maxrss, fresh process)", f"engine session: {shapes} board shapes, peak RSS",
+              "memory", limit=256 * MIB, baseline=f"before ({BEFORE[0]})" if BEFORE else "")
+    log(f"memory: engine session over {shapes} shapes")
+    try:
+        result = run_child("engine_session", 900, CHILD_MEMORY_CAP, str(shapes))
+        row.value = result["maxrss_kb"] * 1024
+        row.note = f"{result['info']} in {result['seconds']:.0f} s"
+    except ChildFailed as exc:
+        row.note = unavailable(exc)
+    if BEFORE:
+        log("memory: engine session, before")
+        try:
+            old = run_child("engine_session", 1800, CHILD_MEMORY_CAP, str(shapes), src=BEFORE[1])
+            row.base = old["maxrss_kb"] * 1024
+        except ChildFailed as exc:
+            row.note += f"; before: {exc}"
+    return [row]
+
+
+SECTIONS = (bench_perfect_move, bench_solve3, bench_random_games, bench_solve4, bench_import, bench_budgets,
+            bench_memory)
 
 
 # --- output ------------------------------------------------------------------------------------
@@ -408,14 +532,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true",
                         help="fewer repetitions; skip the 4×4 solve and OpenSpiel's MinimaxSolver (CI smoke)")
     parser.add_argument("--json", metavar="FILE", help="also save every figure to FILE as JSON")
+    parser.add_argument("--before", metavar="REV",
+                        help="also run sections 6 and 7 on the code of git revision REV, as their baseline")
+    parser.add_argument("--only", metavar="N,N", help="run only these sections (numbers from 1 to 7)")
     args = parser.parse_args(argv)
+    chosen = SECTIONS if not args.only else [SECTIONS[int(n) - 1] for n in args.only.split(",")]
+    global BEFORE
+    if args.before:
+        BEFORE = (args.before, older_source(args.before))
 
     spiel = baselines.openspiel()
     if spiel is None:
         log(baselines.OPENSPIEL_ERROR + "; OpenSpiel rows will be n/a")
     started = time.perf_counter()
     rows: list[Row] = []
-    for section in SECTIONS:
+    for section in chosen:
         try:
             rows += section(args.quick, spiel)
         except Exception as exc:  # a bug in one section must not hide the others

@@ -8,6 +8,8 @@ on those strings.
 
 from __future__ import annotations
 
+import copy
+import pickle
 import random
 from functools import cache
 from itertools import product
@@ -25,6 +27,7 @@ from noughts import (
     NoughtsError,
     UnsupportedBoardError,
 )
+from noughts.board import GEOMETRY_CACHE_SHAPES, MOVES_CACHE_CELLS
 
 # --------------------------------------------------------------------------------------
 # Independent brute force
@@ -718,6 +721,78 @@ def test_equality_and_hashing() -> None:
     assert Board() != ".../.../..." and Board() != 0
     assert a != a.play("a2")
     assert len({Board(), Board(3, 3, 2), Board(3, 4), Board(4, 3), a, b}) == 5
+
+
+BOARDS_TO_COPY = [
+    Board(), Board().play(4), Board.parse("XXX/OO./..."), Board(4, 4).play(0).play(15), Board(1, 5, 2),
+    Board(15, 15, 5).play(7).play(112).play(224), Board(26, 26, 2).play(675),
+]
+
+
+@pytest.mark.parametrize("protocol", range(pickle.HIGHEST_PROTOCOL + 1))
+@pytest.mark.parametrize("board", BOARDS_TO_COPY, ids=str)
+def test_pickled_boards_are_equal_hash_equal_and_share_the_geometry(board: Board, protocol: int) -> None:
+    back = pickle.loads(pickle.dumps(board, protocol=protocol))
+    assert back == board and hash(back) == hash(board)
+    assert back.geometry is Geometry.get(board.rows, board.cols, board.k)  # the cached one, not a copy
+    assert pickle.loads(pickle.dumps(board.geometry, protocol=protocol)) is back.geometry
+    assert (back.winner, back.winning_line, back.turn, back.ply) == (
+        board.winner, board.winning_line, board.turn, board.ply)
+
+
+@pytest.mark.parametrize("board", BOARDS_TO_COPY, ids=str)
+def test_copies_of_a_board_are_the_board(board: Board) -> None:
+    assert copy.copy(board) is board
+    assert copy.deepcopy(board) is board
+    assert copy.deepcopy([board, board]) == [board, board]
+    assert copy.copy(board.geometry) is copy.deepcopy(board.geometry) is board.geometry
+
+
+def test_a_pickled_big_board_holds_only_its_shape_and_marks() -> None:
+    board = Board(15, 15, 5).play(7).play(112)
+    for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+        assert len(pickle.dumps(board, protocol=protocol)) < 300
+    assert len(pickle.dumps(Board(26, 26, 2))) < 300
+
+
+def test_an_edited_pickle_is_checked_like_any_position() -> None:
+    restore, _ = Board().__reduce__()
+
+    class Forged:  # what an edited pickle would hold: X has three marks, O none
+        def __reduce__(self) -> tuple[object, tuple[int, ...]]:
+            return restore, (3, 3, 3, 0b111, 0)
+
+    with pytest.raises(ImpossiblePositionError, match="X has 3 marks and O has 0"):
+        pickle.loads(pickle.dumps(Forged()))
+
+
+def test_boards_stay_equal_when_their_shape_left_the_geometry_cache() -> None:
+    board = Board(7, 5, 4).play(3)
+    for rows in range(1, GEOMETRY_CACHE_SHAPES + 3):  # push 7×5 out of the cache
+        Geometry.get(rows, 26, 2)
+    again = Board(7, 5, 4).play(3)
+    assert again.geometry is not board.geometry
+    assert again == board and hash(again) == hash(board) and again.geometry == board.geometry
+    assert len({board, again}) == 1
+
+
+def test_the_geometry_cache_is_bounded_and_keeps_3x3() -> None:
+    classic = Geometry.get(3, 3, 3)
+    for rows in range(1, 27):
+        for k in (1, 2):
+            assert Board(rows, 26, k).play(0).geometry is Geometry.get(rows, 26, k)
+    assert len(Geometry._cache) <= GEOMETRY_CACHE_SHAPES
+    assert Board().geometry is classic is Geometry.get(3, 3)
+
+
+def test_the_legal_move_cache_of_a_big_board_is_bounded() -> None:
+    geometry = Geometry.get(26, 26, 5)
+    board = Board(26, 26, 5)
+    for cell in range(676):  # a cached tuple per position asked about, each 5 KB
+        for other in (0, 1, 2):
+            geometry.moves(1 << cell | 1 << other)
+    assert len(geometry._moves_cache) * geometry.size <= MOVES_CACHE_CELLS
+    assert board.play(0).legal_moves == tuple(range(1, 676))
 
 
 def test_repr_evaluates_back() -> None:

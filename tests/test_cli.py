@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -183,12 +184,60 @@ def test_players_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     (["play", "--mark", "O", "--first", "me"], ["--mark O means --first computer"]),
     (["replay", "seven"], ["invalid int value"]),
     (["move", "\udcff\udcfe"], ["not a position"]),
+    (["move", "--seconds", "0"], ["--seconds", "above 0"]),
+    (["move", "--seconds", "soon"], ["--seconds", "'soon'"]),
+    (["analyse", "--seconds", "nan"], ["--seconds"]),
+    (["analyse", "--nodes", "-5"], ["--nodes", "whole number"]),
+    (["analyse", "--rows", "4", "--cols", "4", "--nodes", "10"], ["gave up after searching 10 positions"]),
+    (["move", "--rows", "9", "--cols", "9", "--player", "perfect", "--nodes", "50"], ["within 50 positions"]),
 ])
 def test_errors_are_one_line_on_stderr_with_status_2(capsys: pytest.CaptureFixture[str], args: list[str],
                                                      words: list[str]) -> None:
     status, out, err = run_main(capsys, *args)
     assert out == ""
     assert_one_line_error(status, err, *words)
+
+
+def test_budget_options_reach_the_search(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run_main(capsys, "analyse", "XX./OO./...", "--seconds", "2.5", "--nodes", "0", "--json")
+    assert status == 0 and json.loads(out)["value"] == 1  # 3×3 is a lookup: no search to spend it
+    status, out, _ = run_main(capsys, "move", "--rows", "9", "--cols", "9", "--player", "minimax", "--nodes", "40")
+    assert status == 0 and out.startswith("minimax plays ")
+
+
+def test_a_slow_move_says_it_is_thinking(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The move waits until the notice is out, as a move that takes more than a second would."""
+    from noughts import cli, engine
+
+    monkeypatch.setattr(cli, "THINKING_AFTER", 0.01)
+    said = threading.Event()
+    show = cli._Thinking._show
+
+    def show_and_tell(self: cli._Thinking) -> None:
+        show(self)
+        said.set()
+
+    monkeypatch.setattr(cli._Thinking, "_show", show_and_tell)
+    answer = engine.handle
+
+    def slow_answer(request: dict[str, object], progress: object = None) -> dict[str, object]:
+        assert said.wait(30), "nothing was said while the move was worked out"
+        return answer(request)
+
+    monkeypatch.setattr(engine, "handle", slow_answer)
+    status, out, err = run_main(capsys, "move", "XX./OO./...")
+    assert (status, out) == (0, "perfect plays c1 (cell 3)\n")
+    assert err == "noughts: thinking…\n"  # not a terminal: a line of its own
+
+
+def test_a_quick_move_says_nothing_but_the_move(capsys: pytest.CaptureFixture[str],
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from noughts import cli
+
+    monkeypatch.setattr(cli, "THINKING_AFTER", 60.0)
+    status, out, err = run_main(capsys, "move", "XX./OO./...")
+    assert (status, out, err) == (0, "perfect plays c1 (cell 3)\n", "")
+    assert "noughts-thinking" not in [thread.name for thread in threading.enumerate()]  # the timer is gone
 
 
 def test_errors_from_the_real_command() -> None:

@@ -174,6 +174,40 @@ def test_analyse_gives_up_with_an_error_instead_of_hanging(monkeypatch: pytest.M
 
 # players -----------------------------------------------------------------------------------
 
+def test_analyse_with_a_budget_of_its_own() -> None:
+    solver.clear_cache()
+    assert_error(ask(cmd="analyse", rows=4, cols=4, nodes=10),
+                 "the solver gave up after searching 10 positions, its budget")
+    assert_error(ask(cmd="analyse", rows=15, cols=15, seconds=0.2), "ran out of time", "0.2 s")
+    assert ask(cmd="analyse", position="XX./OO./...", seconds=0.5, nodes=0)["value"] == 1  # 3×3: a lookup
+    assert ask(cmd="analyse", rows=4, cols=4, nodes=1_000_000)["plies"] == 16
+
+
+def test_move_with_a_budget_of_its_own() -> None:
+    assert_error(ask(cmd="move", rows=15, cols=15, player="perfect", nodes=100),
+                 "cannot solve this 15×15 board (k=5) within 100 positions")
+    assert_error(ask(cmd="move", rows=15, cols=15, player="hard", seconds=0.1), "within 0.1 seconds")
+    reply = ask(cmd="move", rows=15, cols=15, player="minimax", nodes=50, seed=1)
+    assert 0 <= reply["index"] < 225
+    assert ask(cmd="move", rows=15, cols=15, player="random", nodes=0, seed=1)["cell"]  # no search: no budget
+
+
+@pytest.mark.parametrize(("field", "value", "words"), [
+    ("nodes", -1, ['"nodes" must be 0 or more']),
+    ("nodes", 2.5, ['"nodes" must be a whole number of positions', "2.5"]),
+    ("nodes", "10", ['"nodes" must be', "string"]),
+    ("seconds", 0, ['"seconds" must be a number of seconds above 0', "0"]),
+    ("seconds", -1.5, ['"seconds" must be']),
+    ("seconds", True, ['"seconds" must be', "true"]),
+    ("seconds", "5", ['"seconds" must be', "string"]),
+    ("seconds", 1e400, ['"seconds" must be']),
+])
+def test_bad_budgets_are_errors(field: str, value: object, words: list[str]) -> None:
+    for cmd in ("analyse", "move"):
+        assert_error(ask(cmd=cmd, rows=4, cols=4, **{field: value}), *words)
+    assert_error(ask(cmd="status", nodes=5), "unknown field 'nodes'")
+
+
 def test_players_lists_names_and_descriptions() -> None:
     from noughts import players
 
@@ -381,7 +415,7 @@ json_values = st.recursive(
                       | st.dictionaries(st.text(max_size=8), children, max_size=4)),
     max_leaves=20,
 )
-FIELDS = ["cmd", "id", "position", "rows", "cols", "k", "player", "seed"]
+FIELDS = ["cmd", "id", "position", "rows", "cols", "k", "player", "seed", "nodes", "seconds"]
 VALID = {"cmd": "move", "id": 1, "position": "X.O/.X./..O", "rows": 3, "cols": 3, "k": 3,
          "player": "random", "seed": 5}
 # odd but legal values of each field, which hypothesis mixes with arbitrary JSON
@@ -396,6 +430,8 @@ FIELD_VALUES = {
     "player": st.sampled_from(["perfect", "hard", "easy", "medium", "random", "minimax", "arduino",
                                "parsons", "mdttt", "newell-simon", "simple-rules", "PERFECT", " hard "]),
     "seed": st.integers(),
+    "nodes": st.integers(-3, 100_000) | st.integers(),
+    "seconds": st.floats(-1, 5) | st.integers(-3, 5),
     "id": json_values,
 }
 
@@ -587,3 +623,23 @@ def test_analyse_passes_progress_to_the_solver(monkeypatch: pytest.MonkeyPatch) 
     reply = handle({"cmd": "analyse", "rows": 4, "cols": 4}, progress=lambda n, t: reports.append((n, t)))
     assert reply["value"] == 0 and reply["plies"] == 16
     assert reports and all(n > 0 for n, _ in reports)
+
+
+def test_a_session_over_many_shapes_keeps_every_cache_bounded() -> None:
+    """Caches hold a few shapes, however many are asked about (it was every shape, for ever)."""
+    from noughts.board import GEOMETRY_CACHE_SHAPES, Geometry
+    from noughts.players import minimax
+
+    shapes = [(rows, cols, k) for rows in (3, 5, 8, 13, 21, 26) for cols in (4, 9, 26) for k in (2, 3)]
+    for rows, cols, k in shapes:
+        for request in ({"cmd": "status"}, {"cmd": "analyse", "nodes": 300}, {"cmd": "move", "player": "minimax",
+                        "nodes": 200, "seed": 1}, {"cmd": "move", "player": "perfect", "nodes": 300, "seed": 1}):
+            reply = handle({**request, "rows": rows, "cols": cols, "k": k})
+            assert "internal error" not in reply.get("error", ""), reply
+        assert len(Geometry._cache) <= GEOMETRY_CACHE_SHAPES
+        assert len(solver._solvers) <= solver.SOLVER_CACHE_SHAPES
+        assert len(minimax._exact_memo) <= minimax.CACHE_SHAPES
+        assert len(minimax._Tables._cache) <= minimax.CACHE_SHAPES
+        assert all(len(s.table) <= s.table_limit for s in solver._solvers.values())
+        for geometry in [*Geometry._cache.values(), Geometry.get(3, 3)]:
+            assert len(geometry._moves_cache) * geometry.size <= 1 << 20

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 import json
+import pickle
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -379,6 +382,52 @@ def test_a_failing_listener_does_not_leave_a_stale_redo() -> None:
 # --------------------------------------------------------------------------------------
 # Text records
 # --------------------------------------------------------------------------------------
+
+# copies --------------------------------------------------------------------------------
+
+def a_game_with_history() -> Game:
+    game = Game(Board(15, 15, 5), x_name="Ann", o_name="Bob")
+    game.add_listener(lambda event: None)  # a lambda cannot be pickled: it must not be copied
+    for cell in (112, 113, 97, 98, 82, 83):
+        game.play(cell)
+    game.undo(2)
+    return game
+
+
+def is_a_copy(copied: Game, game: Game) -> None:
+    assert copied is not game
+    assert copied.start == game.start and copied.board == game.board and hash(copied.board) == hash(game.board)
+    assert copied.positions == game.positions and copied.moves == game.moves
+    assert (copied.x_name, copied.o_name, copied.result) == (game.x_name, game.o_name, game.result)
+    assert copied.redo() == game.redo()  # the undone moves came along
+
+
+@pytest.mark.parametrize("protocol", range(pickle.HIGHEST_PROTOCOL + 1))
+def test_a_pickled_game_is_the_same_game_without_the_listeners(protocol: int) -> None:
+    game = a_game_with_history()
+    data = pickle.dumps(game, protocol=protocol)
+    assert len(data) < 1500  # the boards hold their marks, not their geometry
+    copied = pickle.loads(data)
+    seen: list[str] = []
+    copied.add_listener(lambda event: seen.append(event.kind))
+    is_a_copy(copied, game)
+    assert seen == ["redo"]
+
+
+@pytest.mark.parametrize("copier", [copy.copy, copy.deepcopy])
+def test_a_copied_game_is_independent_of_the_original(copier: Callable[[Game], Game]) -> None:
+    game = a_game_with_history()
+    told: list[str] = []
+    game.add_listener(lambda event: told.append(event.kind))
+    copied = copier(game)
+    copied.play(0)
+    copied.undo()
+    copied.undo()
+    assert told == []  # the original's listeners hear nothing from the copy
+    assert len(game.moves) == 4 and len(game.positions) == 5 and game.can_redo
+    assert len(copied.moves) == 3
+    is_a_copy(copier(game), game)
+
 
 def test_text_record_default_board() -> None:
     game = Game.replay(["b2", "a1", "c3"])

@@ -179,3 +179,17 @@ def test_refuses_a_board_it_cannot_solve_in_budget() -> None:
     player = PerfectPlayer(random.Random(0), max_nodes=200)
     with pytest.raises(UnsupportedBoardError, match="15×15"):
         player.choose(Board(15, 15, 5))
+
+
+@pytest.mark.parametrize(("rows", "cols", "k"), [(1, 2, 2), (2, 1, 2), (1, 2, 1), (1, 3, 2), (2, 2, 2), (1, 4, 3)])
+def test_plays_every_position_of_tiny_boards(rows: int, cols: int, k: int) -> None:
+    """Two cells with 2 in a row once had no best move at all ("choosing among no moves")."""
+    tiny_brute = negamax(rows, cols, k)
+    player = PerfectPlayer(random.Random(0))
+    for board in reachable(Board(rows, cols, k)):
+        if board.is_over:
+            continue
+        cell = player.choose(board)
+        child = board.play(cell)
+        child_value, child_plies = tiny_brute(child.x, child.o)
+        assert (-child_value, child_plies + 1) == tiny_brute(board.x, board.o), str(board)

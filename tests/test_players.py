@@ -13,13 +13,23 @@ from collections import Counter
 
 import pytest
 
-from noughts import Board, IllegalMoveError, NoughtsError, UnsupportedBoardError
-from noughts.players import UnknownPlayerError, describe, get, names
+from noughts import (
+    Board,
+    Budget,
+    BudgetExceeded,
+    IllegalMoveError,
+    InvalidBudgetError,
+    NoughtsError,
+    UnsupportedBoardError,
+    players,
+)
+from noughts.players import UnknownPlayerError, able, describe, get, names, unable
 from noughts.players.arduino import ArduinoPlayer
 from noughts.players.mdttt import FALLBACK_MODE, MdtttPlayer, cell_counts
 from noughts.players.minimax import MinimaxPlayer, robot_scores
 from noughts.players.newell_simon import NewellSimonPlayer, Seed001RulesPlayer
 from noughts.players.parsons import SCAN_LINES, ParsonsPlayer
+from noughts.players.perfect import PerfectPlayer
 
 CLASSIC_ONLY = ["parsons", "mdttt", "newell-simon", "simple-rules"]
 ANY_BOARD = ["random", "arduino", "minimax"]
@@ -450,3 +460,165 @@ def test_minimax_finds_a_two_move_win_on_a_big_board() -> None:
     # open (d8 or h8) wins next move whatever O does.
     board = big_board("e8", "a1", "f8", "a15", "g8", "o1")
     assert board.cell_name(MinimaxPlayer().choose(board)) in ("d8", "h8")
+
+
+# budgets ----------------------------------------------------------------------------------------
+
+class LookedAtBudget(Budget):
+    """A budget on a clock that never moves, noting the positions spent at each look."""
+
+    def __init__(self, nodes: int | None = None) -> None:
+        self.looks: list[int] = []
+        super().__init__(nodes, clock=lambda: 0.0)
+
+    def renewed(self) -> LookedAtBudget:
+        fresh = LookedAtBudget(self.nodes)
+        self.looks = fresh.looks  # the test reads the last move's looks through the template
+        return fresh
+
+    def check(self, nodes: int = 0) -> None:
+        self.looks.append(self.spent + nodes)
+        super().check(nodes)
+
+
+def test_get_hands_a_budget_to_the_players_that_search() -> None:
+    budget = Budget(nodes=500, seconds=2)
+    assert get("perfect", budget=budget).budget is budget  # type: ignore[attr-defined]
+    assert get("minimax", budget=budget).budget is budget  # type: ignore[attr-defined]
+    for name in ("hard", "medium"):
+        assert get(name, budget=budget).perfect.budget is budget  # type: ignore[attr-defined]
+    for name in ("easy", "random", "arduino", *CLASSIC_ONLY):
+        assert get(name, random.Random(1), budget=budget).choose(Board()) in range(9)
+
+
+@pytest.mark.parametrize("name", ["perfect", "hard", "medium"])
+def test_solver_players_give_up_within_their_budget(name: str) -> None:
+    player = get(name, random.Random(2), budget=Budget(nodes=300))
+    board = Board(15, 15, 5)
+    with pytest.raises(UnsupportedBoardError, match="within 300 positions") as caught:
+        for _ in range(20):  # medium plays at random on tails: sooner or later it asks the solver
+            board = board.play(player.choose(board))
+    assert "15×15" in str(caught.value)
+    with pytest.raises(UnsupportedBoardError, match="within 2 seconds"):
+        PerfectPlayer(budget=Budget(seconds=2, clock=iter(range(0, 100, 3)).__next__)).choose(Board(15, 15, 5))
+
+
+def test_the_older_player_limits_still_work() -> None:
+    assert PerfectPlayer(max_nodes=5, time_limit=7).budget.nodes == 5
+    assert (PerfectPlayer().max_nodes, PerfectPlayer().time_limit) == (2_000_000, 30.0)
+    assert (MinimaxPlayer(max_seconds=0.5).max_seconds, MinimaxPlayer().max_nodes) == (0.5, 100_000)
+    for make in (PerfectPlayer, MinimaxPlayer):
+        with pytest.raises(InvalidBudgetError, match="either"):
+            make(max_nodes=5, budget=Budget(5))
+
+
+def test_each_move_gets_the_whole_budget() -> None:
+    template = Budget(nodes=100_000, seconds=60)
+    player = PerfectPlayer(random.Random(0), budget=template)
+    board = Board(4, 4, 4)
+    for _ in range(3):
+        board = board.play(player.choose(board))
+    assert template.spent == 0  # each move spent a fresh copy
+
+
+def test_minimax_looks_at_its_budget_every_few_nodes() -> None:
+    board = big_board("h8", "g7", "h6")
+    budget = LookedAtBudget(nodes=20_000)
+    player = MinimaxPlayer(budget=budget)
+    assert player.choose(board) in board.legal_moves
+    every = max(1, min(1024, 50_000 // board.size))
+    gaps = [b - a for a, b in zip([0, *budget.looks], budget.looks, strict=False)]
+    assert len(gaps) > 10 and max(gaps) <= every + board.size  # a leaf adds its replies at once
+    assert budget.looks[-1] >= 20_000  # it stopped on the node budget
+
+
+def test_minimax_stops_at_the_first_look_after_its_time() -> None:
+    board = big_board("h8", "g7", "h6")
+    readings = iter([0.0, 0.0, 0.0, 5.0])  # the template made, the move's copy, one look, then past it
+    player = MinimaxPlayer(budget=Budget(seconds=1.0, clock=lambda: next(readings, 5.0)))
+    assert player.choose(board) in board.legal_moves
+    assert player.last_depth <= 1
+
+
+def test_rule_3_is_skipped_when_every_move_is_best(monkeypatch: pytest.MonkeyPatch) -> None:
+    from noughts.players import perfect
+
+    board = Board(2, 5, 3)  # every first move draws; c1 and c2 leave O the most ways to go wrong
+    assert PerfectPlayer(random.Random(0)).candidates(board) == (2, 7)
+    monkeypatch.setattr(perfect, "RULE_3_MAX_REPLIES", 10 * 9 - 1)  # one reply too few to test
+    assert PerfectPlayer(random.Random(0)).candidates(board) == tuple(range(10))
+
+
+# who can play which board ----------------------------------------------------------------------
+
+@pytest.fixture
+def probe_by_nodes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The probe without its clock, so the verdicts do not depend on the machine's speed."""
+    monkeypatch.setattr(players, "PROBE_SECONDS", None)
+    monkeypatch.setattr(players, "_verdicts", {})
+
+
+@pytest.mark.parametrize("name", CLASSIC_ONLY)
+def test_3x3_players_say_they_cannot_play_other_boards(name: str) -> None:
+    assert unable(name, Board()) is None
+    assert unable(name, Board.parse("X../.O./...")) is None
+    for board in (Board(4, 4), Board(3, 3, 2), Board(3, 4, 3)):
+        reason = unable(name, board)
+        assert reason is not None and f"the {name} player only plays 3×3" in reason
+        with pytest.raises(UnsupportedBoardError) as caught:
+            get(name, random.Random(0)).choose(board)
+        assert str(caught.value) == reason  # the same sentence as at its first move
+
+
+def test_players_for_any_board_can_play_any_board() -> None:
+    for name in ("easy", *ANY_BOARD):
+        assert unable(name, Board(26, 26)) is None
+        assert unable(name, Board(1, 1)) is None
+
+
+@pytest.mark.usefixtures("probe_by_nodes")
+def test_solver_players_play_the_boards_the_solver_finishes_quickly() -> None:
+    assert able(Board()) == names()
+    every = [name for name in names() if name not in CLASSIC_ONLY]
+    assert able(Board(4, 4)) == every  # about 30,000 positions
+    assert able(Board(26, 26, 2)) == every  # a win in 3 plies, found at once
+    assert able(Board(5, 5)) == ["easy", "random", "arduino", "minimax"]
+    reason = unable("hard", Board(5, 5, 4))
+    assert reason is not None and reason.startswith(
+        "the hard player cannot work out every move on a 5×5 board with 4 in a row quickly enough")
+    assert "minimax" in reason
+    # a position late in a 5×5 game is small enough
+    late = Board.parse("XOXOX/OXOXO/XOXO./...../.....", k=4)
+    assert unable("perfect", late) is None
+
+
+def test_unable_probes_within_the_probe_budget_once_per_position(monkeypatch: pytest.MonkeyPatch) -> None:
+    from noughts import solver
+
+    monkeypatch.setattr(players, "_verdicts", {})
+    budgets: list[Budget] = []
+
+    def out_of_budget(board: Board, *, budget: Budget) -> None:
+        budgets.append(budget)
+        raise BudgetExceeded("out of budget", reason="time")
+
+    monkeypatch.setattr(solver, "solve", out_of_budget)
+    board = Board(9, 9, 5)
+    assert unable("perfect", board) is not None
+    assert [(b.nodes, b.seconds) for b in budgets] == [(players.PROBE_NODES, players.PROBE_SECONDS)]
+    assert players.PROBE_SECONDS <= 1.0
+    assert unable("hard", board) is not None and unable("medium", board) is not None
+    assert able(board) == ["easy", "random", "arduino", "minimax"]
+    assert len(budgets) == 1  # the verdict is kept for the shape and position
+    for cell in range(81):  # many positions: the verdicts kept stay few
+        unable("perfect", Board(9, 9, 5).play(cell))
+    assert len(players._verdicts) <= 64
+    custom = Budget(nodes=7)
+    unable("perfect", board, budget=custom)
+    assert budgets[-1] is custom  # a caller's own budget is used, and its verdict not kept
+
+
+def test_unable_knows_only_registered_players() -> None:
+    with pytest.raises(UnknownPlayerError, match="no computer player called 'gandalf'"):
+        unable("gandalf", Board())
+    assert unable(" Perfect ", Board()) is None

@@ -10,7 +10,8 @@ import pytest
 
 from noughts import solver
 from noughts.board import Board, Geometry
-from noughts.errors import BudgetExceeded
+from noughts.budget import Budget
+from noughts.errors import BudgetExceeded, InvalidBudgetError
 from noughts.solver import Analysis, MoveAnalysis, Solution, analyse, best_moves, solve
 
 Result = tuple[int, int]  # (value for the side to move, plies to the end)
@@ -111,13 +112,13 @@ def test_every_reachable_3x3_position_and_move_matches_negamax() -> None:
 def test_general_search_agrees_on_every_3x3_position() -> None:
     """3×3 answers come from a table; the search used on other boards must agree with it too."""
     brute = negamax(3, 3, 3)
-    search = solver._Solver(Geometry.get(3, 3, 3))
-    budget = solver._Budget(None, None, None)
+    general = solver._Solver(Geometry.get(3, 3, 3))
+    search = solver._Search(general, Budget(), None)
     for board in reachable(Board()):
         if board.is_over:
             continue
         mover, other = (board.o, board.x) if board.ply & 1 else (board.x, board.o)
-        got = solver._decode(search.exact(mover, other, budget), 9, 9 - board.ply)
+        got = solver._decode(general.exact(mover, other, search), 9, 9 - board.ply)
         assert tuple(got) == brute(board.x, board.o), str(board)
 
 
@@ -153,6 +154,42 @@ def test_small_boards_match_negamax(rows: int, cols: int, k: int, marks: int, co
     rng = random.Random(f"{rows}x{cols}k{k}")
     for _ in range(count):
         check(random_position(rows, cols, k, rng.randint(marks, rows * cols), rng), brute)
+
+
+# every shape of up to 12 cells, every k ----------------------------------------------------------
+def shapes(fewest: int, most: int) -> list[tuple[int, int, int]]:
+    """Every rows×cols with ``fewest`` to ``most`` cells, with every k it allows."""
+    return [(rows, cols, k) for rows in range(1, most + 1) for cols in range(1, most + 1)
+            if fewest <= rows * cols <= most for k in range(1, max(rows, cols) + 1)]
+
+
+def shape_id(shape: tuple[int, int, int]) -> str:
+    return "{}x{}k{}".format(*shape)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("shape", shapes(1, 9), ids=shape_id)
+def test_every_position_of_every_board_of_up_to_9_cells_matches_negamax(shape: tuple[int, int, int]) -> None:
+    """solve, analyse and best_moves on every reachable position (1×2 with 2 in a row once crashed)."""
+    brute = negamax(*shape)
+    for board in reachable(Board(*shape)):
+        check(board, brute)
+
+
+@pytest.mark.parametrize("shape", shapes(10, 12), ids=shape_id)
+def test_late_positions_of_every_board_of_10_to_12_cells_match_negamax(shape: tuple[int, int, int]) -> None:
+    """Every position with at most 8 empty cells along random games (the negamax of an earlier
+    position would take seconds per shape)."""
+    brute = negamax(*shape)
+    rng = random.Random(shape_id(shape))
+    for _ in range(4):
+        board = Board(*shape)
+        while True:
+            if board.size - board.ply <= 8:
+                check(board, brute)
+            if board.is_over:
+                break
+            board = board.play(rng.choice(board.legal_moves))
 
 
 def test_symmetric_positions_share_values() -> None:
@@ -271,16 +308,198 @@ def test_interrupt_propagates_and_leaves_only_true_bounds(monkeypatch: pytest.Mo
     assert table
     # every bound left behind holds: compare a sample with a separate, uninterrupted search
     fresh = solver._Solver(geometry)
-    budget = solver._Budget(None, None, None)
+    search = solver._Search(fresh, Budget(), None)
     size = geometry.size
     for key in random.Random(0).sample(sorted(table), 15):
         low, high, _ = table[key]
         mover, other = key & geometry.full, key >> size
-        assert low <= fresh.exact(mover, other, budget) <= high
+        assert low <= fresh.exact(mover, other, search) <= high
     # and the interrupted cache goes on to give the right answers
     assert solve(Board(4, 5, 4)) == Solution(0, 20)
+
+
+class WatchedBudget(Budget):
+    """A budget on a clock that moves only when the test says, noting when it is looked at."""
+
+    def __init__(self, nodes: int | None = None, seconds: float | None = None,
+                 times: Callable[[int], float] | None = None) -> None:
+        self.looks: list[int] = []  # positions spent at each look
+        self.times = times or (lambda look: 0.0)  # the clock's reading at the n-th look (0: creation)
+        super().__init__(nodes, seconds, clock=lambda: self.times(len(self.looks)))
+
+    def check(self, nodes: int = 0) -> None:
+        self.looks.append(self.spent + nodes)
+        super().check(nodes)
+
+
+@pytest.mark.parametrize(("shape", "call", "nodes"), [
+    ((4, 4, 4), solve, None), ((4, 5, 4), best_moves, 20_000), ((15, 15, 5), solve, 3_000),
+    ((26, 26, 2), analyse, 300), ((26, 26, 2), best_moves, 300), ((26, 26, 5), solve, 100),
+    ((20, 20, 3), analyse, 200),
+])
+def test_the_budget_is_looked_at_every_few_positions(
+        shape: tuple[int, int, int], call: Callable[..., object], nodes: int | None) -> None:
+    solver.clear_cache()
+    geometry = Geometry.get(*shape)
+    every = solver.check_interval(geometry)
+    budget = WatchedBudget(nodes)
+    try:
+        call(Board(*shape), budget=budget)
+    except BudgetExceeded:
+        assert nodes is not None and budget.spent >= nodes
+    gaps = [b - a for a, b in zip([0, *budget.looks], budget.looks, strict=False)]
+    assert gaps and max(gaps) <= every
+    assert budget.spent - budget.looks[-1] <= every  # the positions after the last look, too
+
+
+def test_big_boards_look_at_the_budget_more_often() -> None:
+    assert solver.check_interval(Geometry.get(3, 3, 3)) >= 500
+    assert solver.check_interval(Geometry.get(4, 4, 4)) >= 500
+    assert solver.check_interval(Geometry.get(26, 26, 2)) <= 8
+    assert solver.check_interval(Geometry.get(26, 26, 5)) <= 4
+
+
+@pytest.mark.parametrize(("shape", "call"), [
+    ((26, 26, 2), analyse), ((26, 26, 2), best_moves), ((26, 26, 5), solve), ((15, 15, 5), analyse),
+    ((5, 5, 4), solve), ((10, 10, 4), best_moves),
+])
+def test_a_search_stops_at_the_first_look_after_its_time_is_up(
+        shape: tuple[int, int, int], call: Callable[..., object]) -> None:
+    """Three looks within the time, then the clock jumps past it: the fourth look stops the search.
+
+    Before, analyse on 26×26 with 2 in a row searched each move's few positions apart and never
+    looked at the clock: 3 minutes against a 5 s deadline."""
+    solver.clear_cache()
+    budget = WatchedBudget(seconds=10.0, times=lambda look: 0.0 if look == 0 else 1.0 if look <= 3 else 11.0)
+    with pytest.raises(BudgetExceeded, match="ran out of time") as caught:
+        call(Board(*shape), budget=budget)
+    assert len(budget.looks) == 4
+    assert caught.value.reason == "time" and caught.value.elapsed == 11.0
+    assert budget.spent <= 4 * solver.check_interval(Geometry.get(*shape))
+
+
+def test_the_older_budget_arguments_still_work() -> None:
+    with pytest.raises(BudgetExceeded, match="gave up after searching 300 positions, its budget"):
+        solve(Board(15, 15, 5), max_nodes=300)
+    with pytest.raises(BudgetExceeded, match="ran out of time"):
+        analyse(Board(26, 26, 2), deadline=time.monotonic() - 1)
+    with pytest.raises(InvalidBudgetError, match="either"):
+        solve(Board(4, 4, 4), max_nodes=10, budget=Budget(10))
+    assert best_moves(Board.parse("XX./OO./..."), max_nodes=0) == (2,)  # 3×3 is a lookup
+
+
+def test_one_budget_spent_by_several_calls() -> None:
+    solver.clear_cache()
+    budget = Budget(nodes=1_000_000)
+    solve(Board(4, 4, 4), budget=budget)
+    first = budget.spent
+    assert first > 0
+    solve(Board(4, 5, 3), budget=budget)
+    assert budget.spent > first
+    part = budget.limited(nodes=10)  # a part of what is left, spent apart
+    with pytest.raises(BudgetExceeded, match="10 positions"):
+        solve(Board(15, 15, 5), budget=part)
+    assert part.spent == 10 and budget.nodes_left() == 1_000_000 - budget.spent
+
+
+def test_big_boards_need_no_long_precomputation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Canonical keys came from per-byte tables that took 0.3 s and 60 MB to build on 26×26, before
+    the search first looked at its budget; past 64 cells key bits are now moved one by one."""
+    big = solver._Solver(Geometry.get(26, 26, 2))
+    assert big._sym_tables == [] and [len(t) for t in big._bit_targets] == [2 * 676] * 7
+    assert len(solver._Solver(Geometry.get(8, 8, 5))._sym_tables) == 7
+    # both ways find the same canonical key and symmetry
+    for shape in ((8, 8, 5), (5, 7, 4), (9, 9, 3)):
+        geometry = Geometry.get(*shape)
+        monkeypatch.setattr(solver, "_TABLE_MAX_SIZE", 100)
+        by_chunks = solver._Solver(geometry)
+        monkeypatch.setattr(solver, "_TABLE_MAX_SIZE", 1)
+        bit_by_bit = solver._Solver(geometry)
+        rng = random.Random(str(shape))
+        for _ in range(200):
+            board = random_position(*shape, rng.randrange(geometry.size), rng)
+            mover, other = (board.o, board.x) if board.ply & 1 else (board.x, board.o)
+            key = mover | other << geometry.size
+            assert by_chunks.orient(key) == bit_by_bit.orient(key)
+    monkeypatch.setattr(solver, "_TABLE_MAX_SIZE", 1)  # and solve alike
+    solver.clear_cache()
+    assert solve(Board(4, 4, 4)) == Solution(0, 16)
+    assert best_moves(Board.parse("XO../.X../..../...O")) == best_moves_by_negamax(Board.parse("XO../.X../..../...O"))
+    solver.clear_cache()
+
+
+def best_moves_by_negamax(board: Board) -> tuple[int, ...]:
+    brute = negamax(board.rows, board.cols, board.k)
+    results = {cell: brute(board.play(cell).x, board.play(cell).o) for cell in board.legal_moves}
+    best = max(results.values(), key=lambda r: preference((-r[0], r[1] + 1)))
+    return tuple(cell for cell, result in results.items() if result == best)
+
+
+# memory ---------------------------------------------------------------------------------------
+def test_tables_are_kept_for_a_few_shapes_only() -> None:
+    solver.clear_cache()
+    for rows in range(1, 9):
+        for cols in (3, 4):
+            solve(Board(rows, cols, 3))
+            assert len(solver._solvers) <= solver.SOLVER_CACHE_SHAPES
+    assert Geometry.get(8, 4, 3) in solver._solvers  # the most recent stays
+    assert solve(Board(4, 4, 4)) == Solution(0, 16)
+
+
+def test_all_tables_together_stay_within_their_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(solver, "_TABLE_BYTES", 1_500_000)  # about 10,000 entries
+    solver.clear_cache()
+    for shape in ((4, 4, 4), (4, 5, 3), (3, 7, 4), (4, 4, 3), (5, 4, 3)):
+        assert solve(Board(*shape)) == tuple(solve(Board(*shape)))
+        total = sum(s.table_bytes() for s in solver._solvers.values())
+        assert total <= 2 * 1_500_000
+        assert all(len(s.table) <= s.table_limit for s in solver._solvers.values())
+
+
+def test_a_search_that_gives_up_forgets_what_it_added(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(solver, "TRIM_ENTRIES", 500)
+    solver.clear_cache()
+    geometry = Geometry.get(5, 5, 4)
+    with pytest.raises(BudgetExceeded):
+        solve(Board(5, 5, 4), max_nodes=20_000)
+    assert len(solver._solver(geometry).table) == 0
+    # a search that gives up early keeps its few bounds: they are true, and cheap to keep
+    with pytest.raises(BudgetExceeded):
+        solve(Board(5, 5, 4), max_nodes=300)
+    assert 0 < len(solver._solver(geometry).table) <= 500
+
+
+def test_a_search_that_gives_up_keeps_what_earlier_searches_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(solver, "TRIM_ENTRIES", 500)
+    solver.clear_cache()
+    solve(Board(4, 5, 4).play(0).play(19))
+    table = solver._solver(Geometry.get(4, 5, 4)).table
+    found = dict(table)
+    assert len(found) > 500
+    added: list[int] = []
+    trim = solver._Solver.trim
+
+    def noting_trim(self: solver._Solver, size_before: int, clears_before: int) -> None:
+        added.append(len(self.table) - size_before)
+        trim(self, size_before, clears_before)
+
+    monkeypatch.setattr(solver._Solver, "trim", noting_trim)
+    with pytest.raises(BudgetExceeded):
+        solve(Board(4, 5, 4).play(9), max_nodes=5_000)
+    assert added[0] > 500  # the failed search had added plenty
+    assert table.keys() == found.keys()
+    # the table was full and emptied during the search: everything in it is the search's own
+    monkeypatch.setattr(solver._solver(Geometry.get(4, 5, 4)), "table_limit", 2_000)
+    with pytest.raises(BudgetExceeded):
+        solve(Board(4, 5, 4).play(7), max_nodes=8_000)
+    assert len(table) == 0
 
 
 def test_bad_budget() -> None:
     with pytest.raises(ValueError, match="max_nodes"):
         solve(Board(4, 4, 4), max_nodes=-1)
+    for bad in ({"nodes": -1}, {"seconds": -0.5}, {"seconds": float("nan")}, {"nodes": 1.5}, {"nodes": True}):
+        with pytest.raises(InvalidBudgetError):
+            Budget(**bad)  # type: ignore[arg-type]
+    with pytest.raises(InvalidBudgetError, match="Budget"):
+        solve(Board(4, 4, 4), budget=100)  # type: ignore[arg-type]

@@ -9,19 +9,21 @@ O../.X./...
 """
 
 from noughts.board import Board, Geometry
+from noughts.budget import Budget
 from noughts.errors import (
     BudgetExceeded,
     CellSyntaxError,
     GameRecordError,
     IllegalMoveError,
     ImpossiblePositionError,
+    InvalidBudgetError,
     NoughtsError,
     UnsupportedBoardError,
 )
 
 __all__ = [
-    "Board", "BudgetExceeded", "CellSyntaxError", "Game", "GameEvent", "GameRecordError", "Geometry",
-    "IllegalMoveError", "ImpossiblePositionError", "NoughtsError", "UnsupportedBoardError",
+    "Board", "Budget", "BudgetExceeded", "CellSyntaxError", "Game", "GameEvent", "GameRecordError", "Geometry",
+    "IllegalMoveError", "ImpossiblePositionError", "InvalidBudgetError", "NoughtsError", "UnsupportedBoardError",
 ]
 __version__ = "0.1.0"
 

@@ -30,26 +30,36 @@ TYPE_CHECKING = False  # typing costs milliseconds at import; mypy still reads t
 if TYPE_CHECKING:
     from collections.abc import Callable
     from random import Random
-    from typing import ClassVar
+    from typing import Any, ClassVar
 
-__all__ = ["Board", "Geometry", "MAX_SIDE"]
+__all__ = ["GEOMETRY_CACHE_SHAPES", "MOVES_CACHE_CELLS", "MAX_SIDE", "Board", "Geometry", "keep_newest"]
 
 MAX_SIDE = 26  # one column letter per column
 _MARKS = {"x": "X", "o": "O", ".": None, "-": None, "_": None}
+GEOMETRY_CACHE_SHAPES = 16
+"""Shapes whose geometry stays cached besides 3×3 (least recently used first out)."""
+MOVES_CACHE_CELLS = 1 << 20
+"""Cells the legal-move tuples cached by one geometry may hold in all (about 8 MB)."""
 
 
 class Geometry:
-    """Everything about a board that does not depend on the marks on it (cached per shape)."""
+    """Everything about a board that does not depend on the marks on it (cached per shape).
+
+    Two geometries of the same shape are equal, so boards stay equal across pickling and
+    after a shape has left the cache; the cache keeps the last :data:`GEOMETRY_CACHE_SHAPES`
+    shapes used, and 3×3 always.
+    """
 
     __slots__ = (
-        "rows", "cols", "k", "size", "full", "lines", "line_masks", "lines_through",
-        "symmetries", "_line_of_mask", "_moves_cache", "_win_table",
+        "rows", "cols", "k", "shape", "size", "full", "lines", "line_masks", "lines_through",
+        "symmetries", "_line_of_mask", "_moves_cache", "_moves_cache_limit", "_win_table", "_hash",
     )
-    _cache: ClassVar[dict[tuple[int, int, int], Geometry]] = {}
+    _cache: ClassVar[dict[tuple[int, int, int], Geometry]] = {}  # oldest first, 3×3 kept apart
 
     rows: int
     cols: int
     k: int
+    shape: tuple[int, int, int]
     size: int
     full: int
     lines: tuple[tuple[int, ...], ...]
@@ -64,9 +74,12 @@ class Geometry:
             if type(value) is not int and not (name == "k" and value is None):
                 raise UnsupportedBoardError(f"the number of {name} must be a whole number, not {value!r:.40}")
         key = (rows, cols, k if k is not None else min(rows, cols, 5))
-        geometry = cls._cache.get(key)
-        if geometry is None:
-            geometry = cls._cache[key] = cls(*key)
+        if key == _CLASSIC_SHAPE:
+            return _CLASSIC
+        cache = cls._cache
+        geometry = cache.pop(key, None) or cls(*key)
+        cache[key] = geometry  # the most recently used is last
+        keep_newest(cache, GEOMETRY_CACHE_SHAPES)
         return geometry
 
     def __init__(self, rows: int, cols: int, k: int) -> None:
@@ -81,9 +94,12 @@ class Geometry:
                 f"k (marks in a row to win) must be between 1 and {max(rows, cols)} on a "
                 f"{rows}×{cols} board, not {k}")
         self.rows, self.cols, self.k = rows, cols, k
+        self.shape = (rows, cols, k)
+        self._hash = hash(self.shape)
         self.size = rows * cols
         self.full = (1 << self.size) - 1
         lines: list[tuple[int, ...]] = []
+        masks: list[int] = []
         seen: set[int] = set()
         # Horizontal, vertical, diagonal ↘, anti-diagonal ↙: the order seeds 000 and 004 scan in.
         for d_row, d_col in ((0, 1), (1, 0), (1, 1), (1, -1)):
@@ -98,13 +114,18 @@ class Geometry:
                     if mask not in seen:  # k = 1 makes every direction the same line
                         seen.add(mask)
                         lines.append(line)
+                        masks.append(mask)
         self.lines = tuple(lines)
-        self.line_masks = tuple(sum(1 << c for c in line) for line in lines)
+        self.line_masks = tuple(masks)
         self._line_of_mask = dict(zip(self.line_masks, self.lines, strict=True))
-        self.lines_through = tuple(
-            tuple(m for m in self.line_masks if m >> cell & 1) for cell in range(self.size))
+        through: list[list[int]] = [[] for _ in range(self.size)]
+        for line, mask in zip(lines, self.line_masks, strict=True):  # in scan order, like line_masks
+            for cell in line:
+                through[cell].append(mask)
+        self.lines_through = tuple(tuple(masks) for masks in through)
         self.symmetries = self._symmetries()
         self._moves_cache: dict[int, tuple[int, ...]] = {}
+        self._moves_cache_limit = max(1, MOVES_CACHE_CELLS // self.size)
         self._win_table: bytes | None = None
 
     def _symmetries(self) -> tuple[tuple[int, ...], ...]:
@@ -147,8 +168,9 @@ class Geometry:
         moves = self._moves_cache.get(occupied)
         if moves is None:
             moves = tuple(c for c in range(self.size) if not occupied >> c & 1)
-            if len(self._moves_cache) < 1 << 16:  # keep memory bounded on big boards
-                self._moves_cache[occupied] = moves
+            if len(self._moves_cache) >= self._moves_cache_limit:  # bounded: a 26×26 tuple is 5 KB
+                self._moves_cache.clear()
+            self._moves_cache[occupied] = moves
         return moves
 
     def cell_name(self, cell: int) -> str:
@@ -184,6 +206,41 @@ class Geometry:
 
     def __repr__(self) -> str:
         return f"Geometry(rows={self.rows}, cols={self.cols}, k={self.k})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Geometry):
+            return NotImplemented
+        return self is other or self.shape == other.shape
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    # A geometry is derived from its shape: copies and pickles share the cached one.
+    def __reduce__(self) -> tuple[Callable[..., Geometry], tuple[int, int, int]]:
+        return Geometry.get, self.shape
+
+    def __copy__(self) -> Geometry:
+        return self
+
+    def __deepcopy__(self, memo: object) -> Geometry:
+        return self
+
+
+_CLASSIC_SHAPE = (3, 3, 3)
+_CLASSIC = Geometry(*_CLASSIC_SHAPE)  # the hot path: never leaves the cache
+
+
+def keep_newest(cache: dict[Any, Any], count: int) -> None:
+    """Drop the oldest entries of an insertion-ordered cache until at most ``count`` are left.
+
+    Another thread may change the cache meanwhile (a window's worker thread, say): then this
+    stops early, and the next call finishes the job.
+    """
+    while len(cache) > count:
+        try:
+            del cache[next(iter(cache))]
+        except (KeyError, RuntimeError, StopIteration):
+            return
 
 
 def _winning_mask(geometry: Geometry, bits: int) -> list[int]:
@@ -515,11 +572,28 @@ class Board:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Board):
             return NotImplemented
-        return self._geometry is other._geometry and self._x == other._x and self._o == other._o
+        g, h = self._geometry, other._geometry
+        return (g is h or g.shape == h.shape) and self._x == other._x and self._o == other._o
 
     def __hash__(self) -> int:
         return hash((self._geometry.rows, self._geometry.cols, self._geometry.k, self._x, self._o))
 
+    # Boards are immutable values: a copy is the board itself, and a pickle holds only the
+    # shape and the two bitmasks (the geometry is looked up again, never copied).
+    def __reduce__(self) -> tuple[Callable[..., Board], tuple[int, int, int, int, int]]:
+        g = self._geometry
+        return _unpickle_board, (g.rows, g.cols, g.k, self._x, self._o)
+
+    def __copy__(self) -> Board:
+        return self
+
+    def __deepcopy__(self, memo: object) -> Board:
+        return self
+
+
+def _unpickle_board(rows: int, cols: int, k: int, x: int, o: int) -> Board:
+    """A pickled board, checked like any other position (a pickle can be edited)."""
+    return Board.from_bits(x, o, rows, cols, k)
 
 
 def _name(geometry: Geometry, cell: int) -> str:

@@ -77,6 +77,12 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--json", action="store_true",
                            help="print the engine's JSON reply instead of text")
 
+    def budget_options(p: argparse.ArgumentParser, default: str) -> None:
+        p.add_argument("--seconds", type=_seconds, metavar="S",
+                       help=f"give up after S seconds ({default}); with --nodes, whichever comes first")
+        p.add_argument("--nodes", type=_nodes, metavar="N",
+                       help="give up after searching N positions (the same answer on any machine)")
+
     p = sub.add_parser("move", help="ask a computer player for its move",
                        description="Ask a computer player which move it makes in POSITION. "
                                    "Prints e.g. 'perfect plays b2 (cell 5)'.")
@@ -86,6 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, metavar="N",
                    help="seed for the player's random choices: the same seed gives the same move "
                         "(default: a fresh random seed)")
+    budget_options(p, "default: the player's own limit, 30 s for perfect, 1 s for minimax")
     p.set_defaults(run=_cmd_move)
 
     p = sub.add_parser("analyse", aliases=["analyze"], help="solve a position exactly, move by move",
@@ -94,6 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "(win in N plies / draw / loss in N plies), best first. Gives up "
                                    "with an error on boards too big to solve in the engine's budget.")
     board_options(p)
+    budget_options(p, "default: 30 s or 2,000,000 positions")
     p.set_defaults(run=_cmd_analyse)
 
     p = sub.add_parser("status", help="whose turn, who has won, the legal moves",
@@ -283,12 +291,16 @@ def _ask(args: argparse.Namespace, cmd: str, **extra: Any) -> dict[str, Any]:
         if getattr(args, field, None) is not None:
             request[field] = getattr(args, field)
     show_progress = cmd == "analyse" and sys.stderr.isatty()
+    thinking = _Thinking() if cmd == "move" else None
     try:
         reply = engine.handle(request, progress=_show_progress if show_progress else None)
     except KeyboardInterrupt:
         if show_progress:
             print(f"\r\033[K{PROG}: solving stopped", file=sys.stderr, flush=True)
         raise
+    finally:
+        if thinking is not None:
+            thinking.stop()
     if show_progress:
         print("\r\033[K", end="", file=sys.stderr, flush=True)  # clear the progress line
     if "error" in reply:
@@ -296,6 +308,66 @@ def _ask(args: argparse.Namespace, cmd: str, **extra: Any) -> dict[str, Any]:
     if getattr(args, "json", False):
         print(engine.encode(reply))
     return reply
+
+
+THINKING_AFTER = 1.0  # seconds of silence before `noughts move` says it is thinking
+
+
+class _Thinking:
+    """Says "thinking…" on stderr if a move is not ready after THINKING_AFTER seconds.
+
+    On a terminal the line is erased when the move comes; elsewhere it stays, a line of its own.
+    """
+
+    def __init__(self) -> None:
+        import threading
+
+        self._lock = threading.Lock()
+        self._done = False
+        self._shown = False
+        self._timer = threading.Timer(THINKING_AFTER, self._show)
+        self._timer.name = "noughts-thinking"
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _show(self) -> None:
+        with self._lock:
+            if self._done:
+                return
+            self._shown = True
+            if sys.stderr.isatty():
+                print("thinking… (Ctrl-C to stop)", end="", file=sys.stderr, flush=True)
+            else:
+                print(f"{PROG}: thinking…", file=sys.stderr, flush=True)
+
+    def stop(self) -> None:
+        with self._lock:
+            self._done = True
+            self._timer.cancel()
+            if self._shown and sys.stderr.isatty():
+                print("\r\033[K", end="", file=sys.stderr, flush=True)
+        self._timer.join()
+
+
+def _seconds(text: str) -> float:
+    import argparse
+    import math
+
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not 0 < seconds < math.inf:
+        raise argparse.ArgumentTypeError(f"a number of seconds above 0, like 2.5, not {text!r:.20}")
+    return seconds
+
+
+def _nodes(text: str) -> int:
+    import argparse
+
+    if not (text.isascii() and text.isdigit() and len(text) <= 18):
+        raise argparse.ArgumentTypeError(f"a whole number of positions, like 100000, not {text!r:.20}")
+    return int(text)
 
 
 def _show_progress(nodes: int, seconds: float) -> None:
@@ -311,7 +383,7 @@ def _board(args: argparse.Namespace) -> Board:
 
 
 def _cmd_move(args: argparse.Namespace) -> int:
-    reply = _ask(args, "move", player=args.player, seed=args.seed)
+    reply = _ask(args, "move", player=args.player, seed=args.seed, seconds=args.seconds, nodes=args.nodes)
     if not args.json:
         name = args.player.strip().lower()  # as the registry reads it
         print(f"{name} plays {reply['cell']} (cell {reply['index'] + 1})")
@@ -319,7 +391,7 @@ def _cmd_move(args: argparse.Namespace) -> int:
 
 
 def _cmd_analyse(args: argparse.Namespace) -> int:
-    reply = _ask(args, "analyse")
+    reply = _ask(args, "analyse", seconds=args.seconds, nodes=args.nodes)
     if not args.json:
         print(_analysis_text(_board(args), reply))
     return 0

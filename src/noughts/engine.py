@@ -20,6 +20,7 @@ import json
 import math
 
 from noughts.board import Board
+from noughts.budget import Budget
 from noughts.errors import IllegalMoveError, NoughtsError
 
 TYPE_CHECKING = False  # `import typing` costs milliseconds at every engine start; mypy still reads it
@@ -51,9 +52,10 @@ ANALYSE_MAX_SECONDS = 30.0
 REQUEST_MAX_SECONDS = 60.0
 
 _COMMON = frozenset({"cmd", "id", "position", "rows", "cols", "k"})
+_BUDGET = frozenset({"nodes", "seconds"})  # a search's budget, instead of the default one
 _FIELDS = {
-    "move": _COMMON | {"player", "seed"},
-    "analyse": _COMMON,
+    "move": _COMMON | _BUDGET | {"player", "seed"},
+    "analyse": _COMMON | _BUDGET,
     "status": _COMMON,
     "players": _COMMON,
 }
@@ -238,7 +240,7 @@ def _move(request: dict[str, Any]) -> Reply:
 
     # A fresh generator per request: the same seed gives the same move whatever came before.
     rng = random.Random(seed) if seed is not None else random.Random()
-    player = players.get(name if name is not None else DEFAULT_PLAYER, rng=rng)
+    player = players.get(name if name is not None else DEFAULT_PLAYER, rng=rng, budget=_budget(request))
     cell = player.choose(board)
     if type(cell) is not int or cell not in board.legal_moves:
         raise RuntimeError(f"player {player.name!r} chose {cell!r}, which is not a legal move")
@@ -246,14 +248,12 @@ def _move(request: dict[str, Any]) -> Reply:
 
 
 def _analyse(request: dict[str, Any], progress: ProgressCallback | None = None) -> Reply:
+    budget = _budget(request) or Budget(ANALYSE_MAX_NODES, ANALYSE_MAX_SECONDS)  # the clock starts now
     board = _board(request)
-    import time
-
     from noughts import solver  # heavy and not needed by the other commands
 
     # The solver raises BudgetExceeded (a NoughtsError) when the budget runs out.
-    analysis = solver.analyse(board, max_nodes=ANALYSE_MAX_NODES, progress=progress,
-                              deadline=time.monotonic() + ANALYSE_MAX_SECONDS)
+    analysis = solver.analyse(board, progress=progress, budget=budget)
     return {
         "value": analysis.value,
         "plies": analysis.plies,
@@ -304,6 +304,19 @@ def _board(request: dict[str, Any]) -> Board:
                 f'"{name}" is {given} but the position is {board.rows}×{board.cols}: '
                 f'leave "{name}" out or make them agree')
     return board
+
+
+def _budget(request: dict[str, Any]) -> Budget | None:
+    """The request's own budget ("nodes", "seconds"; a missing one is no limit), or ``None``."""
+    nodes = _optional(request, "nodes", int, "a whole number of positions")
+    seconds = request.get("seconds")
+    if seconds is not None and (type(seconds) not in (int, float) or not 0 < seconds < math.inf):
+        raise ProtocolError(f'"seconds" must be a number of seconds above 0, not {_json_type(seconds)}')
+    if nodes is not None and nodes < 0:
+        raise ProtocolError(f'"nodes" must be 0 or more, not {nodes}')
+    if nodes is None and seconds is None:
+        return None
+    return Budget(nodes, seconds)
 
 
 def _optional(request: dict[str, Any], field: str, kind: type, wanted: str) -> Any:

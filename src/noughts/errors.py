@@ -32,7 +32,21 @@ class GameRecordError(NoughtsError):
 
 
 class BudgetExceeded(NoughtsError):
-    """A search gave up because it ran out of its time or node budget."""
+    """A search gave up because it ran out of its time or node budget.
+
+    ``reason`` is ``"nodes"`` or ``"time"`` (``None`` when not known), ``spent`` the positions
+    searched and ``elapsed`` the seconds taken.
+    """
+
+    def __init__(self, message: str, *, reason: str | None = None, spent: int = 0, elapsed: float = 0.0) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.spent = spent
+        self.elapsed = elapsed
+
+
+class InvalidBudgetError(NoughtsError):
+    """A budget that cannot be kept: negative positions or seconds, or limits given twice."""
 
 
 class StoreError(NoughtsError):

@@ -102,6 +102,21 @@ class Game:
     def can_redo(self) -> bool:
         return bool(self._redo)
 
+    # copies ---------------------------------------------------------------------------
+    # A copy (copy.copy, copy.deepcopy, pickle) is an independent game with the same moves,
+    # undone moves and names. Listeners are not copied: they belong to whoever watches the
+    # original (a window, a socket), and a pickle could not hold them anyway.
+    def __getstate__(self) -> dict[str, Any]:
+        return {"start": self.start, "x_name": self.x_name, "o_name": self.o_name,
+                "positions": list(self._positions), "moves": list(self._moves), "redo": list(self._redo)}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.start, self.x_name, self.o_name = state["start"], state["x_name"], state["o_name"]
+        self._positions = list(state["positions"])
+        self._moves = list(state["moves"])
+        self._redo = list(state["redo"])
+        self._listeners = []
+
     # listeners ------------------------------------------------------------------------
     def add_listener(self, listener: Listener) -> Listener:
         """Call ``listener(event)`` on every change; returns it so it can be removed later."""

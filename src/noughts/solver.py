@@ -33,30 +33,43 @@ tried attack-first (cells on lines with more of the mover's marks). That proves 
 in a row a draw in about 0.3 s and 30,000 positions (5×5 with four in a row: about 5 s).
 
 Long searches report progress, can be stopped with Ctrl-C (the table only ever holds bounds of
-searches that finished, so it stays correct), and accept a node or time budget that raises
-:class:`~noughts.errors.BudgetExceeded` when it runs out.
+searches that finished, so it stays correct), and accept a :class:`~noughts.budget.Budget` of
+positions and seconds that raises :class:`~noughts.errors.BudgetExceeded` when it runs out. The
+search looks at the budget every few positions, fewer on big boards where a position costs more,
+so it stops within milliseconds of its limit on any board. Tables are kept for the last few
+shapes only, and a search that gives up forgets what it added if that is a lot, rather than keep
+what it could not finish.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from itertools import islice
 from typing import NamedTuple
 
-from noughts.board import Board, Geometry
-from noughts.errors import BudgetExceeded
+from noughts.board import Board, Geometry, keep_newest
+from noughts.budget import Budget
+from noughts.errors import BudgetExceeded, InvalidBudgetError
 
 __all__ = [
     "Analysis", "MoveAnalysis", "ProgressCallback", "Solution", "analyse", "best_moves",
-    "clear_cache", "solve",
+    "check_interval", "clear_cache", "solve",
 ]
 
 ProgressCallback = Callable[[int, float], None]
 """Called as ``progress(nodes, elapsed_seconds)`` about every half second of a long search."""
 
 PROGRESS_INTERVAL = 0.5  # seconds between progress reports
-_CHECK_EVERY = 1024  # nodes between looks at the clock: cheap enough, and a Ctrl-C lands fast
-_TABLE_BYTES = 400_000_000  # about how much the transposition table may hold before it is dropped
+_CHECK_EVERY = 1024  # most nodes between looks at the budget: cheap enough, and a Ctrl-C lands fast
+# Work (line visits) between looks at the budget: about 10 ms on 3×3; a 26×26 node costs 300 times more.
+_CHECK_WORK = 40_000
+_TABLE_BYTES = 300_000_000  # about how much the transposition tables of every shape may hold together
+SOLVER_CACHE_SHAPES = 4
+"""Shapes whose solver tables are kept (least recently used first out)."""
+TRIM_ENTRIES = 100_000
+"""A search that gives up forgets the entries it added if they are more than this (about 15 MB)."""
+_TABLE_MAX_SIZE = 64  # boards up to this many cells canonicalise keys by table lookups, bigger ones bit by bit
 
 
 class Solution(NamedTuple):
@@ -178,83 +191,58 @@ def _is_33(geometry: Geometry) -> bool:
     return geometry.rows == 3 and geometry.cols == 3 and geometry.k == 3
 
 
-# Budget --------------------------------------------------------------------------------------
-class _Budget:
-    """Node and time limits of one public call, and its progress reports."""
-
-    __slots__ = ("max_nodes", "deadline", "progress", "start", "next_report", "nodes")
-
-    def __init__(self, max_nodes: int | None, deadline: float | None,
-                 progress: ProgressCallback | None) -> None:
-        if max_nodes is not None and max_nodes < 0:
-            raise ValueError(f"max_nodes must be zero or more, not {max_nodes}")
-        self.max_nodes, self.deadline, self.progress = max_nodes, deadline, progress
-        self.start = time.monotonic()
-        self.next_report = self.start + PROGRESS_INTERVAL
-        self.nodes = 0
-
-    def limit(self) -> int:
-        """How many more nodes before :meth:`check` must run."""
-        if self.max_nodes is None:
-            return _CHECK_EVERY
-        return max(0, min(_CHECK_EVERY, self.max_nodes - self.nodes))
-
-    def check(self, nodes: int) -> None:
-        self.nodes += nodes
-        if self.max_nodes is not None and self.nodes >= self.max_nodes:
-            raise BudgetExceeded(
-                f"the solver gave up after searching {self.nodes:,} positions, its budget "
-                "(max_nodes); this board is too big to solve exactly in that budget")
-        now = time.monotonic()
-        if self.deadline is not None and now >= self.deadline:
-            raise BudgetExceeded(
-                f"the solver ran out of time after searching {self.nodes:,} positions "
-                f"in {now - self.start:.1f} s; this board is too big to solve exactly in that time")
-        if self.progress is not None and now >= self.next_report:
-            self.next_report = now + PROGRESS_INTERVAL
-            self.progress(self.nodes, now - self.start)
-
-
 # Search --------------------------------------------------------------------------------------
 class _Solver:
     """The search for one geometry; its transposition table lives as long as the module cache."""
 
     def __init__(self, geometry: Geometry) -> None:
         self.geometry = geometry
-        self.size = geometry.size
-        # canonical keys: for each non-identity symmetry, per 8-bit chunk of the key, the
-        # permuted bits (a key is mover | other << size, both halves permuted alike)
-        size = self.size
-        chunks = (2 * size + 7) // 8
-        tables: list[tuple[list[int], ...]] = []
-        for perm in geometry.symmetries[1:]:
-            target = [0] * size  # target[old cell] = new cell
+        size = self.size = geometry.size
+        self.perms = geometry.symmetries  # perm[canonical cell] = actual cell
+        inverses = []
+        for perm in self.perms:
+            inverse = [0] * size  # inverse[actual cell] = canonical cell
             for new, old in enumerate(perm):
-                target[old] = new
+                inverse[old] = new
+            inverses.append(tuple(inverse))
+        self.targets = tuple(inverses)
+        # canonical keys (a key is mover | other << size, both halves permuted alike): small boards
+        # look up the image of each 8-bit chunk of the key; on big boards such tables would take
+        # seconds to build and megabytes to hold, and their keys have few bits, so bits are moved
+        # one by one
+        self._chunks = (2 * size + 7) // 8
+        self._sym_tables: list[tuple[list[int], ...]] = []
+        self._bit_targets: list[tuple[int, ...]] = []
+        for target in self.targets[1:]:
+            moved_bits = tuple(target[cell] + half * size for half in (0, 1) for cell in range(size))
+            if size > _TABLE_MAX_SIZE:
+                self._bit_targets.append(moved_bits)
+                continue
             per_chunk: list[list[int]] = []
-            for chunk in range(chunks):
+            for chunk in range(self._chunks):
                 moved = [0] * 9  # moved[b]: where bit b of this chunk lands
                 for b in range(8):
                     bit = chunk * 8 + b
-                    half, cell = divmod(bit, size)
-                    moved[b] = 1 << (target[cell] + half * size) if half < 2 else 0
+                    moved[b] = 1 << moved_bits[bit] if bit < 2 * size else 0
                 row = [0] * 256
                 for value in range(1, 256):
                     low = value & -value
                     row[value] = row[value ^ low] | moved[low.bit_length() - 1]
                 per_chunk.append(row)
-            tables.append(tuple(per_chunk))
-        self._sym_tables = tables
-        self._chunks = chunks
+            self._sym_tables.append(tuple(per_chunk))
+        self.orient: Callable[[int], tuple[int, int]] = (
+            self._orient_bit_by_bit if size > _TABLE_MAX_SIZE else self._orient_by_chunks)
         # canonical key -> (lower bound, upper bound, best move in the canonical frame or -1)
         self.table: dict[int, tuple[int, int, int]] = {}
-        self.perms = geometry.symmetries  # perm[canonical cell] = actual cell
-        self.targets = tuple(tuple(perm.index(c) for c in range(size)) for perm in self.perms)
+        self.clears = 0  # how often the table was emptied for being full
+        self.entry_bytes = 130 + size // 4  # dict slot, bounds tuple, key of 2·size bits
+        self.table_limit = _TABLE_BYTES // self.entry_bytes
         # static order: cells on more lines first (the centre of 3×3 before corners before edges)
         self.order = sorted(range(size), key=lambda c: -len(geometry.lines_through[c]))
+        self.check_every = check_interval(geometry)
 
-    def orient(self, key: int) -> tuple[int, int]:
-        """The canonical key of ``key`` and the index of the symmetry that produces it."""
+    # orient(key): the canonical key of ``key`` and the index of the symmetry that produces it
+    def _orient_by_chunks(self, key: int) -> tuple[int, int]:
         best = key
         index = 0
         n = self._chunks
@@ -268,9 +256,27 @@ class _Solver:
                 index = s
         return best, index
 
-    def exact(self, mover: int, other: int, budget: _Budget) -> int:
+    def _orient_bit_by_bit(self, key: int) -> tuple[int, int]:
+        bits = []
+        rest = key
+        while rest:
+            low = rest & -rest
+            bits.append(low.bit_length() - 1)
+            rest ^= low
+        best = key
+        index = 0
+        for s, moved in enumerate(self._bit_targets, 1):
+            image = 0
+            for bit in bits:
+                image |= 1 << moved[bit]
+            if image < best:
+                best = image
+                index = s
+        return best, index
+
+    def exact(self, mover: int, other: int, search: _Search) -> int:
         """The exact score of an unfinished position (``mover`` to move)."""
-        search = _Search(self, budget)
+        search.tick()
         size = self.size
         try:
             score = search.run(mover, other, -1, 1)
@@ -301,18 +307,14 @@ class _Solver:
             return lo
         except RecursionError:
             raise self._too_deep() from None
-        finally:
-            search.flush()
 
-    def at_least(self, mover: int, other: int, bound: int, budget: _Budget) -> bool:
+    def at_least(self, mover: int, other: int, bound: int, search: _Search) -> bool:
         """Whether the position's exact score is ``bound`` or more (one null-window search)."""
-        search = _Search(self, budget)
+        search.tick()
         try:
             return search.run(mover, other, bound - 1, bound) >= bound
         except RecursionError:
             raise self._too_deep() from None
-        finally:
-            search.flush()
 
     def _too_deep(self) -> BudgetExceeded:
         return BudgetExceeded(
@@ -329,11 +331,45 @@ class _Solver:
         entry = self.table.get(key)
         self.table[key] = (score, score, entry[2] if entry is not None else -1)
 
+    def table_bytes(self) -> int:
+        return len(self.table) * self.entry_bytes
+
+    def trim(self, size_before: int, clears_before: int) -> None:
+        """After a search that gave up: forget what it added, if that is a lot.
+
+        Memory over a head start next time; what earlier searches found stays. Entries keep
+        their insertion order, so the search's own are those past ``size_before`` (all of
+        them if the table was cleared meanwhile).
+        """
+        table = self.table
+        if self.clears != clears_before:
+            size_before = 0
+        if len(table) - size_before > TRIM_ENTRIES:
+            if size_before == 0:
+                table.clear()
+            else:
+                for key in list(islice(table, size_before, None)):
+                    del table[key]
+
+
+def check_interval(geometry: Geometry) -> int:
+    """How many positions the search visits between looks at its budget on ``geometry``.
+
+    A position costs about one visit per line and cell of each line, so big boards look
+    more often: 1,024 positions on 3×3, 8 on 26×26 with 2 in a row.
+    """
+    work = len(geometry.lines) * (geometry.k + 1) + geometry.size
+    return max(1, min(_CHECK_EVERY, _CHECK_WORK // work))
+
 
 class _Search:
-    """A negamax search bound to one budget; ``run`` is the entry point."""
+    """The negamax search of one public call, spending its budget; ``run`` is the entry point.
 
-    def __init__(self, solver: _Solver, budget: _Budget) -> None:
+    Positions are counted across every ``run`` of the call, so a call that makes many small
+    searches (one per move, say) looks at its budget as often as one long search.
+    """
+
+    def __init__(self, solver: _Solver, budget: Budget, progress: ProgressCallback | None) -> None:
         self.budget = budget
         geometry = solver.geometry
         size = solver.size
@@ -349,22 +385,38 @@ class _Search:
         lose_next = 1 - size
         win_soon = size - 2
         none = size + 1  # "no line left": more marks than any line needs
-        table_limit = _TABLE_BYTES // (130 + size // 4)  # dict slot, bounds tuple, key of 2·size bits
-        state = [0, budget.limit()]  # nodes since the last check, nodes allowed before the next
+        table_limit = solver.table_limit
+        check_every = solver.check_every
+        clock = budget.clock
+        next_report = [clock() + PROGRESS_INTERVAL]
+
+        def allowance() -> int:
+            left = budget.nodes_left()
+            return check_every if left is None else min(check_every, left)
+
+        state = [0, allowance()]  # nodes since the last check, nodes allowed before the next
+
+        def check() -> None:
+            nodes, state[0] = state[0], 0
+            budget.check(nodes)
+            state[1] = allowance()
+            if progress is not None:
+                now = clock()
+                if now >= next_report[0]:
+                    next_report[0] = now + PROGRESS_INTERVAL
+                    progress(budget.spent, now - budget.started)
 
         def search(mover: int, other: int, alpha: int, beta: int) -> int:
             state[0] += 1
             if state[0] >= state[1]:
-                budget.check(state[0])
-                state[0] = 0
-                state[1] = budget.limit()
+                check()
             empty = full ^ (mover | other)
             n = empty.bit_count()
             mover_left = (n + 1) >> 1
             other_left = n >> 1
             mover_need = other_need = none
             threats = mover_two = double = 0
-            pairs: list[int] = []  # empty cells of our lines that need two more marks
+            pairs: set[int] = set()  # empty cells of our lines that need two more marks
             for line in lines:
                 if not line & other:
                     cells = line & empty
@@ -374,15 +426,13 @@ class _Search:
                     if c <= mover_left:
                         if c < mover_need:
                             mover_need = c
-                        if c == 2:
-                            if cells & mover_two:
-                                # overlapping windows on one row can share both empty cells
-                                for pair in pairs:
-                                    if pair & cells and pair != cells:
-                                        double |= pair & cells
+                        # two pairs sharing one cell: playing it makes two threats (overlapping
+                        # windows on one row can share both empty cells, which is no double)
+                        if c == 2 and cells not in pairs:
+                            double |= mover_two & cells
                             mover_two |= cells
-                            pairs.append(cells)
-                if not line & mover:
+                            pairs.add(cells)
+                if not line & mover and other_left:  # a side with no move left threatens nothing
                     cells = line & empty
                     c = cells.bit_count()
                     if c == 1:
@@ -467,27 +517,42 @@ class _Search:
                 low = high = best
             if len(table) >= table_limit:
                 table.clear()  # memory over speed: the table only ever speeds things up
+                solver.clears += 1
             table[key] = (low, high, targets[sym][best_cell])
             return best
 
         self._search = search
         self._state = state
+        self._check = check
 
     def run(self, mover: int, other: int, alpha: int, beta: int) -> int:
         return self._search(mover, other, alpha, beta)
 
+    def tick(self) -> None:
+        """Count one position outside the search proper (a question asked of the table)."""
+        state = self._state
+        state[0] += 1
+        if state[0] >= state[1]:
+            self._check()
+
     def flush(self) -> None:
-        self.budget.nodes += self._state[0]
+        """Add the positions not yet counted to the budget (at the end of the call)."""
+        self.budget.spent += self._state[0]
         self._state[0] = 0
 
 
-_solvers: dict[Geometry, _Solver] = {}
+_solvers: dict[Geometry, _Solver] = {}  # least recently used first
 
 
 def _solver(geometry: Geometry) -> _Solver:
-    solver = _solvers.get(geometry)
-    if solver is None:
-        solver = _solvers[geometry] = _Solver(geometry)
+    """The solver of ``geometry``, now the most recently used; older shapes make room for it."""
+    solver = _solvers.pop(geometry, None) or _Solver(geometry)
+    _solvers[geometry] = solver
+    keep_newest(_solvers, SOLVER_CACHE_SHAPES)
+    kept = len(_solvers)
+    while kept > 1 and sum(s.table_bytes() for s in list(_solvers.values())) > _TABLE_BYTES:
+        kept -= 1
+        keep_newest(_solvers, kept)
     return solver
 
 
@@ -498,20 +563,67 @@ def clear_cache() -> None:
     _scores_33 = None
 
 
+def _budget(budget: Budget | None, max_nodes: int | None, deadline: float | None) -> Budget:
+    """The budget of one call: ``budget``, or one made of the older ``max_nodes`` and ``deadline``."""
+    if budget is not None:
+        if max_nodes is not None or deadline is not None:
+            raise InvalidBudgetError("give either budget= or max_nodes= and deadline=, not both")
+        if not isinstance(budget, Budget):
+            raise InvalidBudgetError(f"budget must be a noughts Budget, not {type(budget).__name__}")
+        return budget
+    if max_nodes is not None and (type(max_nodes) is not int or max_nodes < 0):
+        raise InvalidBudgetError(f"max_nodes must be a whole number, zero or more, not {max_nodes!r:.40}")
+    return Budget.until(deadline, max_nodes)
+
+
+@contextmanager
+def _searching(geometry: Geometry, budget: Budget, progress: ProgressCallback | None
+               ) -> Iterator[tuple[_Solver, _Search]]:
+    """The solver and search of one public call, and what happens when it gives up."""
+    solver = _solver(geometry)
+    search = _Search(solver, budget, progress)
+    size, clears = len(solver.table), solver.clears
+    try:
+        yield solver, search
+    except BudgetExceeded as error:
+        solver.trim(size, clears)
+        raise _gave_up(error) from None
+    except BaseException:  # Ctrl-C: the bounds found are true, but a lot of them go
+        solver.trim(size, clears)
+        raise
+    finally:
+        search.flush()
+
+
+def _gave_up(error: BudgetExceeded) -> BudgetExceeded:
+    """The budget's complaint, told as the solver's."""
+    if error.reason == "nodes":
+        message = (f"the solver gave up after searching {error.spent:,} positions, its budget (max_nodes); "
+                   "this board is too big to solve exactly in that budget")
+    elif error.reason == "time":
+        message = (f"the solver ran out of time after searching {error.spent:,} positions in "
+                   f"{error.elapsed:.1f} s; this board is too big to solve exactly in that time")
+    else:
+        return error
+    return BudgetExceeded(message, reason=error.reason, spent=error.spent, elapsed=error.elapsed)
+
+
 # Public API ----------------------------------------------------------------------------------
 def _sides(board: Board) -> tuple[int, int]:
     return (board.o, board.x) if board.ply & 1 else (board.x, board.o)
 
 
 def solve(board: Board, *, progress: ProgressCallback | None = None, max_nodes: int | None = None,
-          deadline: float | None = None) -> Solution:
+          deadline: float | None = None, budget: Budget | None = None) -> Solution:
     """The value of ``board`` for the side to move and the plies left under best play.
 
-    ``progress(nodes, elapsed)`` is called about every half second of a long search;
-    ``max_nodes`` (positions searched) and ``deadline`` (a :func:`time.monotonic` time) bound
-    the work, raising :class:`~noughts.errors.BudgetExceeded` when either runs out. Results
-    are kept, so asking again (or about a symmetric position) is fast.
+    ``budget`` (a :class:`~noughts.budget.Budget`) bounds the positions searched and the time
+    taken, raising :class:`~noughts.errors.BudgetExceeded` when it runs out; the older
+    ``max_nodes`` (positions) and ``deadline`` (a :func:`time.monotonic` time) still work in
+    its place. ``progress(nodes, elapsed)`` is called about every half second of a long
+    search. Results are kept, so asking again (or about a symmetric position) is fast.
     """
+    spend = _budget(budget, max_nodes, deadline)
     if board.winner is not None:
         return Solution(-1, 0)
     geometry = board.geometry
@@ -521,30 +633,38 @@ def solve(board: Board, *, progress: ProgressCallback | None = None, max_nodes: 
     if _is_33(geometry):
         return _decode(_table_33()[board.key], 9, empty)
     mover, other = _sides(board)
-    budget = _Budget(max_nodes, deadline, progress)
-    return _decode(_solver(geometry).exact(mover, other, budget), geometry.size, empty)
+    with _searching(geometry, spend, progress) as (solver, search):
+        return _decode(solver.exact(mover, other, search), geometry.size, empty)
 
 
 def analyse(board: Board, *, progress: ProgressCallback | None = None, max_nodes: int | None = None,
-            deadline: float | None = None) -> Analysis:
+            deadline: float | None = None, budget: Budget | None = None) -> Analysis:
     """:func:`solve` for the position and for every legal move (from the mover's side).
 
-    A move's ``plies`` count from the current position and include the move itself.
+    A move's ``plies`` count from the current position and include the move itself. The
+    budget and progress arguments are :func:`solve`'s.
     """
+    spend = _budget(budget, max_nodes, deadline)
     if board.is_over:
         solution = solve(board)
         return Analysis(solution.value, solution.plies, ())
     geometry = board.geometry
-    size = geometry.size
-    mover, other = _sides(board)
-    child_score: Callable[[int], int]  # score of the position after a move, for the opponent
     if _is_33(geometry):
         table = _table_33()
-        child_score = (lambda after: table[other | after << 9]) if board.ply & 1 \
+        other = _sides(board)[1]
+        child_score: Callable[[int], int] = (lambda after: table[other | after << 9]) if board.ply & 1 \
             else (lambda after: table[after | other << 9])
-    else:
-        solver, budget = _solver(geometry), _Budget(max_nodes, deadline, progress)
-        child_score = lambda after: solver.exact(other, after, budget)
+        return _analysis(board, child_score)
+    with _searching(geometry, spend, progress) as (solver, search):
+        other = _sides(board)[1]
+        return _analysis(board, lambda after: solver.exact(other, after, search))
+
+
+def _analysis(board: Board, child_score: Callable[[int], int]) -> Analysis:
+    """Every move's result, given the score (for the opponent) of the position after each."""
+    geometry = board.geometry
+    size = geometry.size
+    mover = _sides(board)[0]
     last = board.ply == size - 1
     moves: list[MoveAnalysis] = []
     best = -size - 2
@@ -564,12 +684,15 @@ def analyse(board: Board, *, progress: ProgressCallback | None = None, max_nodes
 
 
 def best_moves(board: Board, *, progress: ProgressCallback | None = None,
-               max_nodes: int | None = None, deadline: float | None = None) -> tuple[int, ...]:
+               max_nodes: int | None = None, deadline: float | None = None,
+               budget: Budget | None = None) -> tuple[int, ...]:
     """The legal moves that reach the position's value soonest (wins) or latest (losses).
 
     Cheaper than :func:`analyse` off 3×3: it solves the position exactly, then asks of each
-    move only "does it keep that result?", never how much worse a worse move is.
+    move only "does it keep that result?", never how much worse a worse move is. The budget
+    and progress arguments are :func:`solve`'s.
     """
+    spend = _budget(budget, max_nodes, deadline)
     if board.is_over:
         return ()
     geometry = board.geometry
@@ -578,22 +701,22 @@ def best_moves(board: Board, *, progress: ProgressCallback | None = None,
         return tuple(m.index for m in result.moves if (m.value, m.plies) == (result.value, result.plies))
     size = geometry.size
     mover, other = _sides(board)
-    solver, budget = _solver(geometry), _Budget(max_nodes, deadline, progress)
-    score = solver.exact(mover, other, budget)
-    # the opponent's score after a move that keeps ``score`` for the mover (never better)
-    keeps = -score - 1 if score > 0 else -score + 1 if score < 0 else 0
-    last = board.ply == size - 1
-    best = []
-    for cell in board.legal_moves:
-        after = mover | 1 << cell
-        if any(after & line == line for line in geometry.lines_through[cell]):
-            good = score == size  # a win now is as good as it gets
-        elif last:
-            good = score == 0
-        else:
-            good = not solver.at_least(other, after, keeps + 1, budget)
+    with _searching(geometry, spend, progress) as (solver, search):
+        score = solver.exact(mover, other, search)
+        # the opponent's score after a move that keeps ``score`` for the mover (never better)
+        keeps = -score - 1 if score > 0 else -score + 1 if score < 0 else 0
+        last = board.ply == size - 1
+        best = []
+        for cell in board.legal_moves:
+            after = mover | 1 << cell
+            if any(after & line == line for line in geometry.lines_through[cell]):
+                good = score == size  # a win now is as good as it gets
+            elif last:
+                good = score == 0
+            else:
+                good = not solver.at_least(other, after, keeps + 1, search)
+                if good:
+                    solver.record(other, after, keeps)
             if good:
-                solver.record(other, after, keeps)
-        if good:
-            best.append(cell)
-    return tuple(best)
+                best.append(cell)
+        return tuple(best)

@@ -9,7 +9,7 @@ from noughts.board import Board
 from noughts.errors import IllegalMoveError, UnsupportedBoardError
 
 __all__ = [
-    "CORNERS", "SIDES", "Player", "completing_cells", "empty_cells", "ensure_classic_board",
+    "CORNERS", "SIDES", "Player", "classic_board_problem", "completing_cells", "empty_cells", "ensure_classic_board",
     "ensure_playable", "make_rng", "own_and_opponent",
 ]
 
@@ -40,9 +40,16 @@ def ensure_playable(board: Board) -> None:
 
 def ensure_classic_board(board: Board, player_name: str) -> None:
     """Refuse any board but 3×3 with 3 in a row (for players whose rules only make sense there)."""
-    if (board.rows, board.cols, board.k) != (3, 3, 3):
-        raise UnsupportedBoardError(
-            f"the {player_name} player only plays 3×3 noughts and crosses with 3 in a row; "
+    problem = classic_board_problem(board, player_name)
+    if problem is not None:
+        raise UnsupportedBoardError(problem)
+
+
+def classic_board_problem(board: Board, player_name: str) -> str | None:
+    """Why a 3×3-only player cannot play ``board``, or ``None`` on 3×3 with 3 in a row."""
+    if (board.rows, board.cols, board.k) == (3, 3, 3):
+        return None
+    return (f"the {player_name} player only plays 3×3 noughts and crosses with 3 in a row; "
             f"this board is {board.rows}×{board.cols} with {board.k} in a row "
             "(random, arduino, minimax and perfect play any board)")
 

@@ -17,8 +17,9 @@ scores with a memo instead, which is faster and gives the same move.
    other side has not blocked is worth 4^marks, ours plus and theirs minus; a side that can
    complete a line on its move has won, and a side facing such a threat may only block it.
    Inner nodes try their ``branching`` (10) most promising cells. A node or time budget
-   (``max_nodes``, ``max_seconds``) stops the search and the move of the deepest finished
-   iteration is played, so an answer always comes, and it is always legal.
+   (``max_nodes``, ``max_seconds``, or one :class:`~noughts.budget.Budget` for each move) stops
+   the search and the move of the deepest finished iteration is played, so an answer always
+   comes, and it is always legal.
 
 There is no randomness: equal scores keep the earlier cell in the move order. The node
 budget (100 000, about half a second) normally stops the search before the clock (one
@@ -28,11 +29,11 @@ second) does, so the same position gives the same move on any machine that is fa
 from __future__ import annotations
 
 import random
-import time
 from typing import ClassVar
 
-from noughts.board import Board, Geometry
-from noughts.errors import UnsupportedBoardError
+from noughts.board import Board, Geometry, keep_newest
+from noughts.budget import Budget
+from noughts.errors import BudgetExceeded, InvalidBudgetError, UnsupportedBoardError
 from noughts.players.base import completing_cells, empty_cells, ensure_playable, own_and_opponent
 
 Table = list[list[int]]  # indexed [own marks in a line][opponent marks in it]
@@ -44,8 +45,13 @@ ROBOT_WIN = 100
 SEARCH_WIN = 1_000_000  # bigger than any heuristic score
 INFINITY = 10 * SEARCH_WIN
 SMALL_BOARD = 16  # up to 4×4 every empty cell is a candidate, not only those next to a mark
+DEFAULT_MAX_NODES = 100_000
+DEFAULT_MAX_SECONDS = 1.0
+_LOOK_WORK = 50_000  # cells of work between looks at the budget: 1,024 nodes on 7×7, 73 on 26×26
 
-_exact_memo: dict[Geometry, dict[tuple[int, int], int]] = {}
+CACHE_SHAPES = 4
+"""Shapes whose exact memo and search tables are kept (least recently used first out)."""
+_exact_memo: dict[Geometry, dict[tuple[int, int], int]] = {}  # least recently used first
 
 
 def _toward_zero(score: int) -> int:
@@ -82,7 +88,9 @@ def robot_scores(board: Board) -> dict[int, int]:
         raise UnsupportedBoardError(
             f"exact robot scores are only computed for boards of up to {EXACT_MAX_CELLS} cells, "
             f"not {board.rows}×{board.cols}")
-    memo = _exact_memo.setdefault(board.geometry, {})
+    memo = _exact_memo.pop(board.geometry, None) or {}
+    _exact_memo[board.geometry] = memo  # now the most recent
+    keep_newest(_exact_memo, CACHE_SHAPES)
     me, them = own_and_opponent(board)
     return {cell: _move_score(board.geometry, me, them, cell, memo) for cell in board.legal_moves}
 
@@ -135,26 +143,28 @@ class _Tables:
 
     @classmethod
     def get(cls, geometry: Geometry) -> _Tables:
-        tables = cls._cache.get(geometry)
-        if tables is None:
-            tables = cls._cache[geometry] = cls(geometry)
+        cache = cls._cache
+        tables = cache.pop(geometry, None) or cls(geometry)
+        cache[geometry] = tables  # now the most recent
+        keep_newest(cache, CACHE_SHAPES)
         return tables
 
 
 class _Search:
     """Alpha-beta over a mutable copy of the position, with incremental line counts."""
 
-    def __init__(self, board: Board, max_nodes: int, deadline: float, branching: int) -> None:
+    def __init__(self, board: Board, budget: Budget, branching: int) -> None:
         geometry = board.geometry
         self.tables = _Tables.get(geometry)
         self.k = geometry.k
         self.size = geometry.size
         self.every_cell = geometry.size <= SMALL_BOARD
         self.branching = branching
-        self.max_nodes = max_nodes
-        self.deadline = deadline
+        self.budget = budget
+        self.look_every = max(1, min(1024, _LOOK_WORK // geometry.size))  # a big board's node costs more
         self.nodes = 0
-        self.next_clock_check = 0
+        self.counted = 0  # nodes already added to the budget
+        self.next_look = 0
         n_lines = len(geometry.lines)
         self.owner = [0] * self.size  # 0 empty, 1 or 2: the side (1 = side to move at the root)
         self.marks1 = [0] * n_lines  # side 1's marks on each line
@@ -252,14 +262,21 @@ class _Search:
         scored.sort()
         return [cell for _, cell in scored]
 
+    def look(self) -> None:
+        """Spend the nodes searched since the last look; :class:`_OutOfBudget` once it is gone."""
+        budget = self.budget
+        try:
+            budget.check(self.nodes - self.counted)
+        except BudgetExceeded:
+            raise _OutOfBudget from None
+        self.counted = self.nodes
+        left = budget.nodes_left()
+        self.next_look = self.nodes + (self.look_every if left is None else min(self.look_every, left))
+
     def negamax(self, depth: int, alpha: int, beta: int, side: int, ply: int) -> int:
         self.nodes += 1
-        if self.nodes > self.max_nodes:
-            raise _OutOfBudget
-        if self.nodes >= self.next_clock_check:  # reading the clock every node would cost too much
-            self.next_clock_check = self.nodes + 1024
-            if time.perf_counter() > self.deadline:
-                raise _OutOfBudget
+        if self.nodes >= self.next_look:  # reading the clock every node would cost too much
+            self.look()
         if self.threats[side]:
             return SEARCH_WIN - (ply + 1)  # we complete a line with our next move
         if not self.empty_count:
@@ -310,13 +327,25 @@ class MinimaxPlayer:
 
     name = "minimax"
 
-    def __init__(self, rng: random.Random | None = None, *, max_nodes: int = 100_000,
-                 max_seconds: float = 1.0, branching: int = 10) -> None:
+    def __init__(self, rng: random.Random | None = None, *, max_nodes: int | None = None,
+                 max_seconds: float | None = None, branching: int = 10, budget: Budget | None = None) -> None:
         self.rng = rng  # unused: the search is deterministic, but every player takes one
-        self.max_nodes = max_nodes
-        self.max_seconds = max_seconds
+        if budget is not None and (max_nodes is not None or max_seconds is not None):
+            raise InvalidBudgetError("give the minimax player either budget= or max_nodes= and max_seconds=, not both")
+        # a template: each move searches on a fresh copy
+        self.budget = budget if budget is not None else Budget(
+            DEFAULT_MAX_NODES if max_nodes is None else max_nodes,
+            DEFAULT_MAX_SECONDS if max_seconds is None else max_seconds)
         self.branching = branching
         self.last_depth = 0  # deepest finished iteration of the last bounded search (0: none needed)
+
+    @property
+    def max_nodes(self) -> int | None:
+        return self.budget.nodes
+
+    @property
+    def max_seconds(self) -> float | None:
+        return self.budget.seconds
 
     def choose(self, board: Board) -> int:
         ensure_playable(board)
@@ -339,7 +368,7 @@ class MinimaxPlayer:
                 return empty_cells(urgent)[0]
         if board.ply == 0:  # the centre (the top-left one of the middle cells when there are several)
             return (board.rows - 1) // 2 * board.cols + (board.cols - 1) // 2
-        search = _Search(board, self.max_nodes, time.perf_counter() + self.max_seconds, self.branching)
+        search = _Search(board, self.budget.renewed(), self.branching)
         moves = search.ordered_moves(1)
         best = moves[0]  # the most promising cell, in case not even depth 1 finishes
         for depth in range(1, search.empty_count + 1):

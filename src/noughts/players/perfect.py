@@ -11,12 +11,14 @@ Source: :mod:`noughts.solver`, which solves positions exactly. Its rules, in ord
 
 On 3×3 every position's moves are worked out once, on first use (about 50 ms), so a move is a
 dict lookup. Other boards are solved as they come with :func:`noughts.solver.best_moves`,
-within a node budget (``max_nodes``) and a time limit (``time_limit``, 30 s): 4×4 with four
-in a row takes about a second for the first move, 5×5 with four about 20 s; if the solver
-cannot finish (15×15 with five),
-:meth:`PerfectPlayer.choose` raises :class:`~noughts.errors.UnsupportedBoardError` rather than
-play a move it cannot vouch for. If rule 3 alone runs out of budget it is skipped and the tie
-goes to rule 4.
+within a budget for each move: 2,000,000 positions (``max_nodes``) and 30 s (``time_limit``),
+or any :class:`~noughts.budget.Budget` (``budget``). 4×4 with four in a row takes about a
+second for the first move, 5×5 with four about 20 s; if the solver cannot finish (15×15 with
+five), :meth:`PerfectPlayer.choose` raises :class:`~noughts.errors.UnsupportedBoardError`
+rather than play a move it cannot vouch for (:func:`noughts.players.unable` says so before a
+game starts). Rule 3 gets what is left of the move's budget; if that runs out, or it would
+have to test more than 2,000 replies (26×26 with two in a row, where every move is best), it
+is skipped and the tie goes to rule 4.
 
 >>> from noughts.board import Board
 >>> player = PerfectPlayer(random.Random(1))
@@ -30,19 +32,21 @@ from __future__ import annotations
 
 import contextlib
 import random
-import time
 
 from noughts import solver
 from noughts.board import Board, Geometry
-from noughts.errors import BudgetExceeded, UnsupportedBoardError
+from noughts.budget import Budget
+from noughts.errors import BudgetExceeded, InvalidBudgetError, UnsupportedBoardError
 from noughts.players.base import ensure_playable, make_rng
 
-__all__ = ["DEFAULT_MAX_NODES", "DEFAULT_TIME_LIMIT", "PerfectPlayer"]
+__all__ = ["DEFAULT_MAX_NODES", "DEFAULT_TIME_LIMIT", "RULE_3_MAX_REPLIES", "PerfectPlayer"]
 
 DEFAULT_MAX_NODES = 2_000_000
 """Positions the solver may search for one move off 3×3 (roughly 100,000 a second)."""
 DEFAULT_TIME_LIMIT = 30.0
 """Seconds one move off 3×3 may take: huge boards yield positions too slowly for the node budget."""
+RULE_3_MAX_REPLIES = 2_000
+"""Rule 3 tests every reply to every best move; beyond this many it is skipped."""
 
 _G33 = Geometry.get(3, 3, 3)
 _moves_33: dict[int, tuple[int, ...]] | None = None
@@ -115,11 +119,23 @@ class PerfectPlayer:
 
     name = "perfect"
 
-    def __init__(self, rng: random.Random | None = None, *, max_nodes: int = DEFAULT_MAX_NODES,
-                 time_limit: float = DEFAULT_TIME_LIMIT) -> None:
+    def __init__(self, rng: random.Random | None = None, *, max_nodes: int | None = None,
+                 time_limit: float | None = None, budget: Budget | None = None) -> None:
         self.rng = make_rng(rng)
-        self.max_nodes = max_nodes
-        self.time_limit = time_limit
+        if budget is not None and (max_nodes is not None or time_limit is not None):
+            raise InvalidBudgetError("give the perfect player either budget= or max_nodes= and time_limit=, not both")
+        # a template: each move searches on a fresh copy
+        self.budget = budget if budget is not None else Budget(
+            DEFAULT_MAX_NODES if max_nodes is None else max_nodes,
+            DEFAULT_TIME_LIMIT if time_limit is None else time_limit)
+
+    @property
+    def max_nodes(self) -> int | None:
+        return self.budget.nodes
+
+    @property
+    def time_limit(self) -> float | None:
+        return self.budget.seconds
 
     def choose(self, board: Board) -> int:
         """A best cell for the side to move on ``board``."""
@@ -139,25 +155,37 @@ class PerfectPlayer:
         ensure_playable(board)
         if board.geometry is _G33:
             return (_moves_33 if _moves_33 is not None else _build_33())[board.key]
-        deadline = time.monotonic() + self.time_limit
+        budget = self.budget.renewed()
         try:
-            cells = solver.best_moves(board, max_nodes=self.max_nodes, deadline=deadline)
+            cells = solver.best_moves(board, budget=budget)
         except BudgetExceeded:
             g = board.geometry
             raise UnsupportedBoardError(
                 f"the perfect player cannot solve this {g.rows}×{g.cols} board (k={g.k}) within "
-                f"{self.max_nodes:,} positions or {self.time_limit:g} seconds; "
-                "use a player that searches to a limited depth, such as minimax") from None
-        if len(cells) > 1:
-            share = max(1, self.max_nodes // len(cells))  # rule 3's budget, split between the moves
+                f"{_limits(self.budget)}; use a player that searches to a limited depth, "
+                "such as minimax") from None
+        if len(cells) > 1 and len(cells) * (len(board.legal_moves) - 1) <= RULE_3_MAX_REPLIES:
+            left = budget.nodes_left()
+            share = None if left is None else max(1, left // len(cells))  # split between the moves
             # rule 3 is a nicety: out of budget, keep every best move and let rule 4 pick
             with contextlib.suppress(BudgetExceeded):
-                cells = _most_traps({cell: _mistakes(board.play(cell), share, deadline) for cell in cells})
+                cells = _most_traps({cell: _mistakes(board.play(cell), budget.limited(nodes=share))
+                                     for cell in cells})
         return cells
 
 
-def _mistakes(board: Board, max_nodes: int, deadline: float) -> int:
+def _limits(budget: Budget) -> str:
+    """``2,000,000 positions or 30 seconds``: what one move may spend."""
+    parts = []
+    if budget.nodes is not None:
+        parts.append(f"{budget.nodes:,} positions")
+    if budget.seconds is not None:
+        parts.append(f"{budget.seconds:g} seconds")
+    return " or ".join(parts) or "any budget"
+
+
+def _mistakes(board: Board, budget: Budget) -> int:
     """How many moves on ``board`` are worse than its best (none once the game is over)."""
     if board.is_over:
         return 0
-    return len(board.legal_moves) - len(solver.best_moves(board, max_nodes=max_nodes, deadline=deadline))
+    return len(board.legal_moves) - len(solver.best_moves(board, budget=budget))

@@ -7,7 +7,8 @@
 * ``hard`` — always the perfect player's move. (The robot's own hard mode is its minimax,
   available as the ``minimax`` player; both never lose.)
 
-All three work on any board the perfect player can solve.
+``medium`` and ``hard`` take the perfect player's ``budget`` for each move, and work on any
+board it can solve (see :func:`noughts.players.unable`); ``easy`` works on any board.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import random
 
 from noughts.board import Board
+from noughts.budget import Budget
 from noughts.players.base import ensure_playable, make_rng
 from noughts.players.perfect import PerfectPlayer
 from noughts.players.random_player import RandomPlayer
@@ -33,9 +35,9 @@ class HardPlayer:
 
     name = "hard"
 
-    def __init__(self, rng: random.Random | None = None) -> None:
+    def __init__(self, rng: random.Random | None = None, *, budget: Budget | None = None) -> None:
         self.rng = make_rng(rng)
-        self.perfect = PerfectPlayer(self.rng)
+        self.perfect = PerfectPlayer(self.rng, budget=budget)
 
     def candidates(self, board: Board) -> tuple[int, ...]:
         """The cells :meth:`choose` picks among: the perfect player's."""
@@ -51,9 +53,9 @@ class MediumPlayer:
 
     name = "medium"
 
-    def __init__(self, rng: random.Random | None = None) -> None:
+    def __init__(self, rng: random.Random | None = None, *, budget: Budget | None = None) -> None:
         self.rng = make_rng(rng)
-        self.perfect = PerfectPlayer(self.rng)
+        self.perfect = PerfectPlayer(self.rng, budget=budget)
 
     def candidates(self, board: Board) -> tuple[int, ...]:
         """The cells :meth:`choose` picks among: any legal move (tails)."""
