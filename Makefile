@@ -5,6 +5,7 @@ PY     := $(VENV)/bin/python
 READY  := $(VENV)/.ready-dev
 PLAY_READY := $(VENV)/.ready-play
 BENCH_READY := $(VENV)/.ready-bench
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 
 .PHONY: play test bench lint clean system-packages
 
@@ -13,13 +14,14 @@ BENCH_READY := $(VENV)/.ready-bench
 play: $(PLAY_READY)
 	@$(VENV)/bin/noughts play $(PLAY_ARGS)
 
-# The suite runs on every core (pytest-xdist), a test file to a worker (its module fixtures, such as
+# The suite runs in parallel (pytest-xdist), a test file to a worker (its module fixtures, such as
 # the firmware build and the browser, made once), the files marked slow first (tests/conftest.py).
+# One worker more than there are cores: many tests wait (for simavr, the browser, a panel's clock).
 # Compiled modules are cached (__pycache__, ignored by git) even where PYTHONDONTWRITEBYTECODE is
 # set: every worker and every `python -m noughts` a test starts would compile them all again.
-# PYTEST_ARGS adds options, e.g. PYTEST_ARGS="-k engine".
+# PYTEST_ARGS adds options, e.g. PYTEST_ARGS="-k engine"; TEST_WORKERS=1 runs one file at a time.
 test: system-packages $(READY)
-	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n auto --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
+	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
 
 # The Debian packages the tests need (Chromium, the AVR toolchain, simavr), installed when missing:
 # one dpkg-query when they are all there. SYSTEM_PACKAGES=skip leaves them to you.

@@ -125,16 +125,17 @@ def test_killing_the_writer_at_any_moment_loses_no_committed_game(tmp_path: Path
     rng = random.Random(2024)  # the plan of kills is the same every run; where each lands is up to the machine
     expected: dict[int, str] = {}
     kills_mid_run = 0
-    with (tmp_path / "errors").open("w+") as errors_file:
+    errors_file = tmp_path / "errors"
+    with errors_file.open("a") as errors_out:
         writers = subprocess.Popen([sys.executable, str(forker), str(script), str(db), str(outputs)],
-                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors_file, text=True)
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors_out, text=True)
         assert writers.stdin is not None and writers.stdout is not None
         try:
             for round_number in range(100):
                 writers.stdin.write(f"{round_number}\n")
                 writers.stdin.flush()
                 word, pid = writers.stdout.readline().split()
-                assert word == "pid", (word, errors_file.read())
+                assert word == "pid", (word, errors_file.read_text())
                 output = outputs / str(round_number)
                 if round_number % 5 == 0:  # at once, or while opening (even creating) the file
                     time.sleep(rng.uniform(0.0, 0.01))
@@ -147,8 +148,7 @@ def test_killing_the_writer_at_any_moment_loses_no_committed_game(tmp_path: Path
                     time.sleep(rng.uniform(0.0, 0.005))
                 os.kill(int(pid), signal.SIGKILL)
                 word, status = writers.stdout.readline().split()
-                errors_file.seek(0)
-                errors = errors_file.read()
+                errors = errors_file.read_text()
                 assert (word, int(status)) == ("status", -signal.SIGKILL), (word, status, errors)
                 assert "Traceback" not in errors, errors
                 games = committed(output.read_text() if output.exists() else "")
