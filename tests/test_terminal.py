@@ -584,7 +584,7 @@ def test_history_replay_and_reset(env: dict[str, str]) -> None:
     assert [m for m in re.findall(r"^Move (\d): ([XO]) (\w\d)$", replay.stdout, re.M)] == [
         ("1", "X", "a1"), ("2", "O", "a2"), ("3", "X", "b1"), ("4", "O", "b2"), ("5", "X", "c1")]
     assert " 1  *X*|*X*|*X*" in replay.stdout
-    assert replay.stdout.endswith("X wins along the top row a1–c1: Ann won.\n")
+    assert replay.stdout.endswith("Ann (X) wins along the top row a1–c1.\n")
     # step by step: Enter for the next move, q to stop
     stepped = run(env, "replay", "2", stdin=b"\n\nq\n")
     assert stepped.returncode == 0 and stepped.stdout.count("[Enter] next move, q to stop: ") == 3

@@ -117,7 +117,7 @@ def test_names_are_shown_escaped_and_cut_to_their_column(db: Path) -> None:
     assert re.search(r"^  表{11}… +0 +1 +0$", scores, re.M), scores  # wide characters take two columns each
     assert re.search(r"^ *2  .*  \\u202eBob +表{7}… +X won +a1 b1 a2 b2 a3$", history, re.M), history
     assert re.search(r"^ *1  .*  \\x1b\[31mEvil +Bartholomew-Max… +X won", history, re.M), history
-    assert outputs["replay 1 --all"].stdout.endswith(": \\x1b[31mEvil won.\n")
+    assert outputs["replay 1 --all"].stdout.endswith("\\x1b[31mEvil (X) wins along the left column a1–a3.\n")
 
 
 # the top ten ----------------------------------------------------------------------------

@@ -16,7 +16,7 @@ import unicodedata
 
 from noughts.errors import NoughtsError
 from noughts.terminal.console import _QUIT, _TOO_LONG, _YES, EXIT_INTERRUPTED, _Input, use_colour
-from noughts.text import board_diagram, describe_line
+from noughts.text import board_diagram, result_sentence
 
 TYPE_CHECKING = False  # typing costs milliseconds at import; mypy still reads the block
 if TYPE_CHECKING:
@@ -150,12 +150,9 @@ def replay(game_id: int, *, db: str | None = None, step: bool = True, stdin: IO[
         say("\nInterrupted.")
         return EXIT_INTERRUPTED
     final = positions[-1]
-    if final.winner is not None and final.winning_line is not None:
+    if final.is_over:  # the sentence every front end says at the end of a game
         who = stored.x if final.winner == "X" else stored.o
-        say(f"{final.winner} wins along {describe_line(final, final.winning_line, dash)}: "
-            f"{show_name(who.name, 40)} won.")
-    elif final.is_draw:
-        say("A draw: the board is full and nobody has a line.")
+        say(result_sentence(final, show_name(who.name, 40), dash=dash))
     return 0
 
 
