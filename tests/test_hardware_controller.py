@@ -89,6 +89,15 @@ def play_against(panel: PanelController, out: Out, cells: list[int], t: float = 
     return t
 
 
+def lcd_lines_over(panel: PanelController, out: Out, t: float, seconds: float = 12.0) -> set[str]:
+    """The second LCD line's texts as the panel takes turns showing them for ``seconds``."""
+    lines = set()
+    for step in range(int(seconds / 2)):
+        panel.tick(t + step * 2.0)
+        lines.add(out.lcd[1])
+    return lines
+
+
 def test_the_start_up_flash_is_the_seeds_sequence() -> None:
     panel, out = make(flash=True)
     panel.start(0.0)
@@ -263,11 +272,7 @@ def test_a_match_ends_after_its_games_and_the_next_reset_starts_another() -> Non
     press(panel, "reset", t + 1)
     t = play_against(panel, out, [1, 8, 7, 4], t + 2)
     assert panel.match_over
-    lines = set()
-    for step in range(6):
-        panel.tick(t + step * 2.0)
-        lines.add(out.lcd[1])
-    assert lines == {"Press reset...", "You:2 Me:0 Tie:0", "You win match!"}
+    assert lcd_lines_over(panel, out, t) == {"Press reset...", "You:2 Me:0 Tie:0", "You win match!"}
     press(panel, "reset", t + 20)
     assert panel.tally.games == 0 and out.lcd[1] == "You:0 Me:0 Tie:0"
 
@@ -412,11 +417,7 @@ def test_a_match_is_best_of_its_games() -> None:
     press(panel, "reset", t + 1)
     t = play_against(panel, out, [1, 8, 7, 4], t + 2)
     assert panel.match_over and panel.tally == Tally(2, 0, 0)  # two of three: decided, the third is not played
-    lines = set()
-    for step in range(6):
-        panel.tick(t + step * 2.0)
-        lines.add(out.lcd[1])
-    assert lines == {"Press reset...", "You:2 Me:0 Tie:0", "You win match!"}
+    assert lcd_lines_over(panel, out, t) == {"Press reset...", "You:2 Me:0 Tie:0", "You win match!"}
     press(panel, "reset", t + 20)
     assert panel.tally.games == 0 and not panel.match_over and out.lcd[1] == "You:0 Me:0 Tie:0"
 

@@ -8,6 +8,7 @@ never skip, without them.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import re
@@ -589,14 +590,9 @@ class Screen(io.StringIO):
         return True
 
 
-def type_into_sim(keys: list[tuple[float, bytes]], stdout: io.StringIO, thinking: float = 0.4,
-                  say: str = "") -> str:
-    """Run the sim in run_terminal with ``keys`` typed after the given pauses; what it drew."""
-    sim = SimPanel(load_config(build="mega"))
-    if say:
-        sim.say(say)
-    panel = PanelController(sim.board, PanelSettings(flash=False, thinking_seconds=thinking, opponent="parsons"))
-    loop = PanelLoop(panel, sim.board)
+@contextlib.contextmanager
+def typed(keys: list[tuple[float, bytes]]) -> Iterator[io.TextIOWrapper]:
+    """A stdin on which ``keys`` arrive after the given pauses, as a person would type them."""
     read_end, write_end = os.pipe()
 
     def typist() -> None:
@@ -607,11 +603,25 @@ def type_into_sim(keys: list[tuple[float, bytes]], stdout: io.StringIO, thinking
     thread = threading.Thread(target=typist)
     thread.start()
     try:
-        with open(read_end) as typed:
-            run_terminal(sim, loop, stdin=typed, stdout=stdout)
+        with open(read_end) as stdin:
+            yield stdin
     finally:
         thread.join()
         os.close(write_end)
+
+
+def type_into_sim(keys: list[tuple[float, bytes]], stdout: io.StringIO, thinking: float = 0.4,
+                  say: str = "") -> str:
+    """Run the sim in run_terminal with ``keys`` typed after the given pauses; what it drew."""
+    sim = SimPanel(load_config(build="mega"))
+    if say:
+        sim.say(say)
+    panel = PanelController(sim.board, PanelSettings(flash=False, thinking_seconds=thinking, opponent="parsons"))
+    loop = PanelLoop(panel, sim.board)
+    try:
+        with typed(keys) as stdin:
+            run_terminal(sim, loop, stdin=stdin, stdout=stdout)
+    finally:
         sim.close()
         gpiozero.Device.pin_factory = None
     return stdout.getvalue()
@@ -758,23 +768,12 @@ def test_noughts_panel_sim_plays_and_keeps_the_game_in_the_scores(tmp_path: Path
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
     from noughts.store import open_store
 
-    read_end, write_end = os.pipe()
     keys = [(0.3, b"1"), (0.5, b"8"), (0.5, b"7"), (0.5, b"4"), (0.4, b"q")]  # a win against parsons
-
-    def typist() -> None:
-        for pause, key in keys:
-            time.sleep(pause)
-            os.write(write_end, key)
-
-    thread = threading.Thread(target=typist)
-    thread.start()
     db = tmp_path / "noughts.db"
-    with open(read_end) as typed:
-        monkeypatch.setattr("sys.stdin", typed)
+    with typed(keys) as stdin:
+        monkeypatch.setattr("sys.stdin", stdin)
         status = main(["--sim", "--no-flash", "--thinking", "0", "--opponent", "parsons", "--db", str(db),
                        "--config", os.devnull])
-    thread.join()
-    os.close(write_end)
     out = capsys.readouterr().out
     assert status == 0 and "│You win!!!      │" in out
     store = open_store(db)
