@@ -9,7 +9,7 @@ TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 
 .PHONY: play test bench lint clean system-packages
 
-# `play` installs only the front ends' extras (pygame-ce, the web server, the panel's libraries):
+# `play` installs only the front ends' extras (pygame-ce, the web server, the panel's and robot's libraries):
 # about 10 s the first time, nothing after. PLAY_ARGS passes options, e.g. make play PLAY_ARGS="--opponent hard".
 play: $(PLAY_READY)
 	@$(VENV)/bin/noughts play $(PLAY_ARGS)
@@ -45,11 +45,11 @@ $(VENV)/.created:
 
 $(PLAY_READY): pyproject.toml | $(VENV)/.created
 	@echo "Setting up noughts in $(VENV) (once)..."
-	@$(PY) -m pip install --quiet --disable-pip-version-check -e '.[desktop,web,panel]'
+	@$(PY) -m pip install --quiet --disable-pip-version-check -e '.[desktop,web,panel,robot]'
 	@touch $@
 
 $(READY): pyproject.toml | $(VENV)/.created
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,desktop,web,panel]'
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,desktop,web,panel,robot]'
 	@touch $@ $(PLAY_READY)
 
 # OpenSpiel is a baseline only: without a wheel for this platform its rows print as n/a.
