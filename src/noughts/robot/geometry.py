@@ -94,7 +94,8 @@ class Sheet:
         """The reference markers' centres, clockwise from the top-left: half a margin outside the grid."""
         left, top, right, bottom = self.grid_box
         half = self.margin_mm / 2
-        return (left - half, top - half), (right + half, top - half), (right + half, bottom + half), (left - half, bottom + half)
+        return ((left - half, top - half), (right + half, top - half),
+                (right + half, bottom + half), (left - half, bottom + half))
 
 
 @dataclass(frozen=True)
