@@ -156,6 +156,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("panel", add_help=False,
                    help="the LED-and-button panel: a terminal simulator, a Raspberry Pi or an Arduino "
                         "(see 'noughts panel --help')")
+    sub.add_parser("robot", add_help=False,
+                   help="a pen robot draws the game on paper and reads your marks; simulated in this terminal "
+                        "without hardware (see 'noughts robot --help')")
 
     p = sub.add_parser("history", help="list the games played, newest first",
                        description="The stored games, newest first: number, when (local time), who played "
@@ -229,6 +232,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from noughts.hardware import main as panel_main
 
         return panel_main(arguments[1:])
+    if arguments[:1] == ["robot"]:
+        # The robot parses its own options and subcommands (paper, preview, sense); see docs/robot.md.
+        from noughts.robot.app import main as robot_main
+
+        return robot_main(arguments[1:])
     if arguments == ["engine"]:
         # Programs start the engine often and wait for it: skip building the parser.
         return _guarded(_cmd_engine, None)

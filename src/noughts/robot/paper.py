@@ -24,6 +24,8 @@ from noughts.robot.strokes import Stroke, grid_strokes, mark_strokes, marker_str
 
 __all__ = ["PEN_MM", "Ink", "Paper", "sheet_svg"]
 
+# The Braille cell's dots as (x, y) in bit order: a character shows 2 × 4 dots.
+_BRAILLE_DOTS = ((0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2), (0, 3), (1, 3))
 PEN_MM = 0.8  # a fine felt-tip's line width
 ROBOT_INK = "#1b1b1b"
 HUMAN_INK = "#22306e"  # a blue biro, so a picture tells whose stroke is whose
@@ -100,6 +102,32 @@ class Paper:
         finally:
             self.ink = saved
         return hits / total if total else 0.0
+
+    def text_picture(self, columns: int = 60) -> str:
+        """The paper drawn in Braille dots, ``columns`` characters wide (2 × 4 dots a character), for a
+        terminal: the ink is sampled along each stroke, so it takes as long as the ink is long."""
+        sheet = self.sheet
+        dots_x = columns * 2
+        scale = dots_x / sheet.width  # dots per mm
+        rows = math.ceil(sheet.height * scale / 4)
+        lit: set[tuple[int, int]] = set()
+        for ink in self.ink:
+            for (ax, ay), (bx, by) in zip(ink.points, ink.points[1:], strict=False):
+                steps = max(1, math.ceil(math.hypot(bx - ax, by - ay) * scale * 2))
+                for i in range(steps + 1):
+                    t = i / steps
+                    lit.add((int((ax + (bx - ax) * t) * scale), int((ay + (by - ay) * t) * scale)))
+        lines = []
+        for row in range(rows):
+            chars = []
+            for col in range(columns):
+                bits = 0
+                for bit, (dx, dy) in enumerate(_BRAILLE_DOTS):
+                    if (col * 2 + dx, row * 4 + dy) in lit:
+                        bits |= 1 << bit
+                chars.append(chr(0x2800 + bits))
+            lines.append("".join(chars).rstrip("\u2800") or "")
+        return "\n".join(line.replace("\u2800", " ") for line in lines)
 
     def svg(self, *, size_px: int | None = None, cell_labels: bool = False) -> str:
         """The sheet as SVG in millimetres (``size_px`` sets the pixel width instead)."""

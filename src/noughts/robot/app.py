@@ -1,0 +1,272 @@
+"""``noughts robot``: play on paper with a pen robot, draw the sheet, preview the pen's plan, read a photo.
+
+::
+
+    noughts robot [--backend sim|grbl|ebb|ev3] [--sense keyboard|camera|light] [--opponent …] [--first …]
+                  [--rows R --cols C --k K] [--marks shapes|dot] [--config FILE] [--svg FILE]
+    noughts robot paper [POSITION] [--rows R --cols C --k K] [--marks shapes|dot] --out FILE.svg|FILE.png
+    noughts robot preview [POSITION] [--move CELL] [--rows R --cols C --k K]
+    noughts robot sense PHOTO [--rows R --cols C] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TextIO
+
+from noughts.board import Board
+from noughts.errors import NoughtsError
+from noughts.match import FIRST_RULES, Match
+from noughts.robot.backend import CellReading, SheetReading
+from noughts.robot.backends.sim import SimRobot
+from noughts.robot.game import RobotGame
+from noughts.robot.geometry import Machine, RobotError, Sheet
+from noughts.robot.paper import Paper, sheet_svg
+from noughts.robot.strokes import MARK_STYLES, grid_strokes, mark_strokes, marker_strokes, plan_strokes
+
+__all__ = ["TerminalKeyboard", "build_parser", "main"]
+
+BACKENDS = ("sim", "grbl", "ebb", "ev3")
+SENSES = ("keyboard", "camera", "light")
+SEED_MENU = {"e": "easy", "m": "medium", "h": "hard"}  # the seed's three difficulties, its brick's three buttons
+
+
+def _board_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--rows", type=int, default=3, help="rows of the grid (default 3)")
+    parser.add_argument("--cols", type=int, default=3, help="columns of the grid (default 3)")
+    parser.add_argument("--k", type=int, help="marks in a row that win (default: the shorter side, at most 5)")
+    parser.add_argument("--marks", choices=MARK_STYLES, default="shapes",
+                        help="the robot's marks: real X and O shapes (default), or the seed's dot")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="noughts robot",
+        description="A pen robot draws the grid and its own X and O on paper, reads your marks and plays you. "
+                    "With --backend sim and --sense keyboard (the defaults) it needs no hardware: the paper "
+                    "is drawn in this terminal.",
+        epilog="Also: 'noughts robot paper', 'noughts robot preview', 'noughts robot sense' (each with --help). "
+               "docs/robot.md has the machines, the wiring and the configuration.")
+    parser.add_argument("--backend", choices=BACKENDS, default="sim", help="the pen robot (default: sim)")
+    parser.add_argument("--sense", choices=SENSES, default="keyboard",
+                        help="how the robot learns your move (default: keyboard, you type it)")
+    parser.add_argument("--opponent", help="the computer player (default: the seed's menu: easy, medium, hard)")
+    parser.add_argument("--first", metavar="WHO", default="alternate",
+                        help=f"who starts each game: {', '.join(FIRST_RULES)} (default: alternate)")
+    _board_options(parser)
+    parser.add_argument("--svg", metavar="FILE", help="write the paper as SVG to FILE after every move")
+    parser.add_argument("--seed", help="seed the computer's random choices, to replay a session")
+    parser.add_argument("--db", metavar="PATH",
+                        help="the scores and history database, as for 'noughts play' (default: $NOUGHTS_DB, else "
+                             "~/.local/share/noughts/noughts.db)")
+    parser.add_argument("--no-scores", action="store_true", help="record nothing: no scores, no history")
+    return parser
+
+
+def _paper_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="noughts robot paper",
+                                     description="The sheet as the robot draws it: markers, grid and the marks "
+                                                 "of POSITION in the robot's own strokes.")
+    parser.add_argument("position", nargs="?", help="a position such as X.O/.X./..O (default: the empty grid)")
+    _board_options(parser)
+    parser.add_argument("--out", required=True, metavar="FILE", help="FILE.svg (no extra needed) or FILE.png")
+    return parser
+
+
+def _preview_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="noughts robot preview",
+                                     description="The pen's whole plan for one step, without moving anything: "
+                                                 "its strokes in order, pen-up travel and the time it takes.")
+    parser.add_argument("position", nargs="?", help="the position before the step (default: a new game)")
+    parser.add_argument("--move", metavar="CELL",
+                        help="preview drawing the mark of this move (default: drawing the sheet)")
+    _board_options(parser)
+    return parser
+
+
+def _position(text: str | None, rows: int, cols: int, k: int | None) -> Board:
+    if text is None:
+        return Board(rows, cols, k)
+    board = Board.parse(text, k)
+    if (board.rows, board.cols) != (rows, cols) and (rows, cols) != (3, 3):
+        raise NoughtsError(f"the position is {board.rows}×{board.cols}, but --rows/--cols say {rows}×{cols}")
+    return board
+
+
+def _sheet_for(board: Board) -> Sheet:
+    return Machine.plotter().fit(board.rows, board.cols)
+
+
+def paper_main(argv: Sequence[str], out: TextIO) -> int:
+    args = _paper_parser().parse_args(argv)
+    board = _position(args.position, args.rows, args.cols, args.k)
+    sheet = _sheet_for(board)
+    svg = sheet_svg(sheet, [mark or "" for mark in board.cells], style=args.marks)
+    target = Path(args.out)
+    if target.suffix.lower() == ".svg":
+        target.write_text(svg + "\n", encoding="utf-8")
+    elif target.suffix.lower() == ".png":
+        raise RobotError("PNG output needs the robot extra's renderer, which is not wired in yet; write .svg")
+    else:
+        raise RobotError(f"--out takes a .svg or .png file, not {target.name!r}")
+    print(f"Wrote {target} ({sheet.width:g} × {sheet.height:g} mm).", file=out)
+    return 0
+
+
+def preview_main(argv: Sequence[str], out: TextIO) -> int:
+    args = _preview_parser().parse_args(argv)
+    board = _position(args.position, args.rows, args.cols, args.k)
+    sheet = _sheet_for(board)
+    machine = Machine.plotter()
+    if args.move is None:
+        what, strokes, start = "the sheet (markers and grid)", marker_strokes(sheet) + grid_strokes(sheet), (0.0, 0.0)
+    else:
+        cell = board.parse_cell(args.move)
+        board.play(cell)  # refuses an illegal move (or a finished game) with the reason
+        mark = board.turn or "X"
+        what, strokes = f"{mark} in {board.cell_name(cell)}", mark_strokes(sheet, cell, mark, args.marks)
+        start = (sheet.width, 0.0)  # the robot waits parked right of the sheet
+    plan = plan_strokes(strokes, machine, start, finish=start)
+    natural = plan_strokes(strokes, machine, start, ordered=False, finish=start)
+    print(f"Drawing {what} on a {sheet.width:g} × {sheet.height:g} mm sheet:", file=out)
+    for number, stroke in enumerate(plan.strokes, 1):
+        (x0, y0), (x1, y1) = stroke.start, stroke.end
+        print(f"  {number:3}. {stroke.kind:6} ({x0:6.1f}, {y0:6.1f}) → ({x1:6.1f}, {y1:6.1f})  "
+              f"{stroke.length:6.1f} mm, {len(stroke.points) - 1} segments", file=out)
+    print(plan.describe() + f" (pen-up travel in drawing order would be {natural.pen_up_mm:.0f} mm).", file=out)
+    return 0
+
+
+class TerminalKeyboard:
+    """The ``keyboard`` sense in a terminal: the human types the square they played at the prompt.
+
+    It is both the console (``show``, ``wait_for_human``) and the sensor (``read`` returns the typed
+    square as a certain reading). ``on_move`` lets the sim draw the human's mark on its paper.
+    """
+
+    def __init__(self, read_line: Callable[[str], str] = input, out: TextIO = sys.stdout,
+                 on_move: Callable[[int, str], None] | None = None) -> None:
+        self.read_line = read_line
+        self.out = out
+        self.on_move = on_move
+        self.typed: str | None = None
+
+    def show(self, text: str) -> None:
+        print(text, file=self.out, flush=True)
+
+    def wait_for_human(self, prompt: str) -> bool:
+        text = prompt.replace("then press", "then type the square (like b2 or 5) and Enter") \
+            if prompt.startswith("Your turn") else prompt.replace("press", "press Enter")
+        try:
+            typed = self.read_line(f"{text} (q stops) ").strip()
+        except (EOFError, KeyboardInterrupt):
+            print(file=self.out)
+            return False
+        if typed.lower() in ("q", "quit", "exit"):
+            return False
+        self.typed = typed
+        return True
+
+    def read(self, board: Board) -> SheetReading:
+        """The typed square as a reading: the human's mark there, everything else as known.
+        A square that cannot be played is asked for again here, as a typing mistake, not a misread."""
+        cells = [CellReading(mark or "", 1.0) for mark in board.cells]
+        typed, self.typed = self.typed, None
+        while True:
+            try:
+                cell = board.parse_cell(typed or "")
+                if board[cell] is not None:
+                    raise NoughtsError(f"{board.cell_name(cell)} is taken")
+                break
+            except NoughtsError as error:
+                if typed:
+                    self.show(str(error).rstrip(".") + ".")
+                if not self.wait_for_human("Which empty square did you play? Type it"):
+                    return SheetReading(tuple(cells))  # nothing new: the game asks again, and q stops there
+                typed, self.typed = self.typed, None
+        mark = board.turn or ""
+        cells[cell] = CellReading(mark, 1.0)
+        if self.on_move is not None:
+            self.on_move(cell, mark)
+        return SheetReading(tuple(cells))
+
+
+def _choose_opponent(console: TerminalKeyboard) -> str | None:
+    """The seed's menu: easy, medium or hard, the high scores, or quit."""
+    while True:
+        if not console.wait_for_human("Choose: e easy, m medium, h hard — then press"):
+            return None
+        choice = (console.typed or "").lower()[:1]
+        console.typed = None
+        if choice in SEED_MENU:
+            return SEED_MENU[choice]
+        console.show("Type e, m or h (or q to stop).")
+
+
+def play_main(argv: Sequence[str], out: TextIO, read_line: Callable[[str], str] = input) -> int:
+    args = build_parser().parse_args(argv)
+    if args.backend != "sim" or args.sense != "keyboard":
+        raise RobotError(f"--backend {args.backend} with --sense {args.sense} is not available in this build yet")
+    machine = Machine.plotter()
+    board = Board(args.rows, args.cols, args.k)
+    sheet = machine.fit(board.rows, board.cols)
+    paper = Paper(sheet)
+    console = TerminalKeyboard(read_line, out)
+
+    def show_paper(robot: SimRobot) -> None:
+        console.show(paper.text_picture())
+        if args.svg:
+            Path(args.svg).write_text(paper.svg() + "\n", encoding="utf-8")
+
+    robot = SimRobot(machine, paper, on_change=show_paper)
+
+    def human_ink(cell: int, mark: str) -> None:
+        paper.draw_strokes(mark_strokes(sheet, cell, mark), by="human")
+
+    console.on_move = human_ink
+    opponent = args.opponent or _choose_opponent(console)
+    if opponent is None:
+        return 0
+    store = None
+    if not args.no_scores:
+        from noughts.store import open_store
+
+        store = open_store(args.db)
+        for notice in store.notices:
+            console.show(notice)
+    try:
+        match = Match(opponent, first=args.first, rows=board.rows, cols=board.cols, k=board.k, seed=args.seed,
+                      store=store)
+        game = RobotGame(match, robot, console, console, sheet, style=args.marks)
+        while game.play_game():
+            paper.clear()
+            console.show(match.tally_text())
+    finally:
+        if store is not None:
+            store.close()
+    return 0
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    """``noughts robot …``; returns the exit status."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    stream = out or sys.stdout
+    commands: dict[str, Callable[[Sequence[str], TextIO], int]] = {
+        "paper": paper_main, "preview": preview_main, "sense": sense_main}
+    try:
+        if arguments[:1] and arguments[0] in commands:
+            return commands[arguments[0]](arguments[1:], stream)
+        return play_main(arguments, stream)
+    except NoughtsError as error:
+        print(f"noughts robot: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(file=sys.stderr)
+        return 130
+
+
+def sense_main(argv: Sequence[str], out: TextIO) -> int:
+    raise RobotError("reading photos needs the camera sensing, which is not wired in yet")

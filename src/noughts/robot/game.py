@@ -1,0 +1,178 @@
+"""The robot's game: a :class:`~noughts.match.Match` played on paper.
+
+The robot draws the sheet (markers and grid), waits for the human's signal (the touch sensor,
+Enter), reads the sheet, accepts the human's move only when exactly one new mark is seen for
+certain, draws its own reply, and records the finished game through the match. A misread never
+becomes a move: :func:`judge` turns every doubtful reading into a request to the human.
+
+>>> board = Board.parse("X../.O./...")
+>>> judge(SheetReading(cell_readings("X...O...X")), board, "X")
+8
+>>> judge(SheetReading(cell_readings("X...O..XX")), board, "X")
+'Too many moves: I see new marks in b3 and c3. Make one move at a time; press again once only one is new.'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from noughts.board import Board
+from noughts.match import Match
+from noughts.robot.backend import CellReading, PenRobot, RobotDisconnected, Sensor, SheetReading
+from noughts.robot.geometry import Point, RobotError, Sheet
+from noughts.robot.strokes import grid_strokes, mark_strokes, marker_strokes, plan_strokes
+
+__all__ = ["SURE", "Console", "RobotGame", "cell_readings", "judge"]
+
+SURE = 0.8  # below this confidence a cell's reading is a question for the human, not an answer
+
+
+class Console(Protocol):
+    """How the robot talks with the human: a terminal, or the EV3 brick's screen and buttons."""
+
+    def show(self, text: str) -> None:
+        """Tell the human something (a line on the terminal, the brick's screen)."""
+
+    def wait_for_human(self, prompt: str) -> bool:
+        """Show ``prompt`` and wait for the human's signal (Enter, the touch sensor); False to stop playing."""
+
+
+def _names(board: Board, cells: list[int]) -> str:
+    named = [board.cell_name(cell) for cell in cells]
+    return named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+
+
+def judge(reading: SheetReading, board: Board, mark: str, sure: float = SURE) -> int | str:
+    """The human's move in ``reading`` (a cell), or what to tell the human instead (a sentence).
+
+    ``board`` is what is known to be on the sheet and ``mark`` the human's (X or O). The answer is a
+    cell only when exactly one empty cell shows a new mark, surely, of the human's shape (or of
+    unknown shape, as the light sensor sees a shaded square), and nothing on a taken cell changed.
+    """
+    if not reading.found:
+        return f"I cannot see the sheet: {reading.message} Press again when it is in view."
+    cells = reading.cells
+    if len(cells) != board.size:
+        return f"I read {len(cells)} squares instead of {board.size}; press again to read the sheet again."
+    doubtful = [cell for cell in range(board.size) if board[cell] is None and cells[cell].confidence < sure]
+    if doubtful:
+        return (f"I am not sure what is in {_names(board, doubtful)}. Make your mark darker and clearer "
+                "(or the square cleaner), then press again.")
+    overdrawn = [cell for cell in range(board.size)
+                 if board[cell] and cells[cell].confidence >= sure and cells[cell].mark not in ("", "?", board[cell])]
+    if overdrawn:
+        return (f"There is a new mark on {_names(board, overdrawn)}, which is already taken. Play in an empty "
+                "square; press again when you have.")
+    new = [cell for cell in range(board.size) if board[cell] is None and cells[cell].mark]
+    if not new:
+        return f"I cannot see a new mark. Draw your {mark} in an empty square, dark and clear, then press again."
+    if len(new) > 1:
+        return (f"Too many moves: I see new marks in {_names(board, new)}. Make one move at a time; "
+                "press again once only one is new.")
+    seen = cells[new[0]].mark
+    if seen not in ("?", mark):
+        return f"The mark in {board.cell_name(new[0])} looks like an {seen}, but you play {mark}. Press again."
+    return new[0]
+
+
+@dataclass
+class RobotGame:
+    """Plays ``match`` with ``robot`` drawing and ``sensor`` reading, talking through ``console``.
+
+    ``reconnect`` (optional) makes a fresh robot after a lost connection; the game carries on
+    after re-reading the sheet. ``on_step`` is called after every move (the sim shows the paper).
+    """
+
+    match: Match
+    robot: PenRobot
+    sensor: Sensor
+    console: Console
+    sheet: Sheet
+    style: str = "shapes"
+    reconnect: Callable[[], PenRobot] | None = None
+    on_step: Callable[[RobotGame], None] | None = None
+
+    def __post_init__(self) -> None:
+        if self.match.two_people:
+            raise RobotError("the robot plays against a computer player; choose an opponent other than person")
+        self.pen: Point = (0.0, 0.0)
+
+    # drawing ---------------------------------------------------------------------------------
+    def _draw(self, strokes: list, what: str) -> None:  # type: ignore[type-arg]
+        plan = plan_strokes(strokes, self.robot.machine, self.pen)
+        for attempt in range(2):
+            try:
+                self.robot.draw(plan)
+                self.robot.park()
+                self.pen = (self.sheet.width, 0.0)
+                return
+            except RobotDisconnected as lost:
+                if self.reconnect is None or attempt:
+                    raise
+                self.console.show(f"Lost the robot while drawing {what} ({lost}); reconnecting…")
+                self.robot = self.reconnect()
+                self.robot.home()
+                self.pen = (0.0, 0.0)
+                self.console.show(f"Reconnected: drawing {what} again over what was drawn.")
+
+    def draw_sheet(self) -> None:
+        self.robot.home()
+        self.pen = (0.0, 0.0)
+        self._draw(marker_strokes(self.sheet) + grid_strokes(self.sheet), "the grid")
+
+    # turns -----------------------------------------------------------------------------------
+    def human_turn(self) -> bool:
+        """Wait for the human's move, read it, play it; False when the human stops."""
+        seat = self.match.seat_to_move
+        assert seat is not None
+        mark = self.match.mark_of(seat)
+        prompt = f"Your turn: draw your {mark} in an empty square, then press."
+        while True:
+            if not self.console.wait_for_human(prompt):
+                return False
+            board = self.match.board
+            verdict = judge(self.sensor.read(board), board, mark)
+            if isinstance(verdict, int):
+                self.match.play(verdict)
+                self.console.show(f"You played {board.cell_name(verdict)}.")
+                return True
+            prompt = verdict
+
+    def computer_turn(self) -> None:
+        job = self.match.computer_job()
+        assert job is not None
+        cell = job.run()
+        mark = self.match.mark_of(self.match.seat_to_move or 0)
+        name = self.match.board.cell_name(cell)
+        self._draw(mark_strokes(self.sheet, cell, mark, self.style), f"my {mark} in {name}")
+        self.match.apply(job, cell)
+        self.console.show(f"I played {name}.")
+
+    def play_game(self) -> bool:
+        """One whole game on a fresh sheet; False if the human stopped before the end."""
+        self.match.new_game()
+        if not self.console.wait_for_human("Put a fresh sheet on the robot, then press to start."):
+            self.match.abandon("You stopped")
+            return False
+        self.draw_sheet()
+        self.console.show(self.match.intro())
+        while not self.match.game_over:
+            if self.match.computer_to_move:
+                self.computer_turn()
+            elif not self.human_turn():
+                self.match.abandon("You stopped")
+                return False
+            if self.on_step is not None:
+                self.on_step(self)
+        self.console.show(self.match.result_sentence())
+        recorded = self.match.recorded_text()
+        if recorded:
+            self.console.show(recorded)
+        return True
+
+
+def cell_readings(marks: str) -> tuple[CellReading, ...]:
+    """Certain readings of ``marks`` (``X``, ``O``, ``?`` or ``.`` per cell), for sensors that know."""
+    return tuple(CellReading("" if mark == "." else mark, 1.0) for mark in marks)

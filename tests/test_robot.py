@@ -1,0 +1,344 @@
+"""The robot's core: sheet geometry, strokes and their order, the paper model, judging a reading,
+whole games on the sim backend, and the ``noughts robot`` commands."""
+
+from __future__ import annotations
+
+import io
+import re
+import random
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from noughts.board import Board
+from noughts.match import Match
+from noughts.robot.app import TerminalKeyboard, main
+from noughts.robot.backend import CellReading, SheetReading
+from noughts.robot.backends.sim import SimRobot
+from noughts.robot.game import RobotGame, cell_readings, judge
+from noughts.robot.geometry import MIN_CELL_MM, Machine, RobotError, Sheet, distance
+from noughts.robot.paper import Paper, sheet_svg
+from noughts.robot.strokes import (
+    Stroke,
+    grid_strokes,
+    mark_strokes,
+    marker_strokes,
+    order_strokes,
+    plan_strokes,
+    shade_strokes,
+)
+from noughts.store import open_store
+
+
+def reachable_3x3() -> list[Board]:
+    seen = {Board()}
+    stack = [Board()]
+    while stack:
+        board = stack.pop()
+        for cell in board.legal_moves:
+            child = board.play(cell)
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return sorted(seen, key=str)
+
+
+# geometry ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("travel", [(200.0, 200.0), (300.0, 150.0), (90.0, 90.0)])
+def test_every_board_up_to_9x9_fits_or_is_refused_with_the_reason(travel: tuple[float, float]) -> None:
+    machine = Machine.plotter(travel=travel)
+    for rows in range(1, 10):
+        for cols in range(1, 10):
+            try:
+                sheet = machine.fit(rows, cols)
+            except RobotError as error:
+                assert f"{rows}×{cols} sheet does not fit" in str(error)
+                assert (cols * MIN_CELL_MM + 30 > travel[0]) or (rows * MIN_CELL_MM + 30 > travel[1])
+                continue
+            assert MIN_CELL_MM <= sheet.cell_mm <= 30
+            strokes = marker_strokes(sheet) + grid_strokes(sheet)
+            strokes += [s for cell in range(rows * cols) for s in mark_strokes(sheet, cell, "XO"[cell % 2])]
+            for stroke in strokes:
+                for x, y in stroke.points:
+                    assert 0 <= x <= sheet.width and 0 <= y <= sheet.height
+                    machine.to_machine((x, y))  # inside the travel
+            for cell in range(rows * cols):
+                assert sheet.cell_at(sheet.cell_centre(cell)) == cell
+
+
+def test_a_point_outside_the_travel_is_refused_before_the_sim_draws_anything() -> None:
+    machine = Machine.plotter(travel=(100, 100))
+    robot = SimRobot(machine, Paper(Sheet(3, 3)))  # the default 120 mm sheet is too big for 100 mm
+    with pytest.raises(RobotError, match="outside the machine's travel of 100 × 100 mm"):
+        robot.draw(plan_strokes(grid_strokes(robot.paper.sheet), machine))
+    assert robot.paper.ink == []
+
+
+def test_machine_y_up_flips_the_sheet() -> None:
+    machine = Machine.plotter(travel=(200, 200), sheet_origin=(10, 190), y_down=False)
+    assert machine.to_machine((0, 0)) == (10, 190)
+    assert machine.to_machine((50, 100)) == (60, 90)
+
+
+# strokes and their order ---------------------------------------------------------------------
+def segments(strokes: list[Stroke]) -> list[tuple[tuple[float, float], tuple[float, float]]]:
+    """Every pen-down segment, direction ignored, sorted: what ends up on paper."""
+    found = []
+    for stroke in strokes:
+        for a, b in zip(stroke.points, stroke.points[1:], strict=False):
+            ra = (round(a[0], 6), round(a[1], 6))
+            rb = (round(b[0], 6), round(b[1], 6))
+            found.append((min(ra, rb), max(ra, rb)))
+    return sorted(found)
+
+
+def test_ordering_keeps_every_stroke_and_never_travels_further_than_the_natural_order() -> None:
+    rng = random.Random(11)
+    machine = Machine.plotter(travel=(300, 300))
+    for _ in range(40):
+        rows, cols = rng.randint(1, 6), rng.randint(1, 6)
+        sheet = machine.fit(rows, cols)
+        strokes = marker_strokes(sheet) + grid_strokes(sheet)
+        for cell in rng.sample(range(rows * cols), rng.randint(0, rows * cols)):
+            strokes += mark_strokes(sheet, cell, rng.choice("XO"), rng.choice(["shapes", "dot"]))
+        rng.shuffle(strokes)
+        ordered = order_strokes(strokes)
+        assert segments(ordered) == segments(strokes)
+        natural = plan_strokes(strokes, machine, ordered=False)
+        planned = plan_strokes(strokes, machine)
+        assert planned.pen_up_mm <= natural.pen_up_mm + 1e-9
+        assert planned.pen_down_mm == pytest.approx(natural.pen_down_mm)
+
+
+def test_two_opt_untangles_a_crossing_route() -> None:
+    # Nearest neighbour from the left takes a, then the near end of c, then b: a crossing 2-opt removes.
+    a = Stroke(((0.0, 0.0), (1.0, 0.0)), "grid")
+    b = Stroke(((10.0, 0.0), (11.0, 0.0)), "grid")
+    c = Stroke(((2.0, 5.0), (9.0, 5.0)), "grid")
+    route = order_strokes([a, b, c])
+    travel = sum(distance(p.end, q.start) for p, q in zip(route, route[1:], strict=False))
+    assert travel <= distance((1, 0), (2, 5)) + distance((9, 5), (10, 0)) + 1e-9
+
+
+def test_marks_have_the_shapes_the_issue_asks_for() -> None:
+    sheet = Sheet(3, 3)
+    x_strokes = mark_strokes(sheet, 4, "X")
+    assert len(x_strokes) == 2 and all(len(s.points) == 2 for s in x_strokes)
+    (o_stroke,) = mark_strokes(sheet, 4, "O")
+    assert o_stroke.circle is not None and o_stroke.start == o_stroke.end  # a closed ring
+    centre = sheet.cell_centre(4)
+    assert all(distance(p, centre) == pytest.approx(o_stroke.circle.radius) for p in o_stroke.points)
+    dot = mark_strokes(sheet, 4, "O", "dot")
+    assert all(distance(p, centre) <= 2 for s in dot for p in s.points)
+    with pytest.raises(RobotError, match="unknown mark style"):
+        mark_strokes(sheet, 4, "X", "star")
+
+
+# paper ---------------------------------------------------------------------------------------
+def test_darkness_tells_a_shaded_square_from_an_empty_one_and_the_svg_is_well_formed() -> None:
+    sheet = Sheet(3, 3)
+    paper = Paper(sheet)
+    paper.draw_strokes(marker_strokes(sheet) + grid_strokes(sheet))
+    paper.draw_strokes(shade_strokes(sheet, 0), by="human")
+    paper.draw_strokes(mark_strokes(sheet, 4, "X"), by="human")
+    assert paper.darkness(sheet.cell_centre(0), 4.0) > 0.5
+    assert paper.darkness(sheet.cell_centre(8), 4.0) == 0.0
+    assert 0 < paper.darkness(sheet.cell_centre(4), 4.0) < 0.5  # the crossing of an X, not a shaded square
+    root = ET.fromstring(paper.svg())
+    lines = root.findall("{http://www.w3.org/2000/svg}polyline")
+    assert len(lines) == len(paper.ink)
+    assert {line.get("data-by") for line in lines} == {"robot", "human"}
+
+
+def test_the_text_picture_shows_the_ink_where_it_is() -> None:
+    sheet = Sheet(3, 3)
+    paper = Paper(sheet)
+    assert paper.text_picture(30).strip() == ""
+    paper.draw(((0.0, 0.0), (sheet.width, 0.0)))  # along the top edge
+    first, *rest = paper.text_picture(30).split("\n")
+    assert len(first) == 30 and set(first) == {"⠉"}  # the top dot of both columns of every character
+    assert all(line.strip() == "" for line in rest)
+
+
+# judging what a sensor read --------------------------------------------------------------------
+def test_judge_over_every_3x3_position_accepts_exactly_one_sure_new_mark() -> None:
+    checked = 0
+    for board in reachable_3x3():
+        if board.is_over:
+            continue
+        mark = board.turn
+        assert mark is not None
+        known = "".join(m or "." for m in board.cells)
+        empty = board.legal_moves
+        for cell in empty:
+            seen = known[:cell] + mark + known[cell + 1:]
+            assert judge(SheetReading(cell_readings(seen)), board, mark) == cell
+            shaded = known[:cell] + "?" + known[cell + 1:]
+            assert judge(SheetReading(cell_readings(shaded)), board, mark) == cell
+            unsure = list(cell_readings(seen))
+            unsure[cell] = CellReading(mark, 0.6)
+            assert "not sure" in str(judge(SheetReading(tuple(unsure)), board, mark))
+            other = "O" if mark == "X" else "X"
+            wrong = known[:cell] + other + known[cell + 1:]
+            assert "looks like an" in str(judge(SheetReading(cell_readings(wrong)), board, mark))
+            checked += 1
+        assert "cannot see a new mark" in str(judge(SheetReading(cell_readings(known)), board, mark))
+        if len(empty) >= 2:
+            a, b = empty[:2]
+            two = list(known)
+            two[a] = two[b] = mark
+            assert "Too many moves" in str(judge(SheetReading(cell_readings("".join(two))), board, mark))
+        taken = [c for c in range(9) if board[c] is not None]
+        if taken:
+            over = list(known)
+            over[taken[0]] = "O" if board[taken[0]] == "X" else "X"
+            over[empty[0]] = mark
+            assert "already taken" in str(judge(SheetReading(cell_readings("".join(over))), board, mark))
+    assert checked == 16167  # every (position, empty cell) pair of the 4,520 unfinished positions
+
+
+def test_judge_explains_a_sheet_it_cannot_see() -> None:
+    lost = SheetReading((), found=False, message="no markers in view.")
+    assert judge(lost, Board(), "X") == "I cannot see the sheet: no markers in view. Press again when it is in view."
+
+
+# whole games ---------------------------------------------------------------------------------
+class ScriptedHuman:
+    """A human who plays legal moves at random, drawing them on the sim's paper; stops after ``games``."""
+
+    def __init__(self, rng: random.Random, games: int) -> None:
+        self.rng = rng
+        self.games = games
+        self.game: RobotGame | None = None
+        self.shown: list[str] = []
+        self.starts = 0
+
+    def show(self, text: str) -> None:
+        self.shown.append(text)
+
+    def wait_for_human(self, prompt: str) -> bool:
+        assert self.game is not None
+        if prompt.startswith("Put a fresh sheet"):
+            self.starts += 1
+            return self.starts <= self.games
+        board = self.game.match.board
+        cell = self.rng.choice(board.legal_moves)
+        mark = board.turn
+        assert mark is not None
+        self.game.robot.paper.draw_strokes(mark_strokes(self.game.sheet, cell, mark), by="human")  # type: ignore[attr-defined]
+        return True
+
+
+class PaperReader:
+    """A perfect sensor of the sim's paper: which cells hold robot or human ink (shape from the ink kind)."""
+
+    def __init__(self, paper: Paper) -> None:
+        self.paper = paper
+
+    def read(self, board: Board) -> SheetReading:
+        sheet = self.paper.sheet
+        marks = [""] * (sheet.rows * sheet.cols)
+        for ink in self.paper.ink:
+            if ink.kind in ("X", "O", "dot"):
+                cell = sheet.cell_at(ink.points[0])
+                if cell is not None and ink.kind != "dot":
+                    marks[cell] = ink.kind
+        return SheetReading(tuple(CellReading(m, 1.0) for m in marks))
+
+
+@pytest.mark.parametrize("opponent", ["easy", "medium", "hard", "perfect"])
+def test_whole_games_on_the_sim_at_every_difficulty_are_recorded_once(opponent: str, tmp_path: Path) -> None:
+    store = open_store(tmp_path / "scores.db")
+    machine = Machine.plotter()
+    sheet = machine.fit(3, 3)
+    paper = Paper(sheet)
+    robot = SimRobot(machine, paper)
+    human = ScriptedHuman(random.Random(opponent), games=4)
+    match = Match(opponent, first="alternate", seed=opponent, store=store)
+    game = RobotGame(match, robot, PaperReader(paper), human, sheet)
+    human.game = game
+    finished = 0
+    while game.play_game():
+        finished += 1
+        robot_cells = {sheet.cell_at(ink.points[0]) for ink in paper.ink if ink.by == "robot" and ink.kind in "XO"}
+        robot_mark = match.mark_of(1)
+        assert robot_cells == {c for c in range(9) if match.board[c] == robot_mark}
+        paper.clear()
+    assert finished == 4
+    assert store.count_games() == 4
+    tally = store.scores()
+    against = tally.opponents[opponent]
+    assert against.wins + against.losses + against.draws == 4
+    if opponent in ("hard", "perfect"):
+        assert tally.opponents[opponent].wins == 0  # the person never beats a perfect player
+    store.close()
+
+
+def test_the_robot_refuses_two_people() -> None:
+    sheet = Sheet(3, 3)
+    paper = Paper(sheet)
+    with pytest.raises(RobotError, match="computer player"):
+        RobotGame(Match("person"), SimRobot(Machine.plotter(), paper), PaperReader(paper),
+                  ScriptedHuman(random.Random(0), 1), sheet)
+
+
+# the commands --------------------------------------------------------------------------------
+def run(argv: list[str], typed: list[str] | None = None) -> tuple[int, str]:
+    out = io.StringIO()
+    lines = iter(typed or [])
+
+    def read_line(prompt: str) -> str:
+        out.write(prompt)
+        return next(lines)  # StopIteration would be a test bug; EOF is tested on its own
+
+    from noughts.robot import app
+
+    if typed is None:
+        return main(argv, out), out.getvalue()
+    return app.play_main(argv, out, read_line), out.getvalue()
+
+
+def test_noughts_robot_plays_a_game_in_the_terminal_and_keeps_it(tmp_path: Path) -> None:
+    db = tmp_path / "scores.db"
+    typed = ["h", "", "b2", "zz", "b2", "a1", "c3", "a3", "c1", "", "q"]
+    code, shown = run(["--db", str(db), "--seed", "3", "--first", "me"], typed)
+    assert code == 0
+    assert "You are X and move first; Hard is O." in shown
+    assert "'zz' is not a cell" in shown and "b2 is taken." in shown
+    assert "⣿" in shown  # the paper, drawn in Braille
+    store = open_store(db)
+    assert "Hard (O) wins along the bottom row a3–c3. You lose." in shown
+    assert "You: 0 · Hard: 1 · draws: 0" in shown
+    assert store.count_games() == 1  # the second game was stopped before a move: not counted
+    store.close()
+
+
+def test_end_of_input_stops_cleanly() -> None:
+    console = TerminalKeyboard(read_line=lambda prompt: (_ for _ in ()).throw(EOFError()), out=io.StringIO())
+    assert console.wait_for_human("Your turn: then press") is False
+
+
+def test_paper_writes_an_svg_of_a_position_and_refuses_other_files(tmp_path: Path) -> None:
+    target = tmp_path / "sheet.svg"
+    code, shown = run(["paper", "X.O/.X./..O", "--out", str(target)])
+    assert code == 0 and "Wrote" in shown
+    root = ET.fromstring(target.read_text(encoding="utf-8"))
+    assert len(root.findall("{http://www.w3.org/2000/svg}polyline")) == 5 + 4 + 2 * 2 + 2  # markers, grid, 2 X, 2 O
+    assert main(["paper", "--out", str(tmp_path / "sheet.txt")], io.StringIO()) == 2
+    assert main(["paper", "X.O/.X./XXO", "--out", str(target)], io.StringIO()) == 2  # impossible position
+
+
+def test_preview_prints_the_plan_and_compares_it_with_the_natural_order() -> None:
+    code, shown = run(["preview"])
+    assert code == 0
+    assert "Drawing the sheet (markers and grid)" in shown
+    assert shown.count(" marker ") == 5 and shown.count(" grid ") == 4
+    code, shown = run(["preview", "X../.O./...", "--move", "c3"])
+    assert code == 0 and "X in c3" in shown and len(re.findall(r"\d\. X ", shown)) == 2
+    assert main(["preview", "X../.O./...", "--move", "a1"], io.StringIO()) == 2  # taken
+
+
+def test_the_sheet_svg_has_the_robot_marks_of_a_position() -> None:
+    svg = sheet_svg(Sheet(3, 3), ["X", "", "O"])
+    assert svg.count("<polyline") == 5 + 4 + 2 + 1
