@@ -4,8 +4,9 @@ whole games on the sim backend, and the ``noughts robot`` commands."""
 from __future__ import annotations
 
 import io
-import re
+import itertools
 import random
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -86,7 +87,7 @@ def segments(strokes: list[Stroke]) -> list[tuple[tuple[float, float], tuple[flo
     """Every pen-down segment, direction ignored, sorted: what ends up on paper."""
     found = []
     for stroke in strokes:
-        for a, b in zip(stroke.points, stroke.points[1:], strict=False):
+        for a, b in itertools.pairwise(stroke.points):
             ra = (round(a[0], 6), round(a[1], 6))
             rb = (round(b[0], 6), round(b[1], 6))
             found.append((min(ra, rb), max(ra, rb)))
@@ -117,7 +118,7 @@ def test_two_opt_untangles_a_crossing_route() -> None:
     b = Stroke(((10.0, 0.0), (11.0, 0.0)), "grid")
     c = Stroke(((2.0, 5.0), (9.0, 5.0)), "grid")
     route = order_strokes([a, b, c])
-    travel = sum(distance(p.end, q.start) for p, q in zip(route, route[1:], strict=False))
+    travel = sum(distance(p.end, q.start) for p, q in itertools.pairwise(route))
     assert travel <= distance((1, 0), (2, 5)) + distance((9, 5), (10, 0)) + 1e-9
 
 

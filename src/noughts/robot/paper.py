@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from xml.sax.saxutils import escape
 
 from noughts.robot.geometry import Point, Sheet
@@ -75,7 +76,7 @@ class Paper:
         """Whether any ink covers ``point``."""
         for ink in self.ink:
             reach = ink.width / 2
-            for a, b in zip(ink.points, ink.points[1:], strict=False):
+            for a, b in pairwise(ink.points):
                 if _segment_distance(point, a, b) <= reach:
                     return True
         return False
@@ -112,7 +113,7 @@ class Paper:
         rows = math.ceil(sheet.height * scale / 4)
         lit: set[tuple[int, int]] = set()
         for ink in self.ink:
-            for (ax, ay), (bx, by) in zip(ink.points, ink.points[1:], strict=False):
+            for (ax, ay), (bx, by) in pairwise(ink.points):
                 steps = max(1, math.ceil(math.hypot(bx - ax, by - ay) * scale * 2))
                 for i in range(steps + 1):
                     t = i / steps

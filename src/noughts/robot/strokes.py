@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from noughts.robot.geometry import Machine, Point, RobotError, Sheet, distance
 
@@ -62,7 +63,7 @@ class Stroke:
 
     @property
     def length(self) -> float:
-        return sum(distance(a, b) for a, b in zip(self.points, self.points[1:], strict=False))
+        return sum(distance(a, b) for a, b in pairwise(self.points))
 
     def reversed(self) -> Stroke:
         return Stroke(self.points[::-1], self.kind, self.circle)
