@@ -343,3 +343,22 @@ def test_preview_prints_the_plan_and_compares_it_with_the_natural_order() -> Non
 def test_the_sheet_svg_has_the_robot_marks_of_a_position() -> None:
     svg = sheet_svg(Sheet(3, 3), ["X", "", "O"])
     assert svg.count("<polyline") == 5 + 4 + 2 + 1
+
+
+def test_a_stopped_game_is_kept_and_resumed_and_a_damaged_keep_file_is_a_message(tmp_path: Path) -> None:
+    keep = tmp_path / "robot-game.json"
+    db = tmp_path / "scores.db"
+    code, shown = run(["--db", str(db), "--keep", str(keep), "--seed", "3", "--first", "me", "--opponent", "hard"],
+                      ["", "b2", "q"])
+    assert code == 0 and "The game is kept: 'noughts robot --resume'" in shown
+    assert keep.exists()
+    code, shown = run(["--db", str(db), "--keep", str(keep), "--resume"], ["a1", "c1", "q"])
+    assert code == 0 and "Carrying on: You are X and move first; Hard is O." in shown
+    assert "You played a1." in shown and "Hard (O) wins" in shown
+    assert not keep.exists()  # the finished game is in the store, not kept
+    store = open_store(db)
+    assert store.count_games() == 1 and store.games()[0].record.startswith("b2")
+    store.close()
+    assert main(["--keep", str(keep), "--resume", "--no-scores"], io.StringIO()) == 2  # nothing to resume
+    keep.write_text("{not json", encoding="utf-8")
+    assert main(["--keep", str(keep), "--resume", "--no-scores"], io.StringIO()) == 2

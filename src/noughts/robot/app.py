@@ -22,7 +22,7 @@ from noughts.errors import NoughtsError
 from noughts.match import FIRST_RULES, Match
 from noughts.robot.backend import CellReading, SheetReading
 from noughts.robot.backends.sim import SimRobot
-from noughts.robot.game import RobotGame
+from noughts.robot.game import RobotGame, load_kept
 from noughts.robot.geometry import Machine, RobotError, Sheet
 from noughts.robot.paper import Paper, sheet_svg
 from noughts.robot.strokes import MARK_STYLES, grid_strokes, mark_strokes, marker_strokes, plan_strokes
@@ -63,6 +63,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the scores and history database, as for 'noughts play' (default: $NOUGHTS_DB, else "
                              "~/.local/share/noughts/noughts.db)")
     parser.add_argument("--no-scores", action="store_true", help="record nothing: no scores, no history")
+    parser.add_argument("--resume", action="store_true",
+                        help="carry on the game kept when the robot last stopped (Ctrl-C, q, a lost robot)")
+    parser.add_argument("--keep", metavar="FILE",
+                        help="where the game in play is kept after every move (default: robot-game.json beside "
+                             "the default database)")
     return parser
 
 
@@ -206,30 +211,20 @@ def _choose_opponent(console: TerminalKeyboard) -> str | None:
         console.show("Type e, m or h (or q to stop).")
 
 
+def _keep_path(args: argparse.Namespace) -> Path:
+    if args.keep:
+        return Path(args.keep).expanduser()
+    from noughts.store.sqlite import default_path
+
+    return default_path().with_name("robot-game.json")
+
+
 def play_main(argv: Sequence[str], out: TextIO, read_line: Callable[[str], str] = input) -> int:
     args = build_parser().parse_args(argv)
     if args.backend != "sim" or args.sense != "keyboard":
         raise RobotError(f"--backend {args.backend} with --sense {args.sense} is not available in this build yet")
-    machine = Machine.plotter()
-    board = Board(args.rows, args.cols, args.k)
-    sheet = machine.fit(board.rows, board.cols)
-    paper = Paper(sheet)
+    keep = _keep_path(args)
     console = TerminalKeyboard(read_line, out)
-
-    def show_paper(robot: SimRobot) -> None:
-        console.show(paper.text_picture())
-        if args.svg:
-            Path(args.svg).write_text(paper.svg() + "\n", encoding="utf-8")
-
-    robot = SimRobot(machine, paper, on_change=show_paper)
-
-    def human_ink(cell: int, mark: str) -> None:
-        paper.draw_strokes(mark_strokes(sheet, cell, mark), by="human")
-
-    console.on_move = human_ink
-    opponent = args.opponent or _choose_opponent(console)
-    if opponent is None:
-        return 0
     store = None
     if not args.no_scores:
         from noughts.store import open_store
@@ -238,12 +233,54 @@ def play_main(argv: Sequence[str], out: TextIO, read_line: Callable[[str], str] 
         for notice in store.notices:
             console.show(notice)
     try:
-        match = Match(opponent, first=args.first, rows=board.rows, cols=board.cols, k=board.k, seed=args.seed,
-                      store=store)
-        game = RobotGame(match, robot, console, console, sheet, style=args.marks)
-        while game.play_game():
-            paper.clear()
-            console.show(match.tally_text())
+        kept = load_kept(keep, store) if args.resume else None
+        if args.resume and kept is None:
+            raise RobotError(f"there is no unfinished robot game kept in {keep}")
+        if kept is not None:
+            match, settings = kept
+            board = match.start
+            style = settings["style"] if settings["style"] in MARK_STYLES else "shapes"
+        else:
+            board = Board(args.rows, args.cols, args.k)
+            style = args.marks
+        machine = Machine.plotter()
+        sheet = machine.fit(board.rows, board.cols)
+        paper = Paper(sheet)
+
+        def show_paper(robot: SimRobot) -> None:
+            console.show(paper.text_picture())
+            if args.svg:
+                Path(args.svg).write_text(paper.svg() + "\n", encoding="utf-8")
+
+        console.on_move = lambda cell, mark: paper.draw_strokes(mark_strokes(sheet, cell, mark), by="human")
+        robot = SimRobot(machine, paper, on_change=show_paper)
+        if kept is None:
+            opponent = args.opponent or _choose_opponent(console)
+            if opponent is None:
+                return 0
+            match = Match(opponent, first=args.first, rows=board.rows, cols=board.cols, k=board.k,
+                          seed=args.seed, store=store)
+        game = RobotGame(match, robot, console, console, sheet, style=style, keep=keep)
+        resume = kept is not None
+        if resume:  # the sim's sheet is gone with the last process: put back what was on it
+            paper.draw_strokes(marker_strokes(sheet) + grid_strokes(sheet))
+            for cell, mark in enumerate(match.board.cells):
+                if mark is not None:
+                    by = "human" if match.seats[match.seat_of(mark)].is_person else "robot"
+                    paper.draw_strokes(mark_strokes(sheet, cell, mark, style if by == "robot" else "shapes"), by=by)
+            console.show(f"Carrying on: {match.intro()}")
+            show_paper(robot)
+        try:
+            while game.play_game(resume=resume):
+                resume = False
+                paper.clear()
+                console.show(match.tally_text())
+        except KeyboardInterrupt:
+            robot.stop()
+            raise
+        finally:
+            if match.game is not None and not match.game_over and not match.abandoned:
+                console.show(f"The game is kept: 'noughts robot --resume' carries on with it ({keep}).")
     finally:
         if store is not None:
             store.close()

@@ -14,17 +14,21 @@ becomes a move: :func:`judge` turns every doubtful reading into a request to the
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from pathlib import Path
+from typing import Any, Protocol
 
 from noughts.board import Board
-from noughts.match import Match
+from noughts.errors import NoughtsError
+from noughts.match import GameKeeper, Match
 from noughts.robot.backend import CellReading, PenRobot, RobotDisconnected, Sensor, SheetReading
 from noughts.robot.geometry import Point, RobotError, Sheet
 from noughts.robot.strokes import grid_strokes, mark_strokes, marker_strokes, plan_strokes
 
-__all__ = ["SURE", "Console", "RobotGame", "cell_readings", "judge"]
+__all__ = ["SURE", "Console", "RobotGame", "cell_readings", "judge", "load_kept"]
 
 SURE = 0.8  # below this confidence a cell's reading is a question for the human, not an answer
 
@@ -83,6 +87,8 @@ class RobotGame:
 
     ``reconnect`` (optional) makes a fresh robot after a lost connection; the game carries on
     after re-reading the sheet. ``on_step`` is called after every move (the sim shows the paper).
+    ``keep`` is a file where the game in play is written after every move, so a stop (Ctrl-C, a
+    crash, a robot gone for good) loses nothing: :func:`load_kept` brings it back.
     """
 
     match: Match
@@ -93,6 +99,7 @@ class RobotGame:
     style: str = "shapes"
     reconnect: Callable[[], PenRobot] | None = None
     on_step: Callable[[RobotGame], None] | None = None
+    keep: Path | None = None
 
     def __post_init__(self) -> None:
         if self.match.two_people:
@@ -150,20 +157,23 @@ class RobotGame:
         self.match.apply(job, cell)
         self.console.show(f"I played {name}.")
 
-    def play_game(self) -> bool:
-        """One whole game on a fresh sheet; False if the human stopped before the end."""
-        self.match.new_game()
-        if not self.console.wait_for_human("Put a fresh sheet on the robot, then press to start."):
-            self.match.abandon("You stopped")
-            return False
-        self.draw_sheet()
-        self.console.show(self.match.intro())
+    def play_game(self, *, resume: bool = False) -> bool:
+        """One whole game on a fresh sheet (``resume``: carry on the match's game in play on the
+        sheet already there); False if the human stopped before the end (the game is kept)."""
+        if not resume:
+            self.match.new_game()
+            if not self.console.wait_for_human("Put a fresh sheet on the robot, then press to start."):
+                self.match.abandon("You stopped")
+                return False
+            self.draw_sheet()
+            self.console.show(self.match.intro())
+        self._keep()
         while not self.match.game_over:
             if self.match.computer_to_move:
                 self.computer_turn()
             elif not self.human_turn():
-                self.match.abandon("You stopped")
                 return False
+            self._keep()
             if self.on_step is not None:
                 self.on_step(self)
         self.console.show(self.match.result_sentence())
@@ -171,6 +181,41 @@ class RobotGame:
         if recorded:
             self.console.show(recorded)
         return True
+
+    def _keep(self) -> None:
+        """Write the game in play to ``keep`` (atomically: a crash mid-write leaves the last one), or
+        remove the file once the game is over."""
+        if self.keep is None:
+            return
+        if self.match.game_over:
+            self.keep.unlink(missing_ok=True)
+            return
+        state = {"match": self.match.to_dict(), "style": self.style,
+                 "sheet": {"rows": self.sheet.rows, "cols": self.sheet.cols, "cell_mm": self.sheet.cell_mm}}
+        self.keep.parent.mkdir(parents=True, exist_ok=True)
+        partial = self.keep.with_name(self.keep.name + ".partial")
+        partial.write_text(json.dumps(state), encoding="utf-8")
+        os.replace(partial, self.keep)
+
+
+def load_kept(path: Path, store: GameKeeper | None = None) -> tuple[Match, dict[str, Any]] | None:
+    """The match kept in ``path`` by a robot game that stopped, and its drawing settings (``style``,
+    ``sheet``); None when there is none. A damaged file raises NoughtsError with the reason."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise NoughtsError(f"cannot read the kept robot game {path}: {error.strerror or error}") from None
+    try:
+        state = json.loads(text)
+        match = Match.from_dict(state["match"], store)
+        settings = {"style": str(state["style"]), "sheet": dict(state["sheet"])}
+    except (ValueError, KeyError, TypeError) as error:
+        raise NoughtsError(f"the kept robot game {path} is damaged ({error}); delete it to start afresh") from None
+    if match.game is None or match.game_over:
+        return None
+    return match, settings
 
 
 def cell_readings(marks: str) -> tuple[CellReading, ...]:
