@@ -8,11 +8,11 @@ from pathlib import Path
 import noughts
 
 PACKAGE = Path(noughts.__file__).parent
-FRONT_ENDS = ("noughts.terminal", "noughts.desktop", "noughts.web", "noughts.hardware")
+FRONT_ENDS = ("noughts.terminal", "noughts.desktop", "noughts.web", "noughts.hardware", "noughts.robot")
 CORE = ("noughts.board", "noughts.game", "noughts.match", "noughts.text", "noughts.solver", "noughts.players",
         "noughts.store", "noughts.errors", "noughts.svg")
 OPTIONAL = ("pygame", "starlette", "uvicorn", "websockets", "gpiozero", "serial", "RPLCD", "smbus2", "cv2", "numpy",
-            "redis", "psycopg", "playwright")
+            "redis", "psycopg", "playwright", "plotink", "ev3dev2", "pygcode", "PIL")
 
 
 def module_name(path: Path) -> str:
