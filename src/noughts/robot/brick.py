@@ -89,7 +89,7 @@ class BrickConsole:
         self.brick.show(self.last)
 
     def wait_for_human(self, prompt: str) -> bool:
-        self.brick.show(screen_lines(prompt.replace("press", "press the touch sensor")) + ["", "(up button: stop)"])
+        self.brick.show([*screen_lines(prompt.replace("press", "press the touch sensor")), "", "(up button: stop)"])
         while not self.brick.touch_pressed():
             if "up" in self.brick.buttons():
                 _released(self.brick, self.sleep)
