@@ -129,4 +129,5 @@ def high_score_lines(run: int, high: dict[str, int]) -> list[str]:
     >>> high_score_lines(2, {"easy": 1, "medium": 2, "hard": 0})
     ['Easy High Score: 1', 'Medium High Score: 2', 'Hard High Score: 0', 'Current Score: 2']
     """
-    return [f"{name.capitalize()} High Score: {high.get(name, 0)}" for name in MENU.values()] + [f"Current Score: {run}"]
+    lines = [f"{name.capitalize()} High Score: {high.get(name, 0)}" for name in MENU.values()]
+    return [*lines, f"Current Score: {run}"]
