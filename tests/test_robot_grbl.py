@@ -8,6 +8,7 @@ pyserial and pygcode are required (``pip install 'noughts[robot,dev]'``): these 
 
 from __future__ import annotations
 
+import itertools
 import math
 import sys
 from collections.abc import Iterator, Sequence
@@ -23,7 +24,7 @@ except ImportError as missing:  # pragma: no cover
     pytest.fail(f"the GRBL tests need pyserial, pygcode and numpy ({missing}): pip install 'noughts[robot,dev]'",
                 pytrace=False)
 
-from noughts.robot import Machine, Paper, PenPlan, RobotError, Sheet, Stroke, plan_strokes
+from noughts.robot import Machine, Paper, PenPlan, RobotError, Sheet, plan_strokes
 from noughts.robot.backend import PenRobot, RobotDisconnected
 from noughts.robot.backends.grbl import GrblPen, GrblRobot, gcode_program
 from noughts.robot.backends.sim import SimRobot
@@ -83,16 +84,17 @@ def _samples(lines: Sequence[Sequence[Point]], step: float = 1.0) -> np.ndarray:
     points: list[Point] = []
     for line in lines:
         points.append(line[0])
-        for a, b in zip(line, line[1:], strict=False):
+        for a, b in itertools.pairwise(line):
             count = max(1, math.ceil(math.dist(a, b) / step))
-            points += [(a[0] + (b[0] - a[0]) * k / count, a[1] + (b[1] - a[1]) * k / count) for k in range(1, count + 1)]
+            points += [(a[0] + (b[0] - a[0]) * k / count, a[1] + (b[1] - a[1]) * k / count)
+                       for k in range(1, count + 1)]
     return np.array(points)
 
 
 def _farthest(points: np.ndarray, lines: Sequence[Sequence[Point]]) -> float:
     """How far the point farthest from every segment of ``lines`` lies from them."""
     segments = [(a, b if b != a else (a[0] + 1e-9, a[1])) for line in lines
-                for a, b in (zip(line, line[1:], strict=False) if len(line) > 1 else [(line[0], line[0])])]
+                for a, b in (itertools.pairwise(line) if len(line) > 1 else [(line[0], line[0])])]
     start = np.array([a for a, _ in segments])
     span = np.array([b for _, b in segments]) - start
     worst = 0.0
@@ -170,8 +172,10 @@ def pygcode_ink(lines: Sequence[str], machine: Machine, lift: str) -> list[list[
 
 
 # --- whole drawings over both transports -----------------------------------------------------------
-WHOLE: dict[str, dict[str, Any]] = {"pty": {"lift": "servo", "arcs": False, "homing": False},  # a servo pen, Os as polylines, no switches
-         "socket": {"lift": "z", "arcs": True, "homing": True}}  # a Z pen, Os as G2/G3 arcs, $H
+WHOLE: dict[str, dict[str, Any]] = {
+    "pty": {"lift": "servo", "arcs": False, "homing": False},  # a servo pen, Os as polylines, no limit switches
+    "socket": {"lift": "z", "arcs": True, "homing": True},  # a Z pen, Os as G2/G3 arcs, $H
+}
 
 
 @pytest.fixture(scope="module", params=sorted(WHOLE))
@@ -251,6 +255,10 @@ def test_errors_and_alarms_come_back_in_words(rigs: list[Rig], fault: str, words
         made.robot.draw(one_o(made.machine))
     assert not made.sim.pen_down and made.sim.state in ("Idle", "Alarm")
     assert made.robot.connected
+    made.robot.home()  # $X after the alarm (this machine has no switches), and on with the game
+    plan = one_o(made.machine, cell=2)
+    made.robot.draw(plan)
+    assert made.sim.state == "Idle" and made.sim.position[:2] == made.machine.to_machine(plan.finish)
 
 
 def test_garbage_from_the_device_is_ignored(rigs: list[Rig]) -> None:
@@ -302,7 +310,7 @@ def test_stop_mid_draw_resets_grbl_and_lifts_the_pen(rigs: list[Rig], lift: str)
     assert made.sim.alarm == 3 and not made.sim.pen_down
     assert made.sim.locked == (lift == "servo")  # a Z pen is unlocked only to lift it
     assert made.robot.needs_home and "ALARM:3" in made.robot.needs_home
-    with pytest.raises(RobotError, match="reset while moving; the position may be lost.*home the robot first"):
+    with pytest.raises(RobotError, match=r"reset while moving; the position may be lost.*home the robot first"):
         made.robot.draw(one_o(made.machine))
     made.robot.home()
     made.robot.draw(one_o(made.machine, cell=2))

@@ -24,7 +24,9 @@ G4 P0.15
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import itertools
 import re
 import threading
 import time
@@ -55,7 +57,8 @@ ERRORS = {  # our own short words for GRBL 1.1's documented error codes
     22: "no feed rate set", 23: "a command that needs a whole number", 24: "two commands that both need axis words",
     25: "a word repeated in one line", 26: "a command without the axis words it needs",
     27: "an invalid line number", 28: "a command without the value it needs", 29: "an unsupported work system",
-    30: "G53 outside G0 and G1", 31: "axis words with nothing to use them", 32: "an arc without an end point in its plane",
+    30: "G53 outside G0 and G1", 31: "axis words with nothing to use them",
+    32: "an arc without an end point in its plane",
     33: "a move to an invalid target (such as an arc whose end is not on its circle)", 34: "an invalid arc radius",
     35: "an arc without its centre offset (I, J)", 36: "value words with nothing to use them",
     37: "a tool offset on the wrong axis", 38: "a tool number above the maximum",
@@ -85,7 +88,8 @@ class GrblPen:
         if self.lift not in ("servo", "z"):
             raise RobotError(f"the pen is lifted by a servo or by Z, not {self.lift!r}")
         if self.lift == "z" and not self.z_down < 0 <= self.z_up:
-            raise RobotError(f"a Z pen goes down below Z 0 and up at or above it, not {self.z_down:g} and {self.z_up:g}")
+            raise RobotError(f"a Z pen goes down below Z 0 and up at or above it, "
+                             f"not {self.z_down:g} and {self.z_up:g}")
 
     def down(self) -> str:
         return f"M3 S{self.down_s}" if self.lift == "servo" else f"G0 Z{_number(self.z_down)}"
@@ -115,7 +119,7 @@ def gcode_program(plan: PenPlan, machine: Machine, pen: GrblPen = GrblPen()) -> 
         if machine.arcs and stroke.circle is not None:
             program.append(_circle(stroke, points, machine) + feed)
         else:
-            moves = [point for before, point in zip(points, points[1:], strict=False) if _xy(point) != _xy(before)]
+            moves = [point for before, point in itertools.pairwise(points) if _xy(point) != _xy(before)]
             program += [f"G1 {_xy(point)}" + (feed if i == 0 else "") for i, point in enumerate(moves)]
         program += [pen.up(), dwell]
     if plan.strokes and plan.finish != plan.strokes[-1].end:
@@ -130,7 +134,7 @@ def _circle(stroke: Stroke, points: list[Point], machine: Machine) -> str:
     for x, y in ((cx - radius, cy), (cx + radius, cy), (cx, cy - radius), (cx, cy + radius)):
         machine.to_machine((x, y))  # the arc's extremes, which the polyline may cut inside
     centre = machine.to_machine(stroke.circle.centre)
-    area = sum(a[0] * b[1] - b[0] * a[1] for a, b in zip(points, points[1:], strict=False))
+    area = sum(a[0] * b[1] - b[0] * a[1] for a, b in itertools.pairwise(points))
     start = points[0]
     return (f"{'G3' if area > 0 else 'G2'} {_xy(start)} "
             f"I{_number(centre[0] - start[0])} J{_number(centre[1] - start[1])}")
@@ -194,11 +198,6 @@ class GrblRobot:
         self._resets_owed = 0
         self._io(self._serial.reset_input_buffer)
         self._reset()
-        if not self.version.startswith("1.1"):
-            version = self.version
-            self.close()
-            raise RobotError(f"the controller on {self.port} runs Grbl {version}; noughts speaks GRBL 1.1 "
-                             "(its messages and error codes changed in 1.1): update its firmware")
 
     def home(self) -> None:
         with self._busy:
@@ -229,26 +228,26 @@ class GrblRobot:
         self._stop_asked.set()
         try:
             self._send_reset()
+            if self._busy.acquire(blocking=False):
+                try:
+                    self._recover()
+                finally:
+                    self._busy.release()
         except RobotDisconnected:
-            return
-        if self._busy.acquire(blocking=False):
-            try:
-                self._recover()
-            finally:
-                self._busy.release()
+            pass  # nothing left to stop; ``connected`` says so
 
     def close(self) -> None:
         serial, self._serial = self._serial, None
         if serial is not None:
-            try:
+            with contextlib.suppress(Exception):  # pyserial raises several kinds on a port already gone
                 serial.close()
-            except Exception:  # pyserial raises several kinds on a port already gone
-                pass
 
     # --- running lines ----------------------------------------------------------------------
     def _ensure_connected(self) -> None:
         if self._serial is None:
             self.connect()
+        elif self._resets_owed:
+            self._recover()  # stop() came after the last drawing had finished
 
     def _ensure_ready(self) -> None:
         self._ensure_connected()
@@ -258,7 +257,6 @@ class GrblRobot:
 
     def _run(self, lines: list[str], doing: str) -> None:
         """Stream ``lines`` (character counting) and wait until GRBL is idle; any failure leaves the pen up."""
-        self._stop_asked.clear()
         try:
             for number, line in enumerate(lines, 1):
                 size = len(line) + 1
@@ -356,6 +354,11 @@ class GrblRobot:
                     self._resets_owed -= 1
             elif line.startswith("ALARM:"):
                 self._note_alarm(line)
+        if not self.version.startswith("1.1"):
+            version = self.version
+            self.close()
+            raise RobotError(f"the controller on {self.port} runs Grbl {version}; noughts speaks GRBL 1.1 "
+                             "(its messages and error codes changed in 1.1): update its firmware")
         self._write(b"?")
         self._poll_deadline = time.monotonic() + self.reply_seconds
         while self._poll_deadline is not None:

@@ -23,8 +23,9 @@ copied. The ``grbl`` backend is tested against it, and anyone can try that backe
   or the Z axis (down below Z 0). Pen-down moves land on a :class:`~noughts.robot.paper.Paper`;
 * faults for tests: ``faults={line_number: "garbage" | "drop" | "silence" | "error:N" | "alarm:N"}``.
 
-:func:`serve_pty` and :func:`serve_socket` put a simulator behind a pseudo-terminal or a TCP port,
-so pyserial reaches it by a device path or a ``socket://`` URL.
+:func:`~noughts.robot.sim.link.serve_pty` and :func:`~noughts.robot.sim.link.serve_socket` (here too)
+put a simulator behind a pseudo-terminal or a TCP port, so pyserial reaches it by a device path or a
+``socket://`` URL.
 
 >>> sim = GrblSimulator()
 >>> sim.feed(b"\\x18").split(b"\\r\\n")[1]
@@ -40,18 +41,14 @@ b'<Idle|MPos:10.000,0.000,0.000|FS:0,0>\\r\\n'
 from __future__ import annotations
 
 import math
-import os
 import re
-import select
-import socket
-import threading
-import tty
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from noughts.robot.geometry import Machine, Point, Sheet
 from noughts.robot.paper import Paper
+from noughts.robot.sim.link import SimulatorLink, serve_pty, serve_socket
 
 __all__ = ["PLANNER_BLOCKS", "RX_BUFFER_BYTES", "GrblSimulator", "SimulatorLink", "serve_pty", "serve_socket"]
 
@@ -389,6 +386,8 @@ class GrblSimulator:
 
     # --- G-code -----------------------------------------------------------------------------
     def _gcode(self, text: str) -> tuple[list[_Block], bool]:
+        """The planner blocks of a G-code line, and whether it runs in step with motion. The whole
+        line is checked before any of it takes effect, as GRBL does."""
         if not text:
             return [], False
         if self.locked:
@@ -397,65 +396,50 @@ class GrblSimulator:
         values = {letter: value for letter, value in words if letter in VALUE_LETTERS}
         if len(values) != sum(letter in VALUE_LETTERS for letter, _ in words):
             raise _Refusal(25)  # a word repeated
-        codes = {letter: _commands(letter, [v for c, v in words if c == letter]) for letter in "GM"}
-        if any(value < 0 for letter, value in values.items() if letter in "FSP"):
+        g, m = (_commands(letter, [value for word, value in words if word == letter]) for letter in "GM")
+        if any(values[letter] < 0 for letter in "FSP" if letter in values):
             raise _Refusal(4)
-        scale = 25.4 if (20 in codes["G"] or (self._inches and 21 not in codes["G"])) else 1.0
-        blocks: list[_Block] = []
-        if "F" in values:
-            self._feed = values["F"] * scale
-        was_on, _ = self._spindle
-        spindle = (bool(codes["M"] & {3, 4}) if codes["M"] & {3, 4, 5} else was_on, values.get("S", self._spindle[1]))
-        if spindle != self._spindle and (was_on or spindle[0]):  # a change the spindle (the pen) feels
-            blocks.append(_Block(self._planned, self._planned, 0.0, then=lambda: self._set_spindle(*spindle)))
-        self._spindle = spindle
-        if 4 in codes["G"]:
-            if "P" not in values:
-                raise _Refusal(28)
-            blocks.append(_Block(self._planned, self._planned, values["P"]))
-        elif "P" in values:
-            raise _Refusal(36)
-        self._inches = scale != 1.0
-        if codes["G"] & {90, 91}:
-            self._absolute = 90 in codes["G"]
-        motion = codes["G"] & {0, 1, 2, 3}
-        if motion:
-            self._motion = motion.pop()
-        axes = {letter: values[letter] * scale for letter in "XYZ" if letter in values}
-        offsets = {letter: values[letter] * scale for letter in "IJ" if letter in values}
-        if offsets and (not axes or self._motion not in (2, 3)):
-            raise _Refusal(36 if self._motion not in (2, 3) else 32)
         if "R" in values or "K" in values:
             raise _Refusal(20)  # radius arcs and other planes are not simulated
-        if axes:
-            blocks += self._motion_blocks(axes, offsets)
-        sync = any(block.then or not block.moves for block in blocks)
-        return blocks, sync
-
-    def _motion_blocks(self, axes: dict[str, float], offsets: dict[str, float]) -> list[_Block]:
+        if (4 in g) != ("P" in values):
+            raise _Refusal(28 if 4 in g else 36)
+        inches = 20 in g or (self._inches and 21 not in g)
+        scale = 25.4 if inches else 1.0
+        feed = values["F"] * scale if "F" in values else self._feed
+        absolute = 90 in g if g & {90, 91} else self._absolute
+        motion = next(iter(g & {0, 1, 2, 3}), self._motion)
+        spindle = (bool(m & {3, 4}) if m & {3, 4, 5} else self._spindle[0], values.get("S", self._spindle[1]))
+        axes = {letter: values[letter] * scale for letter in "XYZ" if letter in values}
+        offsets = {letter: values[letter] * scale for letter in "IJ" if letter in values}
+        if offsets and motion not in (2, 3):
+            raise _Refusal(36)
         start = self._planned
-        target = tuple(axes.get(letter, start[i] if self._absolute else 0.0) + (0.0 if self._absolute else start[i])
+        points: list[Vector] = []
+        if axes or offsets:
+            x, y, z = (axes.get(letter, start[i] if absolute else 0.0) + (0.0 if absolute else start[i])
                        for i, letter in enumerate("XYZ"))
-        end: Vector = (target[0], target[1], target[2])
-        if self._motion in (1, 2, 3) and self._feed <= 0:
-            raise _Refusal(22)
-        if self._motion in (2, 3):
-            if not offsets:
+            if motion and feed <= 0:
+                raise _Refusal(22)
+            if motion in (2, 3) and not offsets:
                 raise _Refusal(35)
-            if "X" not in axes and "Y" not in axes:
+            if motion in (2, 3) and not axes.keys() & {"X", "Y"}:
                 raise _Refusal(32)
-            points = self._arc(start, end, offsets.get("I", 0.0), offsets.get("J", 0.0), self._motion == 2)
-        else:
-            points = [end]
-        if self.settings[20] and any(not self._within_travel(point) for point in points):
-            raise _SoftLimit
+            points = self._arc(start, (x, y, z), offsets, motion == 2) if motion in (2, 3) else [(x, y, z)]
+            if self.settings[20] and not all(self._within_travel(point) for point in points):
+                raise _SoftLimit
+        self._inches, self._feed, self._absolute, self._motion = inches, feed, absolute, motion
         blocks = []
+        if spindle != self._spindle and (self._spindle[0] or spindle[0]):  # a change the spindle (the pen) feels
+            blocks.append(_Block(start, start, 0.0, then=lambda: self._set_spindle(*spindle)))
+        self._spindle = spindle
+        if 4 in g:
+            blocks.append(_Block(start, start, values["P"]))
         for point in points:
             seconds = self._seconds(self._planned, point)
-            if seconds > 0:
+            if seconds > 0:  # GRBL drops moves of no length
                 blocks.append(_Block(self._planned, point, seconds, math.dist(self._planned, point) / seconds * 60))
                 self._planned = point
-        return blocks
+        return blocks, any(block.then or not block.moves for block in blocks)
 
     def _seconds(self, start: Vector, end: Vector) -> float:
         """How long a move takes: at F (G1–G3) or flat out (G0), no axis faster than its $11x rate."""
@@ -468,8 +452,9 @@ class GrblSimulator:
     def _within_travel(self, point: Vector) -> bool:
         return all(-1e-6 <= point[axis] <= self.settings[130 + axis] + 1e-6 for axis in (0, 1))
 
-    def _arc(self, start: Vector, end: Vector, i: float, j: float, clockwise: bool) -> list[Vector]:
-        """The chords of an arc about ``start + (i, j)``, each within ``$12`` of the true curve."""
+    def _arc(self, start: Vector, end: Vector, offsets: dict[str, float], clockwise: bool) -> list[Vector]:
+        """The chords of an arc about ``start + (I, J)``, each within ``$12`` of the true curve."""
+        i, j = offsets.get("I", 0.0), offsets.get("J", 0.0)
         cx, cy = start[0] + i, start[1] + j
         radius = math.hypot(i, j)
         miss = abs(radius - math.hypot(end[0] - cx, end[1] - cy))
@@ -583,109 +568,3 @@ def _commands(letter: str, values: list[float]) -> set[int]:
             raise _Refusal(21)  # two commands of one modal group
         seen[group] = int(value)
     return set(seen.values())
-
-
-# --- transports -------------------------------------------------------------------------------
-class SimulatorLink:
-    """A simulator served by a thread at ``address`` (a device path or a pyserial URL). ``lock``
-    guards the simulator while the thread feeds it; :meth:`stop` ends the thread and closes the link."""
-
-    def __init__(self, simulator: GrblSimulator, address: str) -> None:
-        self.simulator = simulator
-        self.address = address
-        self.lock = threading.Lock()
-        simulator.take_output()  # the controller has been on a while: its power-up banner is long gone
-        self._wake_read, self._wake_write = socket.socketpair()
-        self._thread: threading.Thread | None = None
-
-    def _start(self, serve: Callable[[], None]) -> SimulatorLink:
-        self._thread = threading.Thread(target=serve, name=f"grbl-sim {self.address}", daemon=True)
-        self._thread.start()
-        return self
-
-    def _talk(self, data: bytes) -> tuple[bytes, bool]:
-        with self.lock:
-            return self.simulator.feed(data), self.simulator.dropped
-
-    def _wait(self, source: object) -> bool:
-        """Wait until ``source`` has something to read; False when the link is being stopped."""
-        ready, _, _ = select.select([source, self._wake_read], [], [])
-        return self._wake_read not in ready
-
-    def stop(self) -> None:
-        self._wake_write.send(b"x")
-        if self._thread is not None:
-            self._thread.join()
-        self._wake_read.close()
-        self._wake_write.close()
-
-    def __enter__(self) -> SimulatorLink:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
-
-
-def serve_pty(simulator: GrblSimulator) -> SimulatorLink:
-    """The simulator on a new pseudo-terminal; open ``link.address`` as a serial port. A "drop"
-    fault hangs the terminal up for good, as an unplugged USB adapter does."""
-    master, slave = os.openpty()
-    tty.setraw(slave)  # no echo or line editing: bytes pass as they are
-    link = SimulatorLink(simulator, os.ttyname(slave))
-
-    def serve() -> None:
-        try:  # the slave stays open here too, so the pty keeps its buffer while the host reopens it
-            reply, dropped = link._talk(b"")
-            while not dropped and _send(master, reply) and link._wait(master):
-                reply, dropped = link._talk(os.read(master, 4096))
-        except OSError:
-            pass
-        finally:
-            os.close(master)
-            os.close(slave)
-
-    return link._start(serve)
-
-
-def serve_socket(simulator: GrblSimulator) -> SimulatorLink:
-    """The simulator on a TCP port of 127.0.0.1, as a serial-to-network bridge (ser2net and the like)
-    serves a controller; open ``link.address`` (``socket://127.0.0.1:PORT``). It takes one client
-    at a time, and another after a "drop" fault or a client that leaves."""
-    server = socket.create_server(("127.0.0.1", 0))
-    link = SimulatorLink(simulator, f"socket://127.0.0.1:{server.getsockname()[1]}")
-
-    def serve_client(client: socket.socket) -> bool:
-        client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        with link.lock:
-            simulator.dropped = False
-        reply, dropped = link._talk(b"")
-        while not dropped:
-            client.sendall(reply)
-            if not link._wait(client):
-                return False
-            data = client.recv(4096)
-            if not data:
-                return True
-            if hasattr(socket, "TCP_QUICKACK"):  # answer the host's small writes at once (it does not turn Nagle off)
-                client.setsockopt(socket.IPPROTO_TCP, socket.TCP_QUICKACK, 1)
-            reply, dropped = link._talk(data)
-        return True
-
-    def serve() -> None:
-        with server:
-            while link._wait(server):
-                client, _ = server.accept()
-                with client:
-                    try:
-                        if not serve_client(client):
-                            return
-                    except OSError:
-                        pass  # the client went away; wait for the next one
-
-    return link._start(serve)
-
-
-def _send(fd: int, data: bytes) -> bool:
-    while data:
-        data = data[os.write(fd, data):]
-    return True
