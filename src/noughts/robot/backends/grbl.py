@@ -182,7 +182,7 @@ class GrblRobot:
         self._poll_deadline: float | None = None  # when the ? we are waiting on counts as unanswered
         self._resets_owed = 0  # Ctrl-X sent whose banner has not come back yet
         self._stop_asked = threading.Event()
-        self._writing = threading.Lock()
+        self._writing = threading.RLock()  # stop() may run in a signal handler while this thread writes
         self._busy = threading.Lock()
 
     @property
