@@ -117,8 +117,9 @@ def inks(paper: Paper) -> list[tuple[Point, ...]]:
 
 
 # --- an independent reading of the programs, by pygcode ---------------------------------------------
-def pygcode_ink(lines: Sequence[str], machine: Machine, lift: str) -> list[list[Point]]:
-    """The pen-down lines (sheet millimetres) of the G-code in ``lines``, interpreted with pygcode's parser."""
+def pygcode_ink(lines: Sequence[str], machine: Machine, lift: str) -> tuple[list[list[Point]], list[float]]:
+    """The pen-down lines (sheet millimetres) of the G-code in ``lines``, interpreted with pygcode's parser,
+    and where the machine ends (machine millimetres)."""
     x0, y0 = machine.sheet_origin
     position = [0.0, 0.0, 0.0]
     spindle, speed = False, 0.0
@@ -168,13 +169,14 @@ def pygcode_ink(lines: Sequence[str], machine: Machine, lift: str) -> list[list[
                     pen(pen_is_down())
             else:
                 assert word in ("G4", "G21", "G90") or word[0] in "FS", f"unexpected {word} in {text}"
-    return drawn
+    return drawn, position
 
 
 # --- whole drawings over both transports -----------------------------------------------------------
 WHOLE: dict[str, dict[str, Any]] = {
     "pty": {"lift": "servo", "arcs": False, "homing": False},  # a servo pen, Os as polylines, no limit switches
-    "socket": {"lift": "z", "arcs": True, "homing": True},  # a Z pen, Os as G2/G3 arcs, $H
+    "socket": {"lift": "z", "homing": True,  # a Z pen, Os as G2/G3 arcs, $H, and the machine's y up the sheet
+               "machine": Machine.plotter(sheet_origin=(20.0, 170.0), y_down=False, arcs=True)},
 }
 
 
@@ -217,7 +219,9 @@ def test_every_program_agrees_with_pygcode(whole: tuple[Rig, PenPlan, SimRobot])
     sent = made.sim.lines
     assert any(sent[i:i + len(program)] == program for i in range(len(sent)))  # the preview is what is streamed
     assert made.machine.arcs == any(line.startswith(("G2 ", "G3 ")) for line in sent)
-    assert_same_ink(inks(made.sim.paper), pygcode_ink(sent, made.machine, made.robot.pen.lift), tolerance=0.01)
+    drawn, finish = pygcode_ink(sent, made.machine, made.robot.pen.lift)
+    assert_same_ink(inks(made.sim.paper), drawn, tolerance=0.01)
+    assert finish == list(made.sim.position)
 
 
 # --- refusals, alarms and faults -------------------------------------------------------------------
@@ -336,10 +340,10 @@ def test_the_simulator_answers_as_grbl_documents() -> None:
     assert sim.take_output().endswith(b"[MSG:'$H'|'$X' to unlock]\r\n")  # homing enabled: locked at power-up
     assert sim.feed(b"G0 X5\n") == b"error:9\r\n"
     assert sim.feed(b"$X\n") == b"[MSG:Caution: Unlocked]\r\nok\r\n"
-    replies = [sim.feed(line + b"\n") for line in (b"X5", b"G1 X", b"G1 X5", b"G5 X1", b"G0 G1 X1", b"X1 X2",
-                                                   b"G2 X10 Y0 I1 J0 F100", b"$20=1")]
-    assert replies == [b"ok\r\n", b"error:2\r\n", b"error:22\r\n", b"error:20\r\n", b"error:21\r\n", b"error:25\r\n",
-                       b"error:33\r\n", b"error:8\r\n"]  # no $ command while moving
+    replies = [sim.feed(line + b"\n") for line in (b"X5 (a comment)", b"G1 X", b"G1 X5", b"G0 X5 *", b"G5 X1",
+                                                   b"G0 G1 X1", b"X1 X2", b"G2 X10 Y0 I1 J0 F100", b"$20=1")]
+    assert replies == [b"ok\r\n", b"error:2\r\n", b"error:22\r\n", b"error:1\r\n", b"error:20\r\n", b"error:21\r\n",
+                       b"error:25\r\n", b"error:33\r\n", b"error:8\r\n"]  # no $ command while moving
     sim.advance(1.0)
     assert [sim.feed(line + b"\n") for line in (b"$20=1", b"$99=1", b"$H")] == [b"ok\r\n", b"error:3\r\n", b""]
     assert sim.feed(b"?").startswith(b"<Home|")
