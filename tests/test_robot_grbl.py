@@ -291,9 +291,14 @@ def test_a_device_that_vanishes_mid_draw_is_a_lost_connection(rigs: list[Rig], t
 
 def test_a_device_that_falls_silent_is_a_lost_connection(rigs: list[Rig]) -> None:
     made = rig(rigs, faults={20: "silence"})
-    made.robot.reply_seconds = 0.3  # the only wall-clock wait here: how long silence takes to count
+
+    def fall_silent(line: str) -> None:
+        if len(made.sim.lines) == 20:  # the only wall-clock wait in these tests: how long silence takes to count
+            made.robot.reply_seconds = 0.2
+
+    made.sim.on_line = fall_silent
     made.robot.home()
-    with pytest.raises(RobotDisconnected, match=r"stopped answering \(nothing for 0.3 s\)"):
+    with pytest.raises(RobotDisconnected, match=r"stopped answering \(nothing for 0.2 s\)"):
         made.robot.draw(one_o(made.machine))
     assert not made.robot.connected
 

@@ -179,7 +179,7 @@ class GrblRobot:
         self._buffer = bytearray()
         self._in_flight: deque[tuple[str, int]] = deque()  # lines sent and not yet answered, with their size
         self._poll_due = 0.0
-        self._poll_deadline: float | None = None  # when the ? we are waiting on counts as unanswered
+        self._poll_sent: float | None = None  # when the ? still unanswered was sent
         self._resets_owed = 0  # Ctrl-X sent whose banner has not come back yet
         self._stop_asked = threading.Event()
         self._writing = threading.RLock()  # stop() may run in a signal handler while this thread writes
@@ -283,12 +283,13 @@ class GrblRobot:
     def _pump(self) -> None:
         """Read and handle one line from GRBL, asking for a status report when one is due."""
         now = time.monotonic()
-        if self._poll_deadline is None and now >= self._poll_due:
+        if self._poll_sent is None and now >= self._poll_due:
             self._write(b"?")
-            self._poll_deadline = now + self.reply_seconds
-        line = self._read_line(self._poll_deadline if self._poll_deadline is not None else self._poll_due)
+            self._poll_sent = now
+        wait_until = self._poll_due if self._poll_sent is None else self._poll_sent + self.reply_seconds
+        line = self._read_line(min(wait_until, now + 0.25))  # and look again: reply_seconds may have changed
         if line is None:
-            if self._poll_deadline is not None and time.monotonic() >= self._poll_deadline:
+            if self._poll_sent is not None and time.monotonic() >= self._poll_sent + self.reply_seconds:
                 self.close()
                 raise RobotDisconnected(f"GRBL on {self.port} stopped answering (nothing for {self.reply_seconds:g} s)")
             return
@@ -308,7 +309,7 @@ class GrblRobot:
             self.state = match[1]
             if match[2] is not None:
                 self.position = (float(match[2]), float(match[3]), float(match[4]))
-            self._poll_deadline, self._poll_due = None, time.monotonic() + self.poll_seconds
+            self._poll_sent, self._poll_due = None, time.monotonic() + self.poll_seconds
         elif line.startswith("ALARM:"):
             raise _Alarm(self._note_alarm(line))
         elif banner := BANNER.match(line):
@@ -360,9 +361,9 @@ class GrblRobot:
             raise RobotError(f"the controller on {self.port} runs Grbl {version}; noughts speaks GRBL 1.1 "
                              "(its messages and error codes changed in 1.1): update its firmware")
         self._write(b"?")
-        self._poll_deadline = time.monotonic() + self.reply_seconds
-        while self._poll_deadline is not None:
-            line = self._read_line(self._poll_deadline)
+        self._poll_sent = time.monotonic()
+        while self._poll_sent is not None:
+            line = self._read_line(self._poll_sent + self.reply_seconds)
             if line is None:
                 self.close()
                 raise RobotDisconnected(f"GRBL on {self.port} gave no status report after a reset")
