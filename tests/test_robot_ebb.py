@@ -182,9 +182,9 @@ def test_a_board_vanishing_mid_draw_is_a_disconnection(robot: EbbRobot, board: F
 
 
 def test_a_silent_board_is_a_disconnection_after_the_reply_timeout(board: FakeEbb) -> None:
-    with EbbRobot(board.port, AXIDRAW, reply_timeout=0.1) as robot:
+    with EbbRobot(board.port, AXIDRAW, reply_timeout=0.5) as robot:
         board.silent = True
-        with pytest.raises(RobotDisconnected, match=r"stopped answering .*within 0\.1 s"):
+        with pytest.raises(RobotDisconnected, match=r"stopped answering .*within 0\.5 s"):
             robot.home()
 
 

@@ -16,13 +16,12 @@ plotink logs a failed exchange instead of raising, so the port it is given is wa
 from __future__ import annotations
 
 import contextlib
-import functools
 import importlib
 import math
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -66,12 +65,13 @@ class PenLift:
 
     @staticmethod
     def servo_rate(percent: float) -> int:
-        """``SC,11``/``SC,12`` units: servo position change per 24 ms."""
+        """In ``SC,11``/``SC,12`` units: servo position change per 24 ms."""
         return max(1, round((SERVO_MAX - SERVO_MIN) * percent / 100 * 24 / SERVO_SWEEP_MS))
 
-    def move_ms(self, rate: float) -> float:
-        """How long the servo takes between the two heights at ``rate`` percent of full speed."""
-        return (self.up - self.down) / 100 * SERVO_SWEEP_MS / (rate / 100)
+    def delay_ms(self, down: bool, dwell: float) -> int:
+        """The pause after a pen change: the servo's travel between the heights, then ``dwell`` seconds."""
+        rate = self.lower_rate if down else self.raise_rate
+        return round((self.up - self.down) / 100 * SERVO_SWEEP_MS / (rate / 100) + dwell * 1000)
 
 
 class _Silence(OSError):
@@ -79,14 +79,16 @@ class _Silence(OSError):
 
 
 class _WatchedPort:
-    """The serial port as plotink sees it, keeping the lines it read and any failure."""
+    """The serial port as plotink sees it, keeping what was sent, the lines read and any failure."""
 
     def __init__(self, port: Any) -> None:
         self.port = port
+        self.sent = b""
         self.lines: list[bytes] = []
         self.failure: OSError | None = None
 
     def write(self, data: bytes) -> int:
+        self.sent = data
         try:
             return int(self.port.write(data))
         except OSError as error:  # pyserial's SerialException is an OSError
@@ -105,11 +107,16 @@ class _WatchedPort:
         self.lines.append(line)
         return line
 
+    def discard_input(self) -> None:
+        """Drop replies nobody waits for any more (left by an exchange cut short by Ctrl-C)."""
+        with contextlib.suppress(Exception):  # pyserial raises termios.error on a port that is gone
+            self.port.reset_input_buffer()
+
     def close(self) -> None:
         self.port.close()
 
 
-def _plotink() -> tuple[ModuleType, ModuleType]:
+def _import_plotink() -> tuple[ModuleType, ModuleType]:
     """plotink's serial and motion modules, imported only when a plotter is used."""
     try:
         return importlib.import_module("plotink.ebb_serial"), importlib.import_module("plotink.ebb_motion")
@@ -119,22 +126,19 @@ def _plotink() -> tuple[ModuleType, ModuleType]:
 
 class EbbRobot:
     """An EBB plotter on ``port`` (``/dev/ttyACM0``, ``COM3``…) with ``machine``'s travel and speeds,
-    drawing on ``sheet`` (parks beyond its right edge). ``reply_timeout`` is how long a silent board
-    is waited for before it counts as lost."""
+    drawing on ``sheet`` (it parks beyond its right edge). A board silent for ``reply_timeout``
+    seconds counts as lost."""
 
     def __init__(self, port: str, machine: Machine, sheet: Sheet | None = None, *, pen: PenLift | None = None,
                  reply_timeout: float = 3.0) -> None:
-        self.port = port
-        self.machine = machine
-        self.sheet = sheet or Sheet(3, 3)
-        self.pen = pen or PenLift()
-        self._serial, self._motion = _plotink()
+        self.port, self.machine, self.sheet, self.pen = port, machine, sheet or Sheet(3, 3), pen or PenLift()
+        self._serial, self._motion = _import_plotink()
         self._lock = threading.Lock()  # one exchange at a time: draw() on one thread, stop() on another
         self._stop_requested = threading.Event()
         self._halted = False
         self._steps = (0, 0)  # x and y in steps from home, as sent
         self._pen_is_down = True  # unknown until the first pen-up
-        raw = self._serial.testPort(port)
+        raw = self._serial.testPort(port)  # opens this very port and asks for "EBB…" (no USB scan)
         if raw is None:
             raise RobotError(f"no EiBotBoard answered on {port}: check the port name, that the plotter is plugged "
                              "in and switched on, and that no other program (such as Inkscape) is using it")
@@ -142,33 +146,34 @@ class EbbRobot:
         self._port: _WatchedPort | None = _WatchedPort(raw)
         try:
             self._check_firmware()
-            self._configure()
+            pen = self.pen
+            self._talk(self._motion.setPenUpPos, pen.servo_position(pen.up))
+            self._talk(self._motion.setPenDownPos, pen.servo_position(pen.down))
+            self._talk(self._motion.setPenUpRate, pen.servo_rate(pen.raise_rate))
+            self._talk(self._motion.setPenDownRate, pen.servo_rate(pen.lower_rate))
+            self._talk(self._motion.sendEnableMotors, 1)  # 16× microstepping; the carriage's place becomes home
+            self._set_pen(down=False, interruptible=False)
         except RobotError:
-            self._close_port()
+            self._serial.closePort(self._port)
             raise
-
-    # -- talking to the board ------------------------------------------------------------------
 
     @property
     def connected(self) -> bool:
         return self._port is not None and self._port.failure is None
 
-    def _talk(self, command: str, call: Callable[[Any], object], expect: tuple[str, ...] = (OK,)) -> list[str]:
-        """Run one plotink call that sends ``command`` and check the reply lines against ``expect``
-        (patterns); return the lines."""
+    def _talk(self, function: Callable[..., object], *args: object, expect: tuple[str, ...] = (OK,)) -> list[str]:
+        """Call plotink's ``function(port, *args)`` and check the reply lines against the patterns ``expect``."""
         port = self._port
         if port is None or port.failure is not None:
             raise RobotDisconnected(f"the plotter on {self.port} is not connected; reconnect it to carry on")
         port.lines = []
-        garbled = False
-        try:
-            call(port)
-        except (ValueError, IndexError):  # plotink decodes replies as ASCII and indexes them unchecked
-            garbled = True
+        with contextlib.suppress(ValueError):  # plotink decodes replies as ASCII unchecked; the lines tell
+            function(port, *args, verbose=False)
+        command = port.sent.decode("ascii", "replace").strip()
         lines = [line.decode("ascii", "replace").strip() for line in port.lines]
         if lines and lines[0].startswith("!"):
             if isinstance(port.failure, _Silence):
-                port.failure = None  # a query refused: 2.x firmware sends no OK after its error line
+                port.failure = None  # a refused query: 2.x firmware sends no OK after its error line
             raise RobotError(f"the EiBotBoard refused {command!r}: {lines[0]}")
         if isinstance(port.failure, _Silence):
             raise RobotDisconnected(f"the plotter on {self.port} stopped answering ({command!r}: "
@@ -176,56 +181,38 @@ class EbbRobot:
         if port.failure is not None:
             raise RobotDisconnected(f"the connection to the plotter on {self.port} was lost during {command!r} "
                                     f"({port.failure}); check its USB cable, then reconnect — the game is kept")
-        if garbled or len(lines) != len(expect) or not all(map(re.fullmatch, expect, lines)):
+        if len(lines) != len(expect) or not all(map(re.fullmatch, expect, lines)):
             heard = b"".join(port.lines)[:60]
             raise RobotError(f"the plotter on {self.port} answered {command!r} with {heard!r}, which is not what an "
                              "EiBotBoard says: check that this is the plotter's port and nothing else is using it")
         return lines
 
-    def _exchange(self, command: str, call: Callable[[Any], object], expect: tuple[str, ...] = (OK,), *,
-                  interruptible: bool = True) -> list[str]:
-        """:meth:`_talk` under the lock; an interruptible step halts instead once :meth:`stop` was asked."""
+    def _ask(self, query: str, *expect: str) -> list[str]:
+        return self._talk(self._serial.query, query + "\r", expect=expect)
+
+    def _run(self, function: Callable[..., object], *args: object, interruptible: bool = True) -> list[str]:
+        """:meth:`_talk` under the lock; a step that can be interrupted halts instead once :meth:`stop` was asked."""
         with self._lock:
             if interruptible and self._stop_requested.is_set():
                 self._halt()
                 raise RobotError("the robot was stopped before it finished; the pen is up (home it to go on)")
-            return self._talk(command, call, expect)
+            return self._talk(function, *args)
 
     def _check_firmware(self) -> None:
-        reply = self._talk("V", self._serial.queryVersion, (r"EBB.*",))[0]
+        reply = self._ask("V", r"EBB.*")[0]
         found = re.search(r"Firmware Version (\d+)\.(\d+)\.(\d+)", reply)
         if found is None:
             raise RobotError(f"the board on {self.port} did not give a firmware version ({reply!r})")
-        version = tuple(int(part) for part in found.groups())
-        if version < MIN_FIRMWARE:
+        if tuple(int(part) for part in found.groups()) < MIN_FIRMWARE:
             raise RobotError(f"the EiBotBoard on {self.port} runs firmware {'.'.join(found.groups())}; noughts needs "
                              f"{'.'.join(map(str, MIN_FIRMWARE))} or newer (for homing and status queries): update "
                              "it with the EBB firmware updater from the AxiDraw support pages")
 
-    def _configure(self) -> None:
-        m, pen = self._motion, self.pen
-        up, down = pen.servo_position(pen.up), pen.servo_position(pen.down)
-        raise_rate, lower_rate = pen.servo_rate(pen.raise_rate), pen.servo_rate(pen.lower_rate)
-        self._talk(f"SC,4,{up}", lambda p: m.setPenUpPos(p, up, verbose=False))
-        self._talk(f"SC,5,{down}", lambda p: m.setPenDownPos(p, down, verbose=False))
-        self._talk(f"SC,11,{raise_rate}", lambda p: m.setPenUpRate(p, raise_rate, verbose=False))
-        self._talk(f"SC,12,{lower_rate}", lambda p: m.setPenDownRate(p, lower_rate, verbose=False))
-        self._talk("EM,1,1", lambda p: m.sendEnableMotors(p, 1, verbose=False))  # 16×; here becomes home
-        self._pen_up(interruptible=False)
-
-    # -- motion --------------------------------------------------------------------------------
-
-    def _pen_up(self, *, interruptible: bool = True) -> None:
-        if self._pen_is_down:
-            delay = round(self.pen.move_ms(self.pen.raise_rate) + self.machine.pen_dwell * 1000)
-            self._exchange(f"SP,1,{delay}", lambda p: self._motion.sendPenUp(p, delay, verbose=False),
-                           interruptible=interruptible)
-            self._pen_is_down = False
-
-    def _pen_down(self) -> None:
-        delay = round(self.pen.move_ms(self.pen.lower_rate) + self.machine.pen_dwell * 1000)
-        self._exchange(f"SP,0,{delay}", lambda p: self._motion.sendPenDown(p, delay, verbose=False))
-        self._pen_is_down = True
+    def _set_pen(self, *, down: bool, interruptible: bool = True) -> None:
+        if down != self._pen_is_down:
+            send = self._motion.sendPenDown if down else self._motion.sendPenUp
+            self._run(send, self.pen.delay_ms(down, self.machine.pen_dwell), interruptible=interruptible)
+            self._pen_is_down = down
 
     def _to_steps(self, point: Point) -> tuple[int, int]:
         """A sheet point as x and y steps from home (refused outside the travel)."""
@@ -233,30 +220,21 @@ class EbbRobot:
         return round(x * STEPS_PER_MM), round(y * STEPS_PER_MM)
 
     def _move(self, target: tuple[int, int], speed: float) -> None:
-        """A straight move at ``speed`` mm/s, in pieces of at most ``PIECE_MS``, each within the
-        EBB's step rates."""
+        """A straight move at ``speed`` mm/s in pieces of at most ``PIECE_MS``, each within the EBB's step rates."""
         (a0, b0), (a1, b1) = self._steps, target
-        millis = math.hypot(a1 - a0, b1 - b0) / STEPS_PER_MM / speed * 1000
-        pieces = max(1, math.ceil(millis / PIECE_MS))
+        pieces = max(1, math.ceil(math.hypot(a1 - a0, b1 - b0) / STEPS_PER_MM / speed * 1000 / PIECE_MS))
         for i in range(1, pieces + 1):
             here = (a0 + round((a1 - a0) * i / pieces), b0 + round((b1 - b0) * i / pieces))
             a, b = here[0] - self._steps[0], here[1] - self._steps[1]
-            if a == b == 0:
-                continue
-            fastest_motor = max(abs(a + b), abs(a - b))
-            duration = max(1, round(math.hypot(a, b) / STEPS_PER_MM / speed * 1000),
-                           math.ceil(fastest_motor * 1000 / MAX_STEP_RATE))
-            self._exchange(f"XM,{duration},{a},{b}", functools.partial(self._motion.doABMove, delta_a=a, delta_b=b,
-                                                                       duration=duration, verbose=False))
-            self._steps = here
+            if a or b:
+                duration = max(1, round(math.hypot(a, b) / STEPS_PER_MM / speed * 1000),
+                               math.ceil(max(abs(a + b), abs(a - b)) * 1000 / MAX_STEP_RATE))
+                self._run(self._motion.doABMove, a, b, duration)  # XM: motor 1 turns a + b, motor 2 a − b
+                self._steps = here
 
-    def _wait_until_idle(self) -> None:
-        """Wait while the board still runs queued moves (its reply to a move comes when it is queued)."""
-        while True:
-            status = self._exchange("QG", lambda p: self._serial.query(p, "QG\r", False), (r"[0-9A-Fa-f]{2}",))
-            if not int(status[0], 16) & 0b1111:  # command executing, motor 1 or 2 moving, queue not empty
-                return
-            time.sleep(POLL_SECONDS)
+    def _read_steps(self) -> tuple[int, int]:
+        motor1, motor2 = (int(part) for part in self._ask("QS", r"-?\d+,-?\d+", OK)[0].split(","))
+        return (motor1 + motor2) // 2, (motor1 - motor2) // 2
 
     def _halt(self) -> None:
         """Emergency stop, pen up and where it stopped, with the lock held. Each step is tried even if
@@ -264,27 +242,30 @@ class EbbRobot:
         if self._halted:
             return
         self._halted = True
-        delay = round(self.pen.move_ms(self.pen.raise_rate) + self.machine.pen_dwell * 1000)
+        if self._port is not None and self._port.failure is None:
+            self._port.discard_input()
         with contextlib.suppress(RobotError):
-            self._talk("ES", lambda p: self._serial.query(p, "ES\r", False), (r"\d(,\d+)*", OK))
+            self._ask("ES", r"\d(,\d+)*", OK)
         with contextlib.suppress(RobotError):
-            self._talk(f"SP,1,{delay}", lambda p: self._motion.sendPenUp(p, delay, verbose=False))
+            self._talk(self._motion.sendPenUp, self.pen.delay_ms(False, self.machine.pen_dwell))
             self._pen_is_down = False
         with contextlib.suppress(RobotError):
             self._steps = self._read_steps()
 
-    def _read_steps(self) -> tuple[int, int]:
-        reply = self._talk("QS", lambda p: self._serial.query(p, "QS\r", False), (r"-?\d+,-?\d+", OK))[0]
-        motor1, motor2 = (int(part) for part in reply.split(","))
-        return (motor1 + motor2) // 2, (motor1 - motor2) // 2  # motor 1 turns with x + y, motor 2 with x − y
-
-    def _guarded(self, steps: Callable[[], None]) -> None:
-        """Run motion ``steps``; after an error the board still hears, halt it (pen up) before raising."""
-        if self._halted and not self._stop_requested.is_set():
+    @contextlib.contextmanager
+    def _moving(self) -> Iterator[None]:
+        """Around motion: wait for the board to finish it; after an error the board can still hear,
+        halt it (pen up) before raising."""
+        if not self._stop_requested.is_set():
             self._halted = False
         try:
-            steps()
-            self._wait_until_idle()
+            yield
+            while True:  # the board answers a move when it is queued, not when it is done
+                with self._lock:
+                    status = int(self._ask("QG", r"[0-9A-Fa-f]{2}")[0], 16)
+                if not status & 0b1111:  # command executing, motor 1 or 2 moving, queue not empty
+                    break
+                time.sleep(POLL_SECONDS)
         except RobotDisconnected:
             raise
         except RobotError:
@@ -292,41 +273,33 @@ class EbbRobot:
                 self._halt()
             raise
 
-    # -- the PenRobot interface ----------------------------------------------------------------
-
     @property
     def park_point(self) -> Point:
-        """Beyond the sheet's right edge, level with its top (in sheet millimetres), as ``SimRobot``."""
+        """Beyond the sheet's right edge, level with its top (in sheet millimetres), as for ``SimRobot``."""
         return self.sheet.width, 0.0
 
     @property
     def position(self) -> Point:
         """Where the board's step counters put the pen, in sheet millimetres (asks the board)."""
         with self._lock:
-            a, b = self._read_steps()
+            x, y = (steps / STEPS_PER_MM for steps in self._read_steps())
         x0, y0 = self.machine.sheet_origin
-        x, y = a / STEPS_PER_MM, b / STEPS_PER_MM
         return x - x0, (y - y0) if self.machine.y_down else (y0 - y)
 
     @property
     def pen_down(self) -> bool:
         """Whether the board says the pen is down (asks the board)."""
-        state = self._exchange("QP", lambda p: self._serial.query(p, "QP\r", False), (r"[01]", OK),
-                               interruptible=False)
-        return state[0] == "0"
+        with self._lock:
+            return self._ask("QP", "[01]", OK)[0] == "0"
 
     def home(self) -> None:
-        """Pen up, then back to where the motors were switched on (the AxiDraw has no home switches)."""
+        """Pen up, then back to where the motors were switched on (an AxiDraw has no home switches)."""
         self._stop_requested.clear()
-        self._halted = False
         rate = min(MAX_STEP_RATE, max(2, round(self.machine.travel_speed * STEPS_PER_MM)))
-
-        def steps() -> None:
-            self._pen_up()
-            self._exchange(f"HM,{rate}", lambda p: self._motion.doAbsMove(p, rate, verbose=False))
+        with self._moving():
+            self._set_pen(down=False)
+            self._run(self._motion.doAbsMove, rate)  # HM
             self._steps = (0, 0)
-
-        self._guarded(steps)
 
     def draw(self, plan: PenPlan) -> None:
         targets = []
@@ -335,26 +308,20 @@ class EbbRobot:
                 targets.append([self._to_steps(point) for point in stroke.points])
             except RobotError as error:
                 raise RobotError(f"nothing was drawn: the {stroke.kind} stroke leaves the travel — {error}") from None
-
-        def steps() -> None:
+        with self._moving():
             for points in targets:
-                self._pen_up()
+                self._set_pen(down=False)
                 self._move(points[0], self.machine.travel_speed)
-                self._pen_down()
+                self._set_pen(down=True)
                 for point in points[1:]:
                     self._move(point, self.machine.draw_speed)
-            self._pen_up()
-
-        self._guarded(steps)
+            self._set_pen(down=False)
 
     def park(self) -> None:
         target = self._to_steps(self.park_point)
-
-        def steps() -> None:
-            self._pen_up()
+        with self._moving():
+            self._set_pen(down=False)
             self._move(target, self.machine.travel_speed)
-
-        self._guarded(steps)
 
     def stop(self) -> None:
         """Emergency stop and pen up. Safe from another thread or a signal handler: if a drawing holds
@@ -370,10 +337,7 @@ class EbbRobot:
         """Motors off (the carriage can be moved by hand) and the port closed."""
         if self.connected:
             with self._lock, contextlib.suppress(RobotError):
-                self._talk("EM,0,0", lambda p: self._motion.sendDisableMotors(p, verbose=False))
-        self._close_port()
-
-    def _close_port(self) -> None:
+                self._talk(self._motion.sendDisableMotors)
         if self._port is not None:
             self._serial.closePort(self._port)
             self._port = None

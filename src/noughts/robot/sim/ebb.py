@@ -184,20 +184,19 @@ class FakeEbb:
             code = name[:2].ljust(1)
             return f"!8 Err: Unknown command '{code}:{code.encode('latin-1', 'replace').hex().upper()}'\r\n".encode()
         try:
-            reply: str = handler(params)
+            reply: str | None = handler(params)
         except _Refused as refusal:
             return f"{refusal}\r\n".encode()
-        return reply.encode()
+        return (reply or "OK\r\n").encode()  # most commands answer only OK
 
     def _command_V(self, params: list[str]) -> str:
         return f"EBBv13_and_above EB Firmware Version {self.version}\r\n"
 
-    def _command_R(self, params: list[str]) -> str:
+    def _command_R(self, params: list[str]) -> None:
         _numbers(params, 0)
         self.reset()
-        return "OK\r\n"
 
-    def _command_SC(self, params: list[str]) -> str:
+    def _command_SC(self, params: list[str]) -> None:
         setting, value = _numbers(params, 2)
         _within(setting, 0, 255)
         _within(value, 0, 65535)
@@ -211,9 +210,8 @@ class FakeEbb:
             self.servo_up_rate = value
         elif setting == 12:
             self.servo_down_rate = value
-        return "OK\r\n"
 
-    def _command_EM(self, params: list[str]) -> str:
+    def _command_EM(self, params: list[str]) -> None:
         enable = [_within(value, 0, 5) for value in _numbers(params, 1, 1)]
         if enable[0]:
             self.step_mode = enable[0]  # only motor 1's value sets the global step mode
@@ -221,9 +219,8 @@ class FakeEbb:
         self.motors = (enable[0], self.step_mode if second else 0)
         if self.firmware >= (2, 6, 2):
             self.steps = (0, 0)  # since 2.6.2, EM zeroes the step counters: here becomes home
-        return "OK\r\n"
 
-    def _command_SP(self, params: list[str]) -> str:
+    def _command_SP(self, params: list[str]) -> None:
         numbers = _numbers(params, 1, 2)
         up = _within(numbers[0], 0, 1) == 1
         duration = _within(numbers[1], 0, 65535) if len(numbers) > 1 else 0
@@ -231,29 +228,25 @@ class FakeEbb:
             _within(numbers[2], 0, 7)
         self._set_pen(up)
         self.seconds += duration / 1000
-        return "OK\r\n"
 
-    def _command_TP(self, params: list[str]) -> str:
+    def _command_TP(self, params: list[str]) -> None:
         duration = _within(_numbers(params, 0, 1)[0], 0, 65535) if params else 0
         self._set_pen(not self.pen_up)
         self.seconds += duration / 1000
-        return "OK\r\n"
 
     def _command_QP(self, params: list[str]) -> str:
         return f"{int(self.pen_up)}\n\rOK\r\n"
 
-    def _command_SM(self, params: list[str]) -> str:
+    def _command_SM(self, params: list[str]) -> None:
         numbers = _numbers(params, 2, 1)
         duration = _within(numbers[0], 1, 2**31)
         self._move(numbers[1], numbers[2] if len(numbers) > 2 else 0, duration)
-        return "OK\r\n"
 
-    def _command_XM(self, params: list[str]) -> str:
+    def _command_XM(self, params: list[str]) -> None:
         duration, a, b = _numbers(params, 3)
         self._move(a + b, a - b, _within(duration, 1, 2**31))
-        return "OK\r\n"
 
-    def _command_HM(self, params: list[str]) -> str:
+    def _command_HM(self, params: list[str]) -> None:
         numbers = _numbers(params, 1, 2)
         rate = _within(numbers[0], 2, 25000)
         if len(numbers) == 2:
@@ -264,12 +257,10 @@ class FakeEbb:
             raise _Refused("!0 Err: steps to home larger than 4,294,967.")
         if steps1 or steps2:
             self._move(steps1, steps2, max(1, round(max(abs(steps1), abs(steps2)) * 1000 / rate)))
-        return "OK\r\n"
 
-    def _command_CS(self, params: list[str]) -> str:
+    def _command_CS(self, params: list[str]) -> None:
         _numbers(params, 0)
         self.steps = (0, 0)
-        return "OK\r\n"
 
     def _command_QS(self, params: list[str]) -> str:
         return f"{self.steps[0]},{self.steps[1]}\n\rOK\r\n"
