@@ -135,6 +135,20 @@ def test_long_and_steep_moves_are_split_into_pieces_the_board_accepts(robot: Ebb
     assert board.answer("XM,5659,8000,8004") == b"!0 Err: <axis2> step rate < 1.31Hz.\r\n"  # as one move
 
 
+def test_drawing_ends_when_the_board_has_finished_its_queue(robot: EbbRobot, board: FakeEbb) -> None:
+    board.busy_for = 3  # the board still runs queued moves for three status queries
+    robot.park()
+    assert [c for c in board.commands if c == "QG"][-4:] == ["QG"] * 4 and board.busy_for == 0
+
+
+def test_a_board_that_never_finishes_moving_is_an_error_and_halted(board: FakeEbb) -> None:
+    with EbbRobot(board.port, AXIDRAW, reply_timeout=0.3) as robot:
+        board.busy_for = 10**6
+        with pytest.raises(RobotError, match=r"still says it is moving, \d s after its moves should have ended"):
+            robot.draw(plan_strokes([Stroke(((0.0, 0.0), (1.0, 0.0)), "grid")], AXIDRAW))
+        assert board.commands[-3] == "ES" and board.pen_up and robot.connected
+
+
 def test_a_plan_outside_the_travel_is_refused_before_anything_moves(robot: EbbRobot, board: FakeEbb) -> None:
     plan = whole_drawing(AXIDRAW)
     beyond = Stroke(((10.0, 10.0), (400.0, 10.0)), "grid")

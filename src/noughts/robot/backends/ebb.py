@@ -137,12 +137,13 @@ class EbbRobot:
         self._stop_requested = threading.Event()
         self._halted = False
         self._steps = (0, 0)  # x and y in steps from home, as sent
+        self._queued_seconds = 0.0  # how long the board runs the commands sent since the motion began
         self._pen_is_down = True  # unknown until the first pen-up
         raw = self._serial.testPort(port)  # opens this very port and asks for "EBB…" (no USB scan)
         if raw is None:
             raise RobotError(f"no EiBotBoard answered on {port}: check the port name, that the plotter is plugged "
                              "in and switched on, and that no other program (such as Inkscape) is using it")
-        raw.timeout = reply_timeout
+        raw.timeout = self.reply_timeout = reply_timeout
         self._port: _WatchedPort | None = _WatchedPort(raw)
         try:
             self._check_firmware()
@@ -190,13 +191,16 @@ class EbbRobot:
     def _ask(self, query: str, *expect: str) -> list[str]:
         return self._talk(self._serial.query, query + "\r", expect=expect)
 
-    def _run(self, function: Callable[..., object], *args: object, interruptible: bool = True) -> list[str]:
-        """:meth:`_talk` under the lock; a step that can be interrupted halts instead once :meth:`stop` was asked."""
+    def _run(self, function: Callable[..., object], *args: object, seconds: float = 0.0,
+             interruptible: bool = True) -> None:
+        """:meth:`_talk` under the lock, for a command the board runs for ``seconds``; a step that can be
+        interrupted halts instead once :meth:`stop` was asked."""
         with self._lock:
             if interruptible and self._stop_requested.is_set():
                 self._halt()
                 raise RobotError("the robot was stopped before it finished; the pen is up (home it to go on)")
-            return self._talk(function, *args)
+            self._talk(function, *args)
+            self._queued_seconds += seconds
 
     def _check_firmware(self) -> None:
         reply = self._ask("V", r"EBB.*")[0]
@@ -211,7 +215,8 @@ class EbbRobot:
     def _set_pen(self, *, down: bool, interruptible: bool = True) -> None:
         if down != self._pen_is_down:
             send = self._motion.sendPenDown if down else self._motion.sendPenUp
-            self._run(send, self.pen.delay_ms(down, self.machine.pen_dwell), interruptible=interruptible)
+            delay = self.pen.delay_ms(down, self.machine.pen_dwell)
+            self._run(send, delay, seconds=delay / 1000, interruptible=interruptible)
             self._pen_is_down = down
 
     def _to_steps(self, point: Point) -> tuple[int, int]:
@@ -229,7 +234,7 @@ class EbbRobot:
             if a or b:
                 duration = max(1, round(math.hypot(a, b) / STEPS_PER_MM / speed * 1000),
                                math.ceil(max(abs(a + b), abs(a - b)) * 1000 / MAX_STEP_RATE))
-                self._run(self._motion.doABMove, a, b, duration)  # XM: motor 1 turns a + b, motor 2 a − b
+                self._run(self._motion.doABMove, a, b, duration, seconds=duration / 1000)  # XM: motors a ± b
                 self._steps = here
 
     def _read_steps(self) -> tuple[int, int]:
@@ -254,10 +259,11 @@ class EbbRobot:
 
     @contextlib.contextmanager
     def _moving(self) -> Iterator[None]:
-        """Around motion: wait for the board to finish it; after an error the board can still hear,
-        halt it (pen up) before raising."""
+        """Around motion: wait for the board to finish it (not longer than it can take); after an error
+        the board can still hear, halt it (pen up) before raising."""
         if not self._stop_requested.is_set():
             self._halted = False
+        started, self._queued_seconds = time.monotonic(), 0.0
         try:
             yield
             while True:  # the board answers a move when it is queued, not when it is done
@@ -265,6 +271,10 @@ class EbbRobot:
                     status = int(self._ask("QG", r"[0-9A-Fa-f]{2}")[0], 16)
                 if not status & 0b1111:  # command executing, motor 1 or 2 moving, queue not empty
                     break
+                overdue = time.monotonic() - started - self._queued_seconds
+                if overdue > self.reply_timeout:
+                    raise RobotError(f"the plotter on {self.port} still says it is moving, {overdue:.0f} s after its "
+                                     "moves should have ended: check that nothing holds the carriage")
                 time.sleep(POLL_SECONDS)
         except RobotDisconnected:
             raise
@@ -296,9 +306,10 @@ class EbbRobot:
         """Pen up, then back to where the motors were switched on (an AxiDraw has no home switches)."""
         self._stop_requested.clear()
         rate = min(MAX_STEP_RATE, max(2, round(self.machine.travel_speed * STEPS_PER_MM)))
+        (a, b) = self._steps
         with self._moving():
             self._set_pen(down=False)
-            self._run(self._motion.doAbsMove, rate)  # HM
+            self._run(self._motion.doAbsMove, rate, seconds=max(abs(a + b), abs(a - b)) / rate)  # HM
             self._steps = (0, 0)
 
     def draw(self, plan: PenPlan) -> None:

@@ -95,6 +95,7 @@ class FakeEbb:
         self.out_of_travel: list[Point] = []  # machine points a move reached beyond the travel
         self.garbage: bytes | None = None  # when set, each line of every reply is replaced by this one
         self.silent = False  # when True, nothing is answered
+        self.busy_for = 0  # how many more QG and QM queries report the motors still running
         self.on_command: Callable[[str], None] | None = None  # called (on the board's thread) before each command
         self.seconds = 0.0  # how long the board would have been busy
         self._master = self._slave = self._wake_read = self._wake_write = -1
@@ -265,11 +266,17 @@ class FakeEbb:
     def _command_QS(self, params: list[str]) -> str:
         return f"{self.steps[0]},{self.steps[1]}\n\rOK\r\n"
 
+    def _still_busy(self) -> bool:
+        """Moves finish at once, unless a test says they are still running."""
+        self.busy_for, busy = max(0, self.busy_for - 1), self.busy_for > 0
+        return busy
+
     def _command_QM(self, params: list[str]) -> str:
-        return "QM,0,0,0,0\n\r"  # moves finish at once: nothing executing, nothing queued
+        return "QM,1,1,1,0\n\r" if self._still_busy() else "QM,0,0,0,0\n\r"
 
     def _command_QG(self, params: list[str]) -> str:
-        status = (16 if self.pen_up else 0) | (32 if self.button_pressed else 0)
+        moving = 0b1110 if self._still_busy() else 0  # command executing, both motors moving
+        status = (16 if self.pen_up else 0) | (32 if self.button_pressed else 0) | moving
         self.button_pressed = False
         return f"{status:02X}\r\n"
 
