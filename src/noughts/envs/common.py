@@ -22,6 +22,7 @@ so that flattening their first two axes always lists the cells in action order.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CELL_ORDERS", "PLANES", "CellOrder", "EnvDataError", "EnvOptionError", "Order", "bits_array", "check_option", "legal_action_mask",
-    "observation_planes",
+    "observation_planes", "unpack",
 ]
 
 Order = Literal["rows", "columns"]
@@ -97,22 +98,38 @@ def bits_array(bits: int, size: int) -> NDArray[np.bool_]:
     return np.unpackbits(raw, count=size, bitorder="little").astype(np.bool_)
 
 
+UNPACK_TABLE_CELLS = 12
+"""Boards of up to this many cells unpack bitmasks with a table (4 096 rows) instead of numpy's unpackbits."""
+
+
+@lru_cache(maxsize=32)
+def _unpack_table(size: int, order: Order, cell_of_action: tuple[int, ...]) -> NDArray[np.int8]:
+    every = np.arange(1 << size, dtype=np.int64)
+    table = (every[:, None] >> np.array(cell_of_action)[None, :] & 1).astype(np.int8)
+    table.flags.writeable = False
+    return table
+
+
+def unpack(bits: int, order: CellOrder) -> NDArray[np.int8]:
+    """A bitmask of cells as 0/1 per action, in ``order``'s action order (a new array)."""
+    if order.size <= UNPACK_TABLE_CELLS:
+        return _unpack_table(order.size, order.order, order._cells)[bits].copy()
+    values = bits_array(bits, order.size).view(np.int8)
+    return values[order.cell_of_action] if order.order == "columns" else values
+
+
 def observation_planes(board: Board, observer: str, order: CellOrder) -> NDArray[np.int8]:
     """The planes of ``board`` seen by ``observer`` (``"X"`` or ``"O"``), in ``order``'s layout."""
     own, other = (board.x, board.o) if observer == "X" else (board.o, board.x)
     planes = np.empty((board.size, PLANES), dtype=np.int8)
-    planes[:, 0] = bits_array(own, board.size)
-    planes[:, 1] = bits_array(other, board.size)
+    planes[:, 0] = unpack(own, order)
+    planes[:, 1] = unpack(other, order)
     planes[:, 2] = board.ply % 2 == 0
-    if order.order == "columns":
-        planes = planes[order.cell_of_action]
     return planes.reshape(*order.plane_shape, PLANES)
 
 
 def legal_action_mask(board: Board, order: CellOrder) -> NDArray[np.int8]:
     """1 for each action that is a legal move now, 0 for the rest (all 0 once the game is over)."""
-    mask = np.zeros(board.size, dtype=np.int8)
     if board.is_over:
-        return mask
-    mask[:] = ~bits_array(board.x | board.o, board.size)
-    return mask[order.cell_of_action] if order.order == "columns" else mask
+        return np.zeros(board.size, dtype=np.int8)
+    return unpack(board.geometry.full & ~(board.x | board.o), order)
