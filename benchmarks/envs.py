@@ -1,6 +1,10 @@
 """Speed of the noughts environments beside PettingZoo's and OpenSpiel's tic-tac-toe, in one run.
 
-    python benchmarks/envs.py [--seconds 2] [--boards 4096] [--json FILE]
+    python benchmarks/envs.py [--quick] [--seconds 2] [--boards 4096] [--json FILE]
+
+``make bench`` runs it after ``run.py`` with the same ``BENCH_ARGS``: ``--quick`` makes each timed
+run 0.5 s, ``--json results.json`` writes these figures to ``results-envs.json`` (beside, not over,
+run.py's), and run.py's other options are ignored.
 
 Every row plays random legal moves on 3×3 (the actions drawn from the action masks, the draw
 counted in the time) and prints the best of three timed runs:
@@ -29,7 +33,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
 VECTOR_TARGET = 1_000_000.0
 
@@ -136,10 +140,11 @@ def measure(label: str, unit: str, work: Callable[[], float], rows: list[dict[st
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="length of each timed run")
+    parser.add_argument("--quick", action="store_true", help="timed runs of 0.5 s")
     parser.add_argument("--boards", type=int, default=4096, help="games the vectorised env steps at once")
-    parser.add_argument("--json", type=Path, help="also write the figures here")
-    options = parser.parse_args(argv)
-    seconds = options.seconds
+    parser.add_argument("--json", type=Path, help="also write the figures to FILE-envs.json")
+    options, _ = parser.parse_known_args(argv)  # make bench passes run.py's options too
+    seconds = 0.5 if options.quick else options.seconds
     warnings.simplefilter("ignore")  # PettingZoo and Gymnasium warn about things that do not matter here
     rows: list[dict[str, Any]] = []
 
@@ -149,9 +154,9 @@ def main(argv: list[str] | None = None) -> int:
         return rate(aec_steps(mnk_v0.env), seconds)
 
     def pettingzoo_tictactoe() -> float:
-        from pettingzoo.classic import tictactoe_v3
+        import pettingzoo
 
-        return rate(aec_steps(tictactoe_v3.env), seconds)
+        return rate(aec_steps(lambda: pettingzoo.make("aec", "classic/tictactoe-v3")), seconds)
 
     measure("noughts mnk_v0 (PettingZoo AEC)", "steps/s", noughts_aec, rows)
     measure("PettingZoo tictactoe_v3 (AEC)", "steps/s", pettingzoo_tictactoe, rows)
@@ -175,7 +180,8 @@ def main(argv: list[str] | None = None) -> int:
         verdict = "PASS" if vector["value"] >= VECTOR_TARGET else "MISS"
         print(f"vectorised env target ≥ {VECTOR_TARGET:,.0f} board-steps/s: {verdict}")
     if options.json:
-        options.json.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+        path = options.json.with_name(f"{options.json.stem}-envs{options.json.suffix or '.json'}")
+        path.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
     return 0
 
 

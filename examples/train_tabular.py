@@ -29,10 +29,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))  # run from a checkout without installing
 
-from noughts import players  # noqa: E402
-from noughts.board import Board  # noqa: E402
-from noughts.envs.symmetry import Symmetries  # noqa: E402
-from noughts.envs.vector import VectorMnkEnv  # noqa: E402
+from noughts import players
+from noughts.board import Board
+from noughts.envs.symmetry import Symmetries
+from noughts.envs.vector import VectorMnkEnv
 
 CELLS = 9
 POWERS = 1 << np.arange(CELLS, dtype=np.int64)

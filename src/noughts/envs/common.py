@@ -35,8 +35,8 @@ if TYPE_CHECKING:
     from noughts.board import Board
 
 __all__ = [
-    "CELL_ORDERS", "PLANES", "CellOrder", "EnvDataError", "EnvOptionError", "Order", "bits_array", "check_option", "legal_action_mask",
-    "observation_planes", "unpack",
+    "CELL_ORDERS", "PLANES", "CellOrder", "EnvDataError", "EnvOptionError", "Order", "bits_array", "check_option",
+    "legal_action_mask", "observation_planes", "unpack",
 ]
 
 Order = Literal["rows", "columns"]
@@ -85,7 +85,8 @@ class CellOrder:
             raise IllegalMoveError(f"an action is a whole number from 0 to {self.size - 1}, not {action!r}") from None
         if number != action or not 0 <= number < self.size:
             raise IllegalMoveError(f"there is no action {action!r}: actions run from 0 to {self.size - 1}")
-        return self._cells[number]
+        cell: int = self._cells[number]
+        return cell
 
     def action(self, cell: int) -> int:
         """The action number of a cell."""
@@ -105,7 +106,7 @@ UNPACK_TABLE_CELLS = 12
 @lru_cache(maxsize=32)
 def _unpack_table(size: int, order: Order, cell_of_action: tuple[int, ...]) -> NDArray[np.int8]:
     every = np.arange(1 << size, dtype=np.int64)
-    table = (every[:, None] >> np.array(cell_of_action)[None, :] & 1).astype(np.int8)
+    table: NDArray[np.int8] = (every[:, None] >> np.array(cell_of_action)[None, :] & 1).astype(np.int8)
     table.flags.writeable = False
     return table
 
@@ -113,9 +114,12 @@ def _unpack_table(size: int, order: Order, cell_of_action: tuple[int, ...]) -> N
 def unpack(bits: int, order: CellOrder) -> NDArray[np.int8]:
     """A bitmask of cells as 0/1 per action, in ``order``'s action order (a new array)."""
     if order.size <= UNPACK_TABLE_CELLS:
-        return _unpack_table(order.size, order.order, order._cells)[bits].copy()
-    values = bits_array(bits, order.size).view(np.int8)
-    return values[order.cell_of_action] if order.order == "columns" else values
+        row: NDArray[np.int8] = _unpack_table(order.size, order.order, order._cells)[bits].copy()
+        return row
+    values: NDArray[np.int8] = bits_array(bits, order.size).view(np.int8)
+    if order.order == "columns":
+        values = values[order.cell_of_action]
+    return values
 
 
 def observation_planes(board: Board, observer: str, order: CellOrder) -> NDArray[np.int8]:

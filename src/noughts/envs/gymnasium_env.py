@@ -29,7 +29,7 @@ true, the board unchanged; ``"raise"`` raises :class:`~noughts.errors.IllegalMov
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import gymnasium
 import numpy as np
@@ -55,7 +55,7 @@ Observation = dict[str, "NDArray[np.int8]"]
 class MnkEnv(gymnasium.Env[Observation, np.int64]):
     """The agent plays ``agent_mark`` on ``rows``×``cols`` with ``k`` in a row against ``opponent``."""
 
-    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2}
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2}  # noqa: RUF012  # Gymnasium's form
 
     def __init__(self, rows: int = 3, cols: int = 3, k: int = 3, opponent: str = "perfect",
                  agent_mark: str = "X", illegal_action: str = "lose", cell_order: str = "rows",
@@ -77,10 +77,10 @@ class MnkEnv(gymnasium.Env[Observation, np.int64]):
         self.board = self.empty_board
         self._episode_over = False
         self.agent_mark = "X" if agent_mark == "either" else agent_mark
-        self.observation_space = spaces.Dict({
+        self.observation_space = cast("spaces.Space[Observation]", spaces.Dict({
             "observation": spaces.Box(0, 1, shape=(*self.cells.plane_shape, PLANES), dtype=np.int8),
             "action_mask": spaces.Box(0, 1, shape=(self.empty_board.size,), dtype=np.int8),
-        })
+        }))
         self.action_space = spaces.Discrete(self.empty_board.size)
         self._human = HumanView(f"noughts {rows}×{cols}, {k} in a row") if render_mode == "human" else None
 

@@ -29,7 +29,7 @@ sees the same own/opponent planes and masks as ``tictactoe_v3`` on 3×3.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import gymnasium
 import numpy as np
@@ -68,10 +68,11 @@ def env(rows: int = 3, cols: int = 3, k: int = 3, render_mode: str | None = None
     return wrappers.OrderEnforcingWrapper(wrapped)
 
 
-class raw_env(AECEnv[str, Observation, int], EzPickle):  # noqa: N801  # PettingZoo's name for it
+class raw_env(AECEnv[str, Observation, int], EzPickle):  # type: ignore[misc]  # PettingZoo has no type information
     """The unwrapped environment: ``rows``×``cols`` with ``k`` in a row; an illegal action raises."""
 
-    metadata = {"render_modes": list(RENDER_MODES), "name": "mnk_v0", "is_parallelizable": False, "render_fps": 2}
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": list(RENDER_MODES), "name": "mnk_v0", "is_parallelizable": False, "render_fps": 2}
 
     def __init__(self, rows: int = 3, cols: int = 3, k: int = 3, render_mode: str | None = None,
                  cell_order: str = "rows") -> None:
@@ -124,7 +125,7 @@ class raw_env(AECEnv[str, Observation, int], EzPickle):  # noqa: N801  # Petting
         """Play ``action`` for :attr:`agent_selection` (``None`` once it is terminated)."""
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)  # type: ignore[arg-type]  # PettingZoo passes None here
+            self._was_dead_step(action)  # PettingZoo passes None here
             return
         board = self.board.play(self.cells.cell(action))  # IllegalMoveError on a taken cell
         self.board = board

@@ -8,11 +8,8 @@ Importing this module registers the Python game ``python_noughts_mnk`` with para
 >>> game = pyspiel.load_game("python_noughts_mnk(rows=4,cols=4,k=3)")
 >>> state = game.new_initial_state()
 >>> state.apply_action(5)
->>> print(state)
-....
-.x..
-....
-....
+>>> str(state).splitlines()
+['....', '.x..', '....', '....']
 >>> game.observation_tensor_shape()
 [3, 4, 4]
 

@@ -170,7 +170,8 @@ class VectorMnkEnv:
             scores = rng.random((self.num_envs, self.size))
             scores[self.marks[:, :self.size] != _EMPTY] = -1.0
             cells = scores.argmax(axis=1)
-        return self.cells.action_of_cell[cells] if self._reorder else cells
+        chosen: NDArray[np.intp] = self.cells.action_of_cell[cells] if self._reorder else cells
+        return chosen
 
     def step(self, actions: ArrayLike) -> VectorStep:
         """Play ``actions[i]`` on board ``i`` for its side to move; finished boards start again."""
