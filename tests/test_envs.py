@@ -98,6 +98,9 @@ def test_an_illegal_action_loses_in_env_and_raises_in_raw_env(caplog: pytest.Log
     assert env.rewards == {"player_1": 0.0, "player_2": -1.0}
     assert all(env.terminations.values())
     assert "Illegal move made" in caplog.text  # PettingZoo's own warning, logged
+    env.reset()
+    with pytest.raises(AssertionError):
+        env.step(9)  # off the board
     raw = mnk_v0.raw_env()
     raw.step(4)
     with pytest.raises(IllegalMoveError, match="b2 is already taken by X"):
