@@ -32,10 +32,11 @@ endif
 
 bench: $(READY) $(BENCH_READY)
 	$(PY) benchmarks/run.py $(BENCH_ARGS)
+	$(PY) benchmarks/envs.py $(BENCH_ARGS)
 	$(PY) benchmarks/web_load.py $(BENCH_ARGS)
 
 lint: $(READY)
-	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/ruff check src tests benchmarks examples
 	$(VENV)/bin/mypy
 
 $(VENV)/.created:
@@ -49,7 +50,7 @@ $(PLAY_READY): pyproject.toml | $(VENV)/.created
 	@touch $@
 
 $(READY): pyproject.toml | $(VENV)/.created
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,desktop,web,panel,robot]'
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,desktop,web,panel,robot,rl]'
 	@touch $@ $(PLAY_READY)
 
 # OpenSpiel is a baseline only: without a wheel for this platform its rows print as n/a.
