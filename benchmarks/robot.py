@@ -55,8 +55,9 @@ def pen_travel(games: int) -> list[str]:
             ordered_up += plan.pen_up_mm
             move_seconds.append(plan.seconds)
             board = board.play(cell)
-    lines.append(f"  3×3 moves over {games} random games: pen-up {natural_up / len(move_seconds):.0f} mm natural → "
-                 f"{ordered_up / len(move_seconds):.0f} mm ordered a move; a move takes {statistics.median(move_seconds):.1f} s "
+    moves = len(move_seconds)
+    lines.append(f"  3×3 moves over {games} random games: pen-up {natural_up / moves:.0f} mm natural → "
+                 f"{ordered_up / moves:.0f} mm ordered a move; a move takes {statistics.median(move_seconds):.1f} s "
                  f"(median) to draw, against about {SEED_SECONDS_PER_MOVE:g} s a move for the seed's EV3 robot")
     return lines
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import noughts
 
 PACKAGE = Path(noughts.__file__).parent
-FRONT_ENDS = ("noughts.terminal", "noughts.desktop", "noughts.web", "noughts.hardware", "noughts.robot")
+FRONT_ENDS = ("noughts.terminal", "noughts.desktop", "noughts.web", "noughts.hardware", "noughts.robot",
+              "noughts.envs")
 CORE = ("noughts.board", "noughts.game", "noughts.match", "noughts.text", "noughts.solver", "noughts.players",
         "noughts.store", "noughts.errors", "noughts.svg")
 OPTIONAL = ("pygame", "starlette", "uvicorn", "websockets", "gpiozero", "serial", "RPLCD", "smbus2", "cv2", "numpy",
