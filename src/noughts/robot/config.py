@@ -159,7 +159,8 @@ class RobotConfig:
         if min(m["travel"]) <= 0 or m["draw_speed"] <= 0 or m["travel_speed"] <= 0 or m["pen_dwell"] < 0:
             raise ConfigError("the machine's travel and speeds must be above 0 (and pen_dwell 0 or more)")
         origin = m["sheet_origin"]
-        return Machine(travel=(m["travel"][0], m["travel"][1]), sheet_origin=(origin[0], origin[1]), y_down=m["y_down"], draw_speed=m["draw_speed"], travel_speed=m["travel_speed"],
+        return Machine(travel=(m["travel"][0], m["travel"][1]), sheet_origin=(origin[0], origin[1]), y_down=m["y_down"],
+                       draw_speed=m["draw_speed"], travel_speed=m["travel_speed"],
                        pen_dwell=m["pen_dwell"], arcs=m["arcs"])
 
     def with_overrides(self, **settings: Any) -> RobotConfig:
