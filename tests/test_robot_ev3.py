@@ -30,7 +30,8 @@ from noughts.robot.paper import Paper
 from noughts.robot.sensing.light import (
     LightCalibration, SweepSensor, ThresholdSensor, calibrate, measure_accuracy, rough_marks, serpentine,
 )
-from noughts.robot.sim.ev3 import FakeEv3, PaperLightProbe
+from noughts.robot.sim.ev3 import FakeEv3
+from noughts.robot.sim.reflectance import PaperLightProbe
 from noughts.robot.strokes import Stroke, grid_strokes, mark_strokes, marker_strokes, plan_strokes
 
 AGENT = Path(ev3_agent.__file__)

@@ -295,8 +295,6 @@ def _error_in_words(reply: Mapping[str, Any]) -> RobotError:
         return RobotError(f"the {motor} motor stalled at {reply.get('at')} degrees; is something in the way?")
     if code == "timeout":
         return RobotError(f"{message}; is something in the way?")
-    if code == "home-failed":
-        return RobotError(f"homing failed: {message}; is the carriage free to reach the end of its rack?")
     if code == "not-homed":
         return RobotError("the robot has not found its home corner yet; home it first")
     if code == "stopped":

@@ -12,10 +12,6 @@ serpentine order (row by row, every other row right to left), in one request to 
 A :class:`LightCalibration` (white paper, solid ink, the threshold between) scales the readings;
 :func:`measure_accuracy` is the benchmark's figure on simulated boards.
 
->>> from noughts.board import Board
->>> from noughts.robot.geometry import Sheet
->>> from noughts.robot.paper import Paper
->>> from noughts.robot.sim.ev3 import PaperLightProbe
 >>> paper = Paper(Sheet(3, 3))
 >>> for cell, mark in ((0, "X"), (4, "O")):
 ...     for stroke in mark_strokes(paper.sheet, cell, mark):
@@ -36,6 +32,7 @@ from noughts.board import Board
 from noughts.robot.backend import CellReading, LightProbe, SheetReading
 from noughts.robot.geometry import Point, RobotError, Sheet
 from noughts.robot.paper import Paper
+from noughts.robot.sim.reflectance import PaperLightProbe
 from noughts.robot.strokes import grid_strokes, mark_strokes, shade_strokes
 
 __all__ = ["SEED_THRESHOLD", "LightAccuracy", "LightCalibration", "SweepSensor", "ThresholdSensor",
@@ -286,8 +283,6 @@ class LightAccuracy:
 def measure_accuracy(boards: int = 100, seed: int = 0, sheet: Sheet | None = None) -> LightAccuracy:
     """Draw ``boards`` random boards of rough X, O and empty squares (and as many of shaded and empty
     ones) on the simulated paper and read them with both sensors; the shares read right."""
-    from noughts.robot.sim.ev3 import PaperLightProbe  # the simulator is the benchmark's, not the sensor's
-
     sheet = sheet or Sheet(3, 3)
     rng = random.Random(seed)
     right: dict[str, list[bool]] = {key: [] for key in ("X", "O", "", "unsure", "wrong", "seed", "shaded",

@@ -26,9 +26,7 @@ import shutil
 import tempfile
 import threading
 import time
-import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,75 +36,15 @@ from PIL import Image, ImageDraw
 
 from noughts.robot.backends.ev3 import Ev3Config, MotorSpec
 from noughts.robot.geometry import Point, Sheet
-from noughts.robot.paper import Ink, Paper
+from noughts.robot.paper import Paper
+from noughts.robot.sim.reflectance import InkIndex, Reflectance
 
-__all__ = ["FakeEv3", "PaperLightProbe", "Reflectance"]
+__all__ = ["FakeEv3"]
 
 WIDTH = 24  # what the physics writes is padded to this, so a shorter value leaves no tail behind
 COMMANDS = ("run-forever", "run-to-abs-pos", "run-to-rel-pos", "run-timed", "run-direct", "stop", "reset")
 COLOUR_MODES = ("COL-REFLECT", "COL-AMBIENT", "COL-COLOR", "REF-RAW", "RGB-RAW", "COL-CAL")
 DRIVERS = {"large": ("lego-ev3-l-motor", 1050), "medium": ("lego-ev3-m-motor", 1560)}
-BUCKET_MM = 4.0
-
-
-@dataclass(frozen=True)
-class Reflectance:
-    """What an EV3 colour sensor reads in ``COL-REFLECT`` mode: ``white`` over bare paper, ``black``
-    over solid ink, in between by the share of its round spot (``spot_mm`` radius) under ink, plus
-    a little noise that depends only on the place (so every run reads the same)."""
-
-    white: float = 72.0
-    black: float = 6.0
-    spot_mm: float = 2.0
-    noise: float = 1.5
-    seed: int = 0
-
-    def percent(self, index: InkIndex, point: Point) -> int:
-        view = Paper(index.paper.sheet)
-        view.ink = index.near(point, self.spot_mm)
-        darkness = view.darkness(point, self.spot_mm)
-        wobble = (zlib.crc32(f"{self.seed}:{point[0]:.2f}:{point[1]:.2f}".encode()) % 2001 / 1000 - 1) * self.noise
-        return round(min(100.0, max(0.0, self.white - darkness * (self.white - self.black) + wobble)))
-
-
-class InkIndex:
-    """The paper's ink cut into segments and filed by place, so a reading looks only at ink near it."""
-
-    def __init__(self, paper: Paper, reach: float = 4.0) -> None:
-        self.paper = paper
-        self.reach = reach
-        self._buckets: dict[tuple[int, int], list[Ink]] = {}
-        self._count = 0
-        self._first: Ink | None = None
-
-    def near(self, point: Point, radius: float) -> list[Ink]:
-        """The bits of ink (single segments) that reach into a spot of ``radius`` around ``point``."""
-        ink = self.paper.ink
-        if len(ink) < self._count or (ink and ink[0] is not self._first):
-            self._buckets, self._count = {}, 0  # the paper was cleared
-        for line in ink[self._count:]:
-            for a, b in zip(line.points, line.points[1:], strict=False):
-                margin = self.reach + line.width
-                for i in range(math.floor((min(a[0], b[0]) - margin) / BUCKET_MM),
-                               math.floor((max(a[0], b[0]) + margin) / BUCKET_MM) + 1):
-                    for j in range(math.floor((min(a[1], b[1]) - margin) / BUCKET_MM),
-                                   math.floor((max(a[1], b[1]) + margin) / BUCKET_MM) + 1):
-                        self._buckets.setdefault((i, j), []).append(Ink((a, b), line.by, line.width))
-        self._count, self._first = len(ink), ink[0] if ink else None
-        bucket = self._buckets.get((math.floor(point[0] / BUCKET_MM), math.floor(point[1] / BUCKET_MM)), [])
-        return [bit for bit in bucket if _gap(point, *bit.points) <= radius + bit.width / 2]
-
-
-class PaperLightProbe:
-    """A :class:`~noughts.robot.backend.LightProbe` that reads the paper directly (no motors): the
-    benchmark's and the light sensing tests' stand-in for the robot."""
-
-    def __init__(self, paper: Paper, reflectance: Reflectance | None = None) -> None:
-        self.reflectance = reflectance or Reflectance()
-        self.index = InkIndex(paper, self.reflectance.spot_mm)
-
-    def reflected(self, points: Sequence[Point]) -> list[float]:
-        return [float(self.reflectance.percent(self.index, point)) for point in points]
 
 
 class _Attributes:
@@ -180,17 +118,11 @@ class _Motor:
             "speed": ("0", ro), "state": ("", ro), "duty_cycle": ("0", ro), "polarity": ("normal", rw),
             "position_sp": ("0", rw), "speed_sp": ("0", rw), "time_sp": ("0", rw), "stop_action": ("coast", rw),
             "ramp_up_sp": ("0", rw), "ramp_down_sp": ("0", rw)})
-        self.travel = travel
-        self.max_speed = max_speed
-        self.position = 0.0
-        self.speed = 0.0
+        self.travel, self.max_speed = travel, max_speed
         self.set_points = {"position_sp": 0, "speed_sp": 0, "time_sp": 0}
-        self.stop_action = "coast"
+        self.position = self.speed = self.speed_sp = self.target = self.until = 0.0
         self.running: str | None = None  # "to", "forever" or "timed"
-        self.target = 0.0
-        self.speed_sp = 0.0
-        self.until = 0.0
-        self.stalled = False
+        self.stop_action, self.stalled = "coast", False
         self.published: tuple[int, int, str] = (0, 0, "")
 
     @property
@@ -231,9 +163,11 @@ class _Motor:
             left = self.target - self.position
             wanted = math.copysign(min(abs(left), self.speed_sp * dt), left)
             arrived = abs(wanted) >= abs(left) - 1e-9
+        elif self.running == "timed":
+            left = max(0.0, self.until - now)
+            wanted, arrived = self.speed_sp * min(dt, left), left <= dt
         else:
             wanted = self.speed_sp * dt
-            arrived = self.running == "timed" and now >= self.until
         turned = self.travel.turn(wanted)
         self.position += turned
         self.speed = turned / dt
@@ -299,6 +233,8 @@ class FakeButtons:
 
 
 class FakeSound:
+    """The brick's speaker: counts the beeps."""
+
     def __init__(self) -> None:
         self.beeps = 0
 
@@ -332,18 +268,15 @@ class FakeEv3:
     axis's way."""
 
     def __init__(self, config: Ev3Config | None = None, paper: Paper | None = None, *,
-                 reflectance: Reflectance | None = None, time_scale: float = 20.0, tick_s: float = 0.001,
+                 reflectance: Reflectance | None = None, time_scale: float = 50.0, tick_s: float = 0.001,
                  start_mm: Point = (60.0, 40.0), pen_start_deg: float = 8.0, pen_contact_deg: float = 20.0) -> None:
-        self.config = config or Ev3Config()
-        self.machine = self.config.machine()
-        self.paper = paper or Paper(Sheet(3, 3))
+        self.config = config = config or Ev3Config()
+        self.machine, self.paper = config.machine(), paper or Paper(Sheet(3, 3))
         self.reflectance = reflectance or Reflectance()
         self.index = InkIndex(self.paper, self.reflectance.spot_mm)
-        self.tick_s, self.dt = tick_s, tick_s * time_scale
-        self.pen_contact_deg = pen_contact_deg
+        self.tick_s, self.dt, self.pen_contact_deg = tick_s, tick_s * time_scale, pen_contact_deg
         self.folder = Path(tempfile.mkdtemp(prefix="noughts-ev3-"))
-        root = self.folder / "sys" / "class"
-        config, (x_per, y_per) = self.config, self.config.deg_per_mm
+        root, (x_per, y_per) = self.folder / "sys" / "class", config.deg_per_mm
         self.axes = {
             "x": _Motor(root / "tacho-motor" / "motor0", config.x_motor,
                         _Travel(config.x_motor, 1 / x_per, start_mm[0], 0.0, config.travel_mm[0] + 3)),
@@ -355,17 +288,11 @@ class FakeEv3:
             config.colour_port, "lego-ev3-color", COLOUR_MODES, "pct"))
         self.touch = _Attributes(root / "lego-sensor" / "sensor1", self._sensor(
             config.touch_port, "lego-ev3-touch", ("TOUCH",), "none"))
-        self.root = root
-        self.clock = FakeClock(self)
-        self.buttons = FakeButtons()
+        self.root, self.clock, self.buttons, self.sound = root, FakeClock(self), FakeButtons(), FakeSound()
         self.display = FakeDisplay(self.folder / "screen.png")
-        self.sound = FakeSound()
-        self.now = 0.0
-        self.running = False
-        self.tick = threading.Condition()
+        self.now, self.running, self.tick = 0.0, False, threading.Condition()
         self._events: list[tuple[float, frozenset[str], bool]] = []  # when, what, pressed or released
         self._stroke: list[Point] = []
-        self._touching = False
         self._reading: tuple[float, float, int] | None = None
         self._read_at = -1.0
         self._thread: threading.Thread | None = None
@@ -531,14 +458,6 @@ class FakeEv3:
         if key != self._reading and (not moving or self.now - self._read_at >= 0.1):
             self.colour.write("value0", self.reflectance.percent(self.index, spot))
             self._reading, self._read_at = key, self.now
-
-
-def _gap(point: Point, a: Point, b: Point) -> float:
-    """How far ``point`` is from the segment ``a``–``b``."""
-    dx, dy = b[0] - a[0], b[1] - a[1]
-    length2 = dx * dx + dy * dy
-    t = 0.0 if length2 == 0 else max(0.0, min(1.0, ((point[0] - a[0]) * dx + (point[1] - a[1]) * dy) / length2))
-    return math.hypot(point[0] - a[0] - t * dx, point[1] - a[1] - t * dy)
 
 
 def _between(a: Point, b: Point, c: Point) -> bool:
