@@ -28,7 +28,13 @@ from noughts.robot.backends.sim import SimRobot
 from noughts.robot.geometry import Point, RobotError, Sheet
 from noughts.robot.paper import Paper
 from noughts.robot.sensing.light import (
-    LightCalibration, SweepSensor, ThresholdSensor, calibrate, measure_accuracy, rough_marks, serpentine,
+    LightCalibration,
+    SweepSensor,
+    ThresholdSensor,
+    calibrate,
+    measure_accuracy,
+    rough_marks,
+    serpentine,
 )
 from noughts.robot.sim.ev3 import FakeEv3
 from noughts.robot.sim.reflectance import PaperLightProbe
@@ -120,9 +126,9 @@ def test_the_fake_honours_motor_commands_and_sensor_modes(brick: FakeEv3) -> Non
     motor = MediumMotor("outC")
 
     def settle() -> None:
-        brick.clock.sleep(0.05)  # the physics takes each command on its next tick
+        brick.sleep(0.05)  # the physics takes each command on its next tick
         while "running" in motor.state:
-            brick.clock.sleep(0.02)
+            brick.sleep(0.02)
 
     motor.run_to_rel_pos(position_sp=90, speed_sp=300, stop_action="hold")
     settle()
@@ -134,18 +140,18 @@ def test_the_fake_honours_motor_commands_and_sensor_modes(brick: FakeEv3) -> Non
     settle()
     assert motor.position == 5
     motor.command = "reset"
-    brick.clock.sleep(0.05)
+    brick.sleep(0.05)
     assert motor.position == 0
     x_before = brick.carriage_mm[0]
     motor.run_forever(speed_sp=400)  # toward home (sign +1) until the rack's end stalls it
-    brick.clock.sleep(2.0)
+    brick.sleep(2.0)
     assert brick.carriage_mm[0] == 0.0 < x_before
     assert "stalled" in motor.state and motor.speed == 0
     motor.stop()
     colour = ColorSensor("in1")
-    assert colour.ambient_light_intensity == 4 or (brick.clock.sleep(0.05) or colour.ambient_light_intensity == 4)
+    assert colour.ambient_light_intensity == 4 or (brick.sleep(0.05) or colour.ambient_light_intensity == 4)
     colour.mode = "COL-REFLECT"
-    brick.clock.sleep(0.05)
+    brick.sleep(0.05)
     assert 65 <= colour.reflected_light_intensity <= 80  # bare paper under the sensor
 
 
@@ -209,7 +215,7 @@ def test_stop_from_another_thread_halts_a_drawing_and_lifts_the_pen(brick: FakeE
     drawing = threading.Thread(target=draw)
     drawing.start()
     while brick.carriage_mm[0] < 40:  # well into the line
-        brick.clock.sleep(0.1)
+        brick.sleep(0.1)
     robot.stop()
     drawing.join(10)
     assert [str(e) for e in errors] == ["the robot was stopped"]
@@ -310,22 +316,22 @@ def test_the_screen_is_a_png_showing_the_lines(brick: FakeEv3, robot: Ev3Robot) 
     lines = ["Your move,", "then press the button"]
     robot.show(lines)
     robot.beep()
-    shown = Image.open(brick.screen_png)
+    shown = Image.open(brick.display.png)
     assert shown.size == (178, 128) and brick.display.lines == lines and brick.sound.beeps == 1
     expected = Image.new("1", (178, 128), "white")
     draw = ImageDraw.Draw(expected)
     for row, line in enumerate(lines):
         draw.text((0, 10 * row), line, fill="black")
     assert shown.convert("1").tobytes() == expected.tobytes()
-    assert 0 < shown.convert("L").histogram()[0]  # some of it is black: there is text
+    assert shown.convert("L").histogram()[0] > 0  # some of it is black: there is text
     robot.show(["X wins"])
-    assert Image.open(brick.screen_png).convert("1").tobytes() != expected.tobytes()
+    assert Image.open(brick.display.png).convert("1").tobytes() != expected.tobytes()
 
 
 def test_the_host_is_told_when_the_agent_goes_away(brick: FakeEv3, robot: Ev3Robot) -> None:
     assert robot.touch_pressed() is False and robot.connected
     brick.stop_agent()
-    with pytest.raises(RobotDisconnected, match="closed the connection|lost the connection"):
+    with pytest.raises(RobotDisconnected, match=r"closed the connection|lost the connection"):
         robot.touch_pressed()
     assert not robot.connected
     with pytest.raises(RobotDisconnected, match=r"cannot reach the EV3 at 127\.0\.0\.1:\d+: .*agent running"):

@@ -15,6 +15,7 @@ False
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import math
@@ -252,10 +253,8 @@ class Ev3Robot:
     def _drop(self) -> None:
         if self._socket is not None:
             for closable in (self._reader, self._socket):
-                try:
+                with contextlib.suppress(OSError):
                     closable.close()
-                except OSError:
-                    pass
         self._socket = self._reader = None
 
     def _exchange(self, command: str, seconds: float, arguments: Mapping[str, Any]) -> dict[str, Any]:

@@ -12,6 +12,7 @@ connection: halts whatever runs and lifts the pen). Python 3.5, standard library
 """
 
 import argparse
+import contextlib
 import json
 import math
 import socket
@@ -55,7 +56,8 @@ def positions(request, key):
     if not isinstance(found, list) or not found or not all(isinstance(p, list) and len(p) == 2 for p in found):
         raise AgentError("bad-arguments", "{} must be a list of [x, y] positions in degrees".format(key))
     for point in found:
-        number({"x": point[0]}, "x", -1e6, 1e6), number({"y": point[1]}, "y", -1e6, 1e6)
+        for value in point:
+            number({"x or y": value}, "x or y", -1e6, 1e6)
     return [tuple(point) for point in found]
 
 
@@ -70,7 +72,7 @@ class Axis(object):
         return (self.origin - self.motor.position) * self.home_sign
 
     def raw(self, position):
-        return int(round(self.origin - position * self.home_sign))
+        return round(self.origin - position * self.home_sign)
 
 
 class Agent(object):
@@ -79,6 +81,7 @@ class Agent(object):
     used, unless others are given (the simulator's)."""
 
     def __init__(self, clock=None, buttons=None, display=None, sound=None):
+        # type: (object, object, object, object) -> None
         self.clock = clock or types.SimpleNamespace(time=time.monotonic, sleep=time.sleep)
         self.extras = {"buttons": buttons, "screen": display, "speaker": sound}
         self.lock, self.halt = threading.Lock(), threading.Event()
@@ -149,7 +152,8 @@ class Agent(object):
         self.need(homed=True)
         if request.get("state") not in ("up", "down"):
             raise AgentError("bad-arguments", "state must be \"up\" or \"down\"")
-        return self.pen(request["state"]) or {}
+        self.pen(request["state"])
+        return {}
 
     def do_move(self, request):
         self.need(homed=True)
@@ -258,7 +262,7 @@ class Agent(object):
                 axis.motor.run_forever(speed_sp=int(speed * axis.home_sign), stop_action="coast")
                 longest += axis.limit / speed * 1.5
             elif abs(target - axis.position()) >= 1:
-                speed = max(1, int(round(speed)))
+                speed = max(1, round(speed))
                 axis.motor.run_to_abs_pos(position_sp=axis.raw(target), speed_sp=speed, stop_action="hold")
                 longest += abs(target - axis.position()) / speed * 2
             else:
@@ -282,14 +286,14 @@ class Agent(object):
                         found[axis.name] = axis.motor.position
             if len(found) < len(runs) and now - start > longest:
                 self.stop_motors()
-                name = [run[0].name for run in runs if run[0].name not in found][0]
+                name = next(run[0].name for run in runs if run[0].name not in found)
                 raise AgentError("timeout", "the {} motor did not get where it was going in {:.0f} s".format(
                     name, now - start), motor=name)
         return [found[axis.name] for axis, _, _ in runs]
 
     def stalled(self, axis):
         self.stop_motors()
-        at = int(round(axis.position()))
+        at = round(axis.position())
         if axis.name != "pen":
             self.lift_quietly()
         raise AgentError("stalled", "the {} motor stalled at {} degrees".format(axis.name, at), motor=axis.name, at=at)
@@ -320,7 +324,8 @@ class Agent(object):
         try:
             return kind(port)
         except DeviceNotFound:
-            raise AgentError("no-device", "there is no {} on port {}; check the cable".format(what, port), port=port)
+            raise AgentError("no-device", "there is no {} on port {}; check the cable".format(what, port),
+                             port=port) from None
 
     def extra(self, what):
         """The button reader, screen or speaker: the one given, or ev3dev2's, made when first used."""
@@ -329,7 +334,7 @@ class Agent(object):
             try:
                 self.extras[what] = getattr(__import__(module, fromlist=[name]), name)()
             except Exception as error:
-                raise AgentError("no-device", "the brick's {} cannot be used: {}".format(what, error))
+                raise AgentError("no-device", "the brick's {} cannot be used: {}".format(what, error)) from error
         return self.extras[what]
 
     def homed(self):
@@ -365,10 +370,8 @@ class AgentServer(socketserver.ThreadingTCPServer):
     def server_close(self):
         socketserver.ThreadingTCPServer.server_close(self)
         for connection in list(self.connections):
-            try:
+            with contextlib.suppress(OSError):
                 connection.shutdown(socket.SHUT_RDWR)  # wakes its handler, and tells the host
-            except OSError:
-                pass
 
 
 class RequestHandler(socketserver.StreamRequestHandler):
@@ -388,6 +391,7 @@ class RequestHandler(socketserver.StreamRequestHandler):
 
 
 def serve(agent, host="", port=4455):
+    # type: (Agent, str, int) -> AgentServer
     """A server for ``agent`` on ``host``:``port`` (port 0: any free one); call its ``serve_forever``."""
     return AgentServer((host, port), agent)
 

@@ -98,7 +98,8 @@ class _LightSensor:
 
     def read(self, board: Board) -> SheetReading:
         if (board.rows, board.cols) != (self.sheet.rows, self.sheet.cols):
-            raise RobotError(f"the sheet is {self.sheet.rows}×{self.sheet.cols} but the game is {board.rows}×{board.cols}")
+            raise RobotError(f"the sheet is {self.sheet.rows}×{self.sheet.cols} but the game is "
+                             f"{board.rows}×{board.cols}")
         found = self._measure(serpentine(board))
         cells = tuple(found[cell] if mark is None else CellReading(mark, 1.0) for cell, mark in enumerate(board.cells))
         return SheetReading(cells)
@@ -275,9 +276,9 @@ class LightAccuracy:
     def describe(self) -> str:
         return (f"light sensor on {self.boards} simulated boards: the sweep reads {self.sweep:.1%} of hand-drawn "
                 f"cells right (X {self.sweep_x:.1%}, O {self.sweep_o:.1%}, empty {self.sweep_empty:.1%}; unsure "
-                f"{self.sweep_unsure:.1%}, wrong {self.sweep_wrong:.1%}; {self.readings_per_board:.0f} readings a board); the seed's single reading tells a mark from "
-                f"an empty square in {self.seed_presence:.1%} of them. On shaded squares: sweep "
-                f"{self.sweep_shaded:.1%}, seed {self.seed_shaded:.1%}.")
+                f"{self.sweep_unsure:.1%}, wrong {self.sweep_wrong:.1%}; {self.readings_per_board:.0f} readings a "
+                f"board); the seed's single reading tells a mark from an empty square in {self.seed_presence:.1%} "
+                f"of them. On shaded squares: sweep {self.sweep_shaded:.1%}, seed {self.seed_shaded:.1%}.")
 
 
 def measure_accuracy(boards: int = 100, seed: int = 0, sheet: Sheet | None = None) -> LightAccuracy:
@@ -291,7 +292,8 @@ def measure_accuracy(boards: int = 100, seed: int = 0, sheet: Sheet | None = Non
     started = time.perf_counter()
     for _ in range(boards):
         for shaded in (False, True):
-            marks = [rng.choice(("#", "")) if shaded else rng.choice(("X", "O", "")) for _ in range(sheet.rows * sheet.cols)]
+            choices = ("#", "") if shaded else ("X", "O", "")
+            marks = [rng.choice(choices) for _ in range(sheet.rows * sheet.cols)]
             paper = Paper(sheet)
             paper.draw_strokes(grid_strokes(sheet))
             for cell, mark in enumerate(marks):
@@ -317,8 +319,8 @@ def measure_accuracy(boards: int = 100, seed: int = 0, sheet: Sheet | None = Non
         found = [ok for k in (key, *more) for ok in right[k]]
         return sum(found) / len(found) if found else 1.0
 
-    return LightAccuracy(boards, share("X", "O", ""), share("unsure"), share("wrong"), share("X"), share("O"), share(""), share("seed"),
-                         share("shaded"), share("seed_shaded"), readings / max(1, boards),
+    return LightAccuracy(boards, share("X", "O", ""), share("unsure"), share("wrong"), share("X"), share("O"),
+                         share(""), share("seed"), share("shaded"), share("seed_shaded"), readings / max(1, boards),
                          time.perf_counter() - started)
 
 

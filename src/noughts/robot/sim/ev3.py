@@ -1,20 +1,17 @@
-"""A fake EV3 brick for the agent: a sysfs tree that the real python-ev3dev2 reads as its own, with
-a physics thread behind it, the seed's gantry on paper.
+"""A fake EV3 brick for the agent: a sysfs tree that the real python-ev3dev2 reads as its own (its
+``Device.DEVICE_ROOT_PATH`` points there, as python-ev3dev2's own ``FAKE_SYS`` tests do), and a
+physics thread behind it: seed 003's gantry on paper.
 
-The tree lives in a temporary folder and ``ev3dev2.Device.DEVICE_ROOT_PATH`` points at it while
-the fake runs (python-ev3dev2's own tests use a ``FAKE_SYS`` tree the same way). Tacho motors
-honour ``command`` (run-to-abs-pos, run-to-rel-pos, run-forever, run-timed, stop, reset) with
-``position_sp``, ``speed_sp``, ``time_sp`` and ``stop_action``, and report ``position``, ``speed``
-and ``state``; the x and y carriage stall at their rack ends and the pen at its top, so homing by
-stall works as on the brick. Pen-down moves land on a :class:`~noughts.robot.paper.Paper`; the
-colour sensor in ``COL-REFLECT`` mode reads the paper under it through :class:`Reflectance`. The
-touch sensor and the brick's buttons are pressed by the test; the screen (ev3dev2's own
-``Display`` drawing, minus the framebuffer) is saved as a PNG. Physics time runs ``time_scale``
-times faster than real time, and the agent sees it through :attr:`FakeEv3.clock`.
+Tacho motors honour ``command`` (run-to-abs-pos, run-to-rel-pos, run-forever, run-timed, stop,
+reset), ``position_sp``, ``speed_sp``, ``time_sp`` and ``stop_action``, and report ``position``,
+``speed`` and ``state``; the carriage stalls at its rack ends and the pen at its top, so homing by
+stall works. Pen-down moves land on a :class:`~noughts.robot.paper.Paper`; the colour sensor in
+``COL-REFLECT`` mode reads the paper under it. The test presses the touch sensor and the buttons;
+the screen is saved as a PNG. Physics time runs ``time_scale`` times faster than real time; the
+agent's clock is the fake itself.
 
-Sysfs attributes keep no buffer but files do, and ev3dev2 rewrites them in place without
-truncating; so the physics pads what it writes, and consumes (empties) a motor's ``command`` and
-set-points as it takes them.
+Sysfs attributes keep no buffer but files do, and ev3dev2 rewrites them in place; so the physics
+pads what it writes, and consumes (empties) a motor's ``command`` and set-points as it takes them.
 """
 
 from __future__ import annotations
@@ -26,6 +23,7 @@ import shutil
 import tempfile
 import threading
 import time
+import types
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -189,19 +187,12 @@ class FakeDisplay(Display):  # type: ignore[misc]  # ev3dev2 has no type hints
 
     def __init__(self, png: Path) -> None:  # no FbMem.__init__: there is no framebuffer to open
         self.platform, self.desc = "ev3", "Display"
+        self.var_info = types.SimpleNamespace(xres=178, yres=128, bits_per_pixel=1)
         self._img = Image.new("1", (178, 128), "white")
         self._draw = ImageDraw.Draw(self._img)
         self.png = png
         self.lines: list[str] = []
         self._pending: list[str] = []
-
-    @property
-    def xres(self) -> int:
-        return 178
-
-    @property
-    def yres(self) -> int:
-        return 128
 
     def clear(self) -> None:
         super().clear()
@@ -242,23 +233,6 @@ class FakeSound:
         self.beeps += 1
 
 
-class FakeClock:
-    """Physics time for the agent: ``sleep`` waits for the physics to get that far."""
-
-    def __init__(self, brick: FakeEv3) -> None:
-        self.brick = brick
-
-    def time(self) -> float:
-        return self.brick.now
-
-    def sleep(self, seconds: float) -> None:
-        brick = self.brick
-        with brick.tick:
-            until = brick.now + seconds
-            while brick.now < until and brick.running:
-                brick.tick.wait(0.5)
-
-
 class FakeEv3:
     """The seed's robot on ``paper``, built as ``config`` says, for the agent to drive.
 
@@ -284,11 +258,11 @@ class FakeEv3:
                         _Travel(config.y_motor, 1 / y_per, start_mm[1], 0.0, config.travel_mm[1] + 3)),
             "pen": _Motor(root / "tacho-motor" / "motor2", config.pen_motor,
                           _Travel(config.pen_motor, 1.0, pen_start_deg, 0.0, 90.0))}
-        self.colour = _Attributes(root / "lego-sensor" / "sensor0", self._sensor(
-            config.colour_port, "lego-ev3-color", COLOUR_MODES, "pct"))
-        self.touch = _Attributes(root / "lego-sensor" / "sensor1", self._sensor(
-            config.touch_port, "lego-ev3-touch", ("TOUCH",), "none"))
-        self.root, self.clock, self.buttons, self.sound = root, FakeClock(self), FakeButtons(), FakeSound()
+        self.colour = _Attributes(root / "lego-sensor" / "sensor0",
+                                  _sensor(config.colour_port, "lego-ev3-color", COLOUR_MODES, "pct"))
+        self.touch = _Attributes(root / "lego-sensor" / "sensor1",
+                                 _sensor(config.touch_port, "lego-ev3-touch", ("TOUCH",), "none"))
+        self.root, self.buttons, self.sound = root, FakeButtons(), FakeSound()
         self.display = FakeDisplay(self.folder / "screen.png")
         self.now, self.running, self.tick = 0.0, False, threading.Condition()
         self._events: list[tuple[float, frozenset[str], bool]] = []  # when, what, pressed or released
@@ -298,13 +272,6 @@ class FakeEv3:
         self._thread: threading.Thread | None = None
         self._server: Any = None
         self._saved_root = ev3dev2.Device.DEVICE_ROOT_PATH
-
-    @staticmethod
-    def _sensor(port: str, driver: str, modes: Sequence[str], units: str) -> dict[str, tuple[str, int]]:
-        ro = 0o644
-        return {"address": (f"ev3-ports:{port}", ro), "driver_name": (driver, ro), "mode": (modes[0], 0o664),
-                "modes": (" ".join(modes), ro), "num_values": ("1", ro), "decimals": ("0", ro),
-                "units": (units, ro), "value0": ("0", ro), "command": ("", 0o620), "commands": ("", ro)}
 
     # -- running ------------------------------------------------------------------------------------
     def __enter__(self) -> FakeEv3:
@@ -327,7 +294,7 @@ class FakeEv3:
         logging.getLogger("ev3dev2.button").setLevel(logging.ERROR)
         from noughts.robot.backends import ev3_agent
 
-        agent = ev3_agent.Agent(clock=self.clock, buttons=self.buttons, display=self.display, sound=self.sound)
+        agent = ev3_agent.Agent(clock=self, buttons=self.buttons, display=self.display, sound=self.sound)
         self._server = ev3_agent.serve(agent, "127.0.0.1", 0)
         threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02},
                          name="fake-ev3-agent", daemon=True).start()
@@ -352,10 +319,17 @@ class FakeEv3:
             files.close()
         shutil.rmtree(self.folder, ignore_errors=True)
 
-    # -- what the test does -------------------------------------------------------------------------
-    @property
-    def screen_png(self) -> Path:
-        return self.display.png
+    # -- what the agent and the test do ---------------------------------------------------------------
+    def time(self) -> float:
+        """Physics time, in seconds: the agent's clock."""
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        """Wait until the physics has run ``seconds`` further."""
+        with self.tick:
+            until = self.now + seconds
+            while self.now < until and self.running:
+                self.tick.wait(0.5)
 
     @property
     def carriage_mm(self) -> Point:
@@ -458,6 +432,13 @@ class FakeEv3:
         if key != self._reading and (not moving or self.now - self._read_at >= 0.1):
             self.colour.write("value0", self.reflectance.percent(self.index, spot))
             self._reading, self._read_at = key, self.now
+
+
+def _sensor(port: str, driver: str, modes: Sequence[str], units: str) -> dict[str, tuple[str, int]]:
+    ro = 0o644
+    return {"address": (f"ev3-ports:{port}", ro), "driver_name": (driver, ro), "mode": (modes[0], 0o664),
+            "modes": (" ".join(modes), ro), "num_values": ("1", ro), "decimals": ("0", ro),
+            "units": (units, ro), "value0": ("0", ro), "command": ("", 0o620), "commands": ("", ro)}
 
 
 def _between(a: Point, b: Point, c: Point) -> bool:
