@@ -31,7 +31,7 @@ EXTRAS = {"buttons": ("ev3dev2.button", "Button"), "screen": ("ev3dev2.display",
           "speaker": ("ev3dev2.sound", "Sound")}
 POLL_S = 0.01
 START_GRACE_S = 0.2  # a motor needs a moment to get going before "slow" means "stalled" (the seed waits 200 ms)
-ARRIVED_DEG = 2  # a held tacho motor settles within a degree or two of its target
+ARRIVED_DEG = 3  # a held tacho motor settles within a degree or two of its target
 PEN_CLEAR_DEG = 3  # "up" stops just short of the top, so the motor does not strain against it
 
 
@@ -276,8 +276,10 @@ class Agent(object):
                 if target is not None and "running" not in state and abs(axis.position() - target) <= ARRIVED_DEG:
                     found[axis.name] = axis.motor.position
                 elif now - start >= START_GRACE_S:  # before then a state may be stale, or the motor slow to start
-                    # Very slow motors (the short side of a shallow line) are left to the driver's stall flag.
-                    slow = speed >= 20 and abs(axis.motor.speed) < speed / 4
+                    # Very slow motors (the short side of a shallow line), and motors slowing down as they
+                    # arrive, are left to the driver's stall flag.
+                    near = target is not None and abs(axis.position() - target) <= 3 * ARRIVED_DEG
+                    slow = speed >= 20 and not near and abs(axis.motor.speed) < speed / 4
                     slow_since[axis.name] = (slow_since.get(axis.name) or now) if slow else None
                     if "stalled" in state or (slow and now - slow_since[axis.name] >= self.stall_time):
                         if target is not None:
