@@ -343,7 +343,7 @@ def test_an_agent_that_stops_answering_is_a_disconnect() -> None:
     with socket.create_server(("127.0.0.1", 0)) as silent:
         port = silent.getsockname()[1]
         robot = Ev3Robot(dataclasses.replace(Ev3Config(), host="127.0.0.1", port=port, timeout_s=0.3))
-        with pytest.raises(RobotDisconnected, match="did not answer 'configure' within 0 s"):
+        with pytest.raises(RobotDisconnected, match="did not answer 'configure' within 0.3 s"):
             robot.home()
         assert not robot.connected
 
@@ -354,4 +354,6 @@ def test_the_configuration_comes_from_a_table_and_refuses_unknown_settings() -> 
     assert config.x_motor.port == "outD" and config.deg_per_mm == (3.0, 3.5) and config.host == "brick"
     with pytest.raises(RobotError, match="unknown EV3 setting 'colour'"):
         Ev3Config.from_mapping({"colour": "in2"})
+    with pytest.raises(RobotError, match="large or medium"):
+        Ev3Config.from_mapping({"pen_motor": {"port": "outB", "kind": "small"}})
     assert re.fullmatch(r"\d+\.\d", str(config.sheet_to_degrees((0.0, 0.0))[0]))

@@ -43,6 +43,10 @@ class MotorSpec:
     kind: str = "large"
     sign: int = 1
 
+    def __post_init__(self) -> None:
+        if self.kind not in ("large", "medium") or self.sign not in (1, -1):
+            raise RobotError(f"a motor is large or medium with sign 1 or -1, not {self.kind!r} with {self.sign!r}")
+
 
 @dataclass(frozen=True)
 class Ev3Config:
@@ -123,7 +127,10 @@ class Ev3Config:
         values: dict[str, Any] = {}
         for key, value in table.items():
             if key.endswith("_motor"):
-                values[key] = MotorSpec(**value) if isinstance(value, Mapping) else value
+                try:
+                    values[key] = MotorSpec(**value)
+                except TypeError as error:
+                    raise RobotError(f"{key} needs a port, and may say kind and sign: {value!r}") from error
             elif isinstance(value, list):
                 values[key] = tuple(value)
             else:
@@ -151,7 +158,7 @@ class Ev3Robot:
         return self._socket is not None
 
     @property
-    def where(self) -> str:
+    def _where(self) -> str:
         return f"the EV3 at {self.config.host}:{self.config.port}"
 
     # -- the pen robot -----------------------------------------------------------------------------
@@ -171,7 +178,6 @@ class Ev3Robot:
             here = stroke.end
 
     def park(self) -> None:
-        self.machine.check(self.config.park_mm)
         self.move_to_machine(self.config.park_mm)
 
     def move_to_machine(self, point: Point) -> None:
@@ -245,7 +251,7 @@ class Ev3Robot:
             self._socket = socket.create_connection((self.config.host, self.config.port),
                                                     timeout=self.config.timeout_s)
         except OSError as error:
-            raise RobotDisconnected(f"cannot reach {self.where}: {error.strerror or error}; "
+            raise RobotDisconnected(f"cannot reach {self._where}: {error.strerror or error}; "
                                     "is the agent running on the brick (python3 ev3_agent.py)?") from error
         self._reader = self._socket.makefile("rb")
         self._exchange("configure", 0.0, self.config.agent_settings())
@@ -267,21 +273,21 @@ class Ev3Robot:
             line = self._reader.readline()
         except TimeoutError as error:
             self._drop()
-            raise RobotDisconnected(f"{self.where} did not answer {command!r} within {budget:.0f} s") from error
+            raise RobotDisconnected(f"{self._where} did not answer {command!r} within {budget:.1f} s") from error
         except OSError as error:
             self._drop()
-            raise RobotDisconnected(f"lost the connection to {self.where}: {error.strerror or error}") from error
+            raise RobotDisconnected(f"lost the connection to {self._where}: {error.strerror or error}") from error
         if not line:
             self._drop()
-            raise RobotDisconnected(f"{self.where} closed the connection; is the agent still running?")
+            raise RobotDisconnected(f"{self._where} closed the connection; is the agent still running?")
         try:
             reply = json.loads(line)
         except ValueError as error:
             self._drop()
-            raise RobotDisconnected(f"{self.where} answered something that is not the noughts agent's") from error
+            raise RobotDisconnected(f"{self._where} answered something that is not the noughts agent's") from error
         if not isinstance(reply, dict) or reply.get("id") != number:
             self._drop()
-            raise RobotDisconnected(f"{self.where} answered out of turn; reconnecting")
+            raise RobotDisconnected(f"{self._where} answered out of turn; reconnecting")
         if not reply.get("ok"):
             raise _error_in_words(reply)
         return reply

@@ -169,13 +169,9 @@ class SweepSensor(_LightSensor):
         swept = [values[i * count:(i + 1) * count] for i in range(len(lines))]
         return [line[::-1] if index % 2 else line for index, line in enumerate(swept)]
 
-    def classify(self, values: Sequence[float]) -> CellReading:
-        """What the centre sweep alone (readings at :attr:`offsets`, left to right) says; ``"?"``
-        where it leaves X or O open."""
-        reading = self._first_look(values)
-        return reading if isinstance(reading, CellReading) else CellReading("?", 0.3)
-
     def _first_look(self, values: Sequence[float]) -> CellReading | tuple[list[float], float]:
+        """What the centre sweep (readings at :attr:`offsets`, left to right) says, or, where it leaves
+        X or O open, its dips' places and depth for a second look."""
         calibration, cell = self.calibration, self.sheet.cell_mm
         shaded = sum(calibration.darkness(v) > SHADED for v in values) / len(values)
         if shaded >= 0.5:
