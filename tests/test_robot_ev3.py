@@ -343,7 +343,7 @@ def test_an_agent_that_stops_answering_is_a_disconnect() -> None:
     with socket.create_server(("127.0.0.1", 0)) as silent:
         port = silent.getsockname()[1]
         robot = Ev3Robot(dataclasses.replace(Ev3Config(), host="127.0.0.1", port=port, timeout_s=0.3))
-        with pytest.raises(RobotDisconnected, match="did not answer 'configure' within 0.3 s"):
+        with pytest.raises(RobotDisconnected, match=r"did not answer 'configure' within 0\.3 s"):
             robot.home()
         assert not robot.connected
 
