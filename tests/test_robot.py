@@ -218,7 +218,7 @@ class ScriptedHuman:
     def show(self, text: str) -> None:
         self.shown.append(text)
 
-    def wait_for_human(self, prompt: str) -> bool:
+    def wait_for_human(self, prompt: str, *, move: bool = False) -> bool:
         assert self.game is not None
         if prompt.startswith("Put a fresh sheet"):
             self.starts += 1

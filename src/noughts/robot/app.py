@@ -15,30 +15,34 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from noughts.board import Board
 from noughts.errors import NoughtsError
 from noughts.match import FIRST_RULES, Match
 from noughts.robot.backend import CellReading, SheetReading
-from noughts.robot.backends.sim import SimRobot
-from noughts.robot.game import RobotGame, load_kept
+from noughts.robot.config import RobotConfig, default_config_path, load_config
+from noughts.robot.game import Console, RobotGame, load_kept
 from noughts.robot.geometry import Machine, RobotError, Sheet
 from noughts.robot.paper import Paper, sheet_svg
+from noughts.robot.rig import Rig, SimDesk, build_rig
 from noughts.robot.strokes import MARK_STYLES, grid_strokes, mark_strokes, marker_strokes, plan_strokes
 
-__all__ = ["TerminalKeyboard", "build_parser", "main"]
+if TYPE_CHECKING:
+    from noughts.store import Store
+
+__all__ = ["TerminalKeyboard", "build_parser", "load_settings", "main"]
 
 BACKENDS = ("sim", "grbl", "ebb", "ev3")
 SENSES = ("keyboard", "camera", "light")
 SEED_MENU = {"e": "easy", "m": "medium", "h": "hard"}  # the seed's three difficulties, its brick's three buttons
 
 
-def _board_options(parser: argparse.ArgumentParser) -> None:
+def _board_options(parser: argparse.ArgumentParser, marks: str | None = "shapes") -> None:
     parser.add_argument("--rows", type=int, default=3, help="rows of the grid (default 3)")
     parser.add_argument("--cols", type=int, default=3, help="columns of the grid (default 3)")
     parser.add_argument("--k", type=int, help="marks in a row that win (default: the shorter side, at most 5)")
-    parser.add_argument("--marks", choices=MARK_STYLES, default="shapes",
+    parser.add_argument("--marks", choices=MARK_STYLES, default=marks,
                         help="the robot's marks: real X and O shapes (default), or the seed's dot")
 
 
@@ -50,13 +54,20 @@ def build_parser() -> argparse.ArgumentParser:
                     "is drawn in this terminal.",
         epilog="Also: 'noughts robot paper', 'noughts robot preview', 'noughts robot sense' (each with --help). "
                "docs/robot.md has the machines, the wiring and the configuration.")
-    parser.add_argument("--backend", choices=BACKENDS, default="sim", help="the pen robot (default: sim)")
-    parser.add_argument("--sense", choices=SENSES, default="keyboard",
-                        help="how the robot learns your move (default: keyboard, you type it)")
+    parser.add_argument("--backend", choices=BACKENDS, help="the pen robot (default: the config's, else sim)")
+    parser.add_argument("--sense", choices=SENSES,
+                        help="how the robot learns your move (default: the config's, else keyboard: you type it)")
+    parser.add_argument("--config", metavar="FILE",
+                        help=f"the robot's TOML configuration (default: {default_config_path()} if it exists)")
+    parser.add_argument("--port", help="grbl, ebb: the plotter's serial port or pyserial URL; ev3: the agent's "
+                                       "TCP port")
+    parser.add_argument("--host", help="ev3: the brick running the agent (default ev3dev.local)")
+    parser.add_argument("--camera", metavar="SOURCE",
+                        help="camera: a device number, a video file or an image sequence (photo_%%03d.png)")
     parser.add_argument("--opponent", help="the computer player (default: the seed's menu: easy, medium, hard)")
-    parser.add_argument("--first", metavar="WHO", default="alternate",
+    parser.add_argument("--first", metavar="WHO",
                         help=f"who starts each game: {', '.join(FIRST_RULES)} (default: alternate)")
-    _board_options(parser)
+    _board_options(parser, marks=None)  # None: the configuration's
     parser.add_argument("--svg", metavar="FILE", help="write the paper as SVG to FILE after every move")
     parser.add_argument("--seed", help="seed the computer's random choices, to replay a session")
     parser.add_argument("--db", metavar="PATH",
@@ -162,9 +173,9 @@ class TerminalKeyboard:
     def show(self, text: str) -> None:
         print(text, file=self.out, flush=True)
 
-    def wait_for_human(self, prompt: str) -> bool:
+    def wait_for_human(self, prompt: str, *, move: bool = False) -> bool:
         text = prompt.replace("then press", "then type the square (like b2 or 5) and Enter") \
-            if prompt.startswith("Your turn") else prompt.replace("press", "press Enter")
+            if move else prompt.replace("press", "press Enter")
         try:
             typed = self.read_line(f"{text} (q stops) ").strip()
         except (EOFError, KeyboardInterrupt):
@@ -199,16 +210,29 @@ class TerminalKeyboard:
         return SheetReading(tuple(cells))
 
 
-def _choose_opponent(console: TerminalKeyboard) -> str | None:
-    """The seed's menu: easy, medium or hard, the high scores, or quit."""
+def _choose_opponent(console: Console, store: Store | None, board: Board) -> str | None:
+    """The seed's menu: easy, medium or hard, the high scores, or quit (on the brick, its buttons)."""
+    from noughts.robot.brick import BrickConsole, brick_menu, high_score_lines
+
+    def high_scores() -> list[str]:
+        numbers = store.scores().on((board.rows, board.cols, board.k)) if store is not None else None
+        return high_score_lines(numbers.run, numbers.high) if numbers is not None else ["Scores are off."]
+
+    if isinstance(console, BrickConsole):
+        return brick_menu(console.brick, high_scores)
+    assert isinstance(console, TerminalKeyboard | SimDesk)
+    keyboard = console if isinstance(console, TerminalKeyboard) else console.console
     while True:
-        if not console.wait_for_human("Choose: e easy, m medium, h hard — then press"):
+        if not keyboard.wait_for_human("Choose: e easy, m medium, h hard, s high scores — then press"):
             return None
-        choice = (console.typed or "").lower()[:1]
-        console.typed = None
+        choice = (keyboard.typed or "").strip().lower()[:1]
+        keyboard.typed = None
         if choice in SEED_MENU:
             return SEED_MENU[choice]
-        console.show("Type e, m or h (or q to stop).")
+        if choice == "s":
+            keyboard.show("\n".join(high_scores()))
+        else:
+            keyboard.show("Type e, m, h or s (or q to stop).")
 
 
 def _keep_path(args: argparse.Namespace) -> Path:
@@ -219,10 +243,30 @@ def _keep_path(args: argparse.Namespace) -> Path:
     return default_path().with_name("robot-game.json")
 
 
+def load_settings(args: argparse.Namespace) -> RobotConfig:
+    """The configuration file (if any) with the command line's choices over it."""
+    path = args.config
+    if path is None and default_config_path().exists():
+        path = default_config_path()
+    config = load_config(path)
+    port: str | None = args.port
+    ev3_port: int | None = None
+    if port is not None and (args.backend or config.backend) == "ev3":
+        if not port.isdigit():
+            raise RobotError(f"--port for the ev3 backend is the agent's TCP port, a number, not {port!r}")
+        ev3_port, port = int(port), None
+    backend = args.backend or config.backend
+    return config.with_overrides(backend=args.backend, sense=args.sense, game__opponent=args.opponent,
+                                 game__first=args.first, game__marks=args.marks, camera__source=args.camera,
+                                 ev3__host=args.host, ev3__port=ev3_port,
+                                 grbl__port=port if backend == "grbl" else None,
+                                 ebb__port=port if backend == "ebb" else None)
+
+
 def play_main(argv: Sequence[str], out: TextIO, read_line: Callable[[str], str] = input) -> int:
     args = build_parser().parse_args(argv)
-    if args.backend != "sim" or args.sense != "keyboard":
-        raise RobotError(f"--backend {args.backend} with --sense {args.sense} is not available in this build yet")
+    config = load_settings(args)
+    game_settings = config.section("game")
     keep = _keep_path(args)
     console = TerminalKeyboard(read_line, out)
     store = None
@@ -232,59 +276,68 @@ def play_main(argv: Sequence[str], out: TextIO, read_line: Callable[[str], str] 
         store = open_store(args.db)
         for notice in store.notices:
             console.show(notice)
+    rig: Rig | None = None
     try:
         kept = load_kept(keep, store) if args.resume else None
         if args.resume and kept is None:
             raise RobotError(f"there is no unfinished robot game kept in {keep}")
-        if kept is not None:
-            match, settings = kept
-            board = match.start
-            style = settings["style"] if settings["style"] in MARK_STYLES else "shapes"
-        else:
-            board = Board(args.rows, args.cols, args.k)
-            style = args.marks
-        machine = Machine.plotter()
-        sheet = machine.fit(board.rows, board.cols)
-        paper = Paper(sheet)
+        board = kept[0].start if kept is not None else Board(args.rows, args.cols, args.k)
+        style = kept[1]["style"] if kept is not None else game_settings["marks"]
+        match: Match | None = kept[0] if kept is not None else None
+        rig = build_rig(config, board.rows, board.cols, keyboard=console,
+                        board=lambda: match.board if match is not None else board)
+        paper = rig.paper
+        if paper is not None:
+            sim_paper = paper
 
-        def show_paper(robot: SimRobot) -> None:
-            console.show(paper.text_picture())
-            if args.svg:
-                Path(args.svg).write_text(paper.svg() + "\n", encoding="utf-8")
+            def show_paper(robot: object) -> None:
+                console.show(sim_paper.text_picture())
+                if args.svg:
+                    Path(args.svg).write_text(sim_paper.svg() + "\n", encoding="utf-8")
 
-        console.on_move = lambda cell, mark: paper.draw_strokes(mark_strokes(sheet, cell, mark), by="human")
-        robot = SimRobot(machine, paper, on_change=show_paper)
-        if kept is None:
-            opponent = args.opponent or _choose_opponent(console)
+            rig.robot.on_change = show_paper  # type: ignore[attr-defined]
+        if match is None:
+            opponent = game_settings["opponent"] or _choose_opponent(rig.console, store, board)
             if opponent is None:
                 return 0
-            match = Match(opponent, first=args.first, rows=board.rows, cols=board.cols, k=board.k,
+            match = Match(opponent, first=game_settings["first"], rows=board.rows, cols=board.cols, k=board.k,
                           seed=args.seed, store=store)
-        game = RobotGame(match, robot, console, console, sheet, style=style, keep=keep)
+        game = RobotGame(match, rig.robot, rig.sensor, rig.console, rig.sheet, style=style, keep=keep,
+                         reconnect=rig.reconnect)
         resume = kept is not None
-        if resume:  # the sim's sheet is gone with the last process: put back what was on it
-            paper.draw_strokes(marker_strokes(sheet) + grid_strokes(sheet))
-            for cell, mark in enumerate(match.board.cells):
-                if mark is not None:
-                    by = "human" if match.seats[match.seat_of(mark)].is_person else "robot"
-                    paper.draw_strokes(mark_strokes(sheet, cell, mark, style if by == "robot" else "shapes"), by=by)
+        if resume:
             console.show(f"Carrying on: {match.intro()}")
-            show_paper(robot)
+            if paper is not None:  # the sim's sheet went with the last process: put back what was on it
+                _redraw(paper, match, style)
+                show_paper(rig.robot)
         try:
             while game.play_game(resume=resume):
                 resume = False
-                paper.clear()
+                if paper is not None:
+                    paper.clear()
                 console.show(match.tally_text())
         except KeyboardInterrupt:
-            robot.stop()
+            rig.robot.stop()
             raise
         finally:
             if match.game is not None and not match.game_over and not match.abandoned:
                 console.show(f"The game is kept: 'noughts robot --resume' carries on with it ({keep}).")
     finally:
+        if rig is not None:
+            rig.close()
         if store is not None:
             store.close()
     return 0
+
+
+def _redraw(paper: Paper, match: Match, style: str) -> None:
+    sheet = paper.sheet
+    paper.draw_strokes(marker_strokes(sheet) + grid_strokes(sheet))
+    for cell, mark in enumerate(match.board.cells):
+        if mark is not None:
+            robot_mark = not match.seats[match.seat_of(mark)].is_person
+            paper.draw_strokes(mark_strokes(sheet, cell, mark, style if robot_mark else "shapes"),
+                               by="robot" if robot_mark else "human")
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:

@@ -88,7 +88,7 @@ class BrickConsole:
         self.last = screen_lines(text)
         self.brick.show(self.last)
 
-    def wait_for_human(self, prompt: str) -> bool:
+    def wait_for_human(self, prompt: str, *, move: bool = False) -> bool:
         self.brick.show([*screen_lines(prompt.replace("press", "press the touch sensor")), "", "(up button: stop)"])
         while not self.brick.touch_pressed():
             if "up" in self.brick.buttons():

@@ -64,13 +64,14 @@ pen_down = 30.0
 raise_rate = 75.0
 lower_rate = 50.0
 
-[ev3]
+[ev3]                  # the seed's gantry; every setting of docs/robot.md's EV3 table may go here
 host = "ev3dev.local"
 port = 4455
 
-[light]
-white = 0.0            # reflected light on blank paper (0: not calibrated; the seed's threshold of 25 is used)
-black = 0.0            # on a shaded square
+[light]                # `noughts robot calibrate` measures white and black
+white = 72.0           # reflected light (percent) over bare paper
+black = 6.0            # over solid ink
+threshold = 25.0       # shade mode: a reading below this is a mark (the seed's 25)
 mode = "sweep"         # sweep (tells X from O) | shade (the seed: one reading, shaded squares)
 
 [camera]
@@ -80,6 +81,9 @@ source = "0"           # a device number, a video file, or an image sequence lik
 _CHOICES = {("", "backend"): ("sim", "grbl", "ebb", "ev3"), ("", "sense"): ("keyboard", "camera", "light"),
             ("game", "marks"): ("shapes", "dot"), ("grbl", "lift"): ("servo", "z"),
             ("light", "mode"): ("sweep", "shade")}
+
+
+_OPEN_SECTIONS = ("ev3",)  # tables whose other keys the backend checks itself
 
 
 class ConfigError(RobotError):
@@ -120,6 +124,9 @@ def _merge(defaults: Mapping[str, Any], user: Mapping[str, Any], section: str = 
     merged = dict(defaults)
     for key, value in user.items():
         name = f"{section}.{key}" if section else key
+        if section in _OPEN_SECTIONS and key not in defaults:
+            merged[key] = value  # checked by the backend's own settings (Ev3Config.from_mapping)
+            continue
         if key not in defaults:
             where = f"[{section}]" if section else "the top level"
             raise ConfigError(f"the robot configuration has no setting {name}; {where} takes: "
@@ -190,7 +197,14 @@ def load_config(path: str | os.PathLike[str] | None = None, *, text: str | None 
         except tomllib.TOMLDecodeError as error:
             where = f" {source}" if source else ""
             raise ConfigError(f"the robot configuration{where} is not valid TOML: {error}") from None
-    return RobotConfig(_merge(tomllib.loads(DEFAULT_TOML), user), source)
+    config = RobotConfig(_merge(tomllib.loads(DEFAULT_TOML), user), source)
+    from noughts.robot.backends.ev3 import Ev3Config  # stdlib only: the host side of the EV3 link
+
+    try:
+        Ev3Config.from_mapping(config.section("ev3"))
+    except (RobotError, TypeError, ValueError) as error:
+        raise ConfigError(f"the robot configuration's [ev3] table: {error}") from None
+    return config
 
 
 def save_setting(path: str | os.PathLike[str], section: str, values: Mapping[str, float]) -> Path:

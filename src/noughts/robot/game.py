@@ -39,8 +39,9 @@ class Console(Protocol):
     def show(self, text: str) -> None:
         """Tell the human something (a line on the terminal, the brick's screen)."""
 
-    def wait_for_human(self, prompt: str) -> bool:
-        """Show ``prompt`` and wait for the human's signal (Enter, the touch sensor); False to stop playing."""
+    def wait_for_human(self, prompt: str, *, move: bool = False) -> bool:
+        """Show ``prompt`` and wait for the human's signal (Enter, the touch sensor); False to stop
+        playing. ``move``: the human is making a move on the sheet (rather than, say, changing it)."""
 
 
 def _names(board: Board, cells: list[int]) -> str:
@@ -137,7 +138,7 @@ class RobotGame:
         mark = self.match.mark_of(seat)
         prompt = f"Your turn: draw your {mark} in an empty square, then press."
         while True:
-            if not self.console.wait_for_human(prompt):
+            if not self.console.wait_for_human(prompt, move=True):
                 return False
             board = self.match.board
             verdict = judge(self.sensor.read(board), board, mark)
