@@ -178,7 +178,8 @@ class SweepSensor(_LightSensor):
             return CellReading("?", round(min(1.0, shaded), 3))
         dips, dark = self._dips(values)
         if not dips:
-            return CellReading("", round(max(0.0, 1 - max(dark) / (2 * DIP)), 3))
+            margin = (DIP - max(dark)) / DIP  # how far the darkest reading stays from a dip: 1 is white paper
+            return CellReading("", round(0.5 + 0.5 * min(1.0, 2 * margin), 3))
         depth = min(1.0, min(peak for _, peak in dips) / (2 * DIP))
         places = [place for place, _ in dips]
         if len(places) == 1 and abs(places[0]) < 0.1 * cell:
