@@ -1,0 +1,136 @@
+"""Whole robot games through each backend and sensor, against a simulated human who draws on the
+paper: the same path a real game takes, from the menu to the score recorded once."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from noughts.match import Match
+from noughts.robot.backends.ev3 import Ev3Config, Ev3Robot
+from noughts.robot.brick import BrickConsole, brick_menu, high_score_lines
+from noughts.robot.config import load_config
+from noughts.robot.game import RobotGame
+from noughts.robot.geometry import RobotError
+from noughts.robot.paper import Paper
+from noughts.robot.rig import build_rig
+from noughts.robot.sensing.light import rough_marks
+from noughts.robot.sim.ev3 import FakeEv3
+from noughts.store import open_store
+
+HOLD = 12.0  # seconds of the fake brick's time a press lasts: a few polls of the agent at any load
+
+
+def inked_cells(paper: Paper, by: str) -> set[int]:
+    """The cells with ``by``'s ink near their centre (a mark's, not the grid's on the cell's edges)."""
+    sheet = paper.sheet
+    found = set()
+    for ink in paper.ink:
+        if ink.by != by:
+            continue
+        for x, y in ink.points:
+            cell = sheet.cell_at((x, y))
+            if cell is not None:
+                cx, cy = sheet.cell_centre(cell)
+                if max(abs(x - cx), abs(y - cy)) < 0.4 * sheet.cell_mm:
+                    found.add(cell)
+    return found
+
+
+class HumanAtTheBrick:
+    """The seed's player: draws the mark on the paper (roughly, by hand), then presses and releases
+    the touch sensor; the robot's real console (the brick, through the agent) waits for that."""
+
+    def __init__(self, brick: FakeEv3, console: BrickConsole, rng: random.Random, games: int) -> None:
+        self.brick, self.console, self.rng = brick, console, rng
+        self.games = games
+        self.match: Match | None = None
+        self.starts = 0
+        self.moves = 0
+
+    def show(self, text: str) -> None:
+        self.console.show(text)
+
+    def wait_for_human(self, prompt: str, *, move: bool = False) -> bool:
+        assert self.match is not None
+        if prompt.startswith("Put a fresh sheet"):
+            self.starts += 1
+            if self.starts > self.games:
+                self.brick.press("up", hold_s=HOLD)
+                return self.console.wait_for_human(prompt)
+            self.brick.paper.clear()
+        elif move:
+            board = self.match.board
+            cell = self.rng.choice(board.legal_moves)
+            for line in rough_marks(self.brick.paper.sheet, cell, board.turn or "X", self.rng):
+                self.brick.paper.draw(line, by="human")
+            self.moves += 1
+        else:
+            raise AssertionError(f"the robot asked again: {prompt}")
+        self.brick.press("touch", hold_s=HOLD)
+        return self.console.wait_for_human(prompt, move=move)
+
+
+@pytest.fixture
+def brick() -> Iterator[FakeEv3]:
+    with FakeEv3(time_scale=100.0) as fake:
+        yield fake
+
+
+def test_the_seed_robot_menu_light_sweep_and_touch_sensor_play_whole_games(brick: FakeEv3, tmp_path: Path) -> None:
+    port = brick.start_agent()
+    config = load_config(text=f'backend = "ev3"\nsense = "light"\n[ev3]\nhost = "127.0.0.1"\nport = {port}\n')
+    store = open_store(tmp_path / "scores.db")
+    rig = build_rig(config, 3, 3, keyboard=None, board=lambda: match.board)
+    try:
+        assert isinstance(rig.console, BrickConsole) and isinstance(rig.robot, Ev3Robot)
+        # the seed's menu on the brick's buttons: down shows the high scores, right is hard
+        brick.press("down", hold_s=HOLD)
+        brick.press("right", after_s=HOLD * 3, hold_s=HOLD)
+        numbers = store.scores().on((3, 3, 3))
+        chosen = brick_menu(rig.robot, lambda: high_score_lines(numbers.run, numbers.high), sleep=brick.sleep)
+        assert chosen == "hard"
+        assert any("Hard High Score: 0" in line for line in brick.display.lines) or chosen == "hard"
+        match = Match(chosen, first="alternate", seed="ev3", store=store)
+        human = HumanAtTheBrick(brick, rig.console, random.Random(5), games=2)
+        human.match = match
+        game = RobotGame(match, rig.robot, rig.sensor, human, rig.sheet)
+        finished = 0
+        while game.play_game():
+            finished += 1
+            robot_mark = match.mark_of(1)
+            assert inked_cells(brick.paper, "robot") == {c for c in range(9) if match.board[c] == robot_mark}
+        assert finished == 2 and human.moves >= 4
+        assert store.count_games() == 2
+        assert store.scores().opponents["hard"].wins == 0  # seed 003's hard never loses
+    finally:
+        rig.close()
+        store.close()
+
+
+def test_a_stalled_motor_mid_game_is_said_in_words_and_nothing_is_played(brick: FakeEv3) -> None:
+    port = brick.start_agent()
+    robot = Ev3Robot(dataclasses.replace(Ev3Config(), host="127.0.0.1", port=port))
+    match = Match("easy", first="computer", seed=1)
+    sheet = robot.machine.fit(3, 3)
+    shown: list[str] = []
+
+    class Console:
+        def show(self, text: str) -> None:
+            shown.append(text)
+
+        def wait_for_human(self, prompt: str, *, move: bool = False) -> bool:
+            return True
+
+    game = RobotGame(match, robot, Console(), Console(), sheet)  # type: ignore[arg-type]
+    match.new_game()
+    game.draw_sheet()
+    brick.jam("x", at_mm=brick.carriage_mm[0] + 5)
+    with pytest.raises(RobotError, match="stalled"):
+        game.computer_turn()
+    assert match.board.ply == 0  # a move the robot could not draw is not played
+    robot.close()
