@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, TextIO
 from noughts.board import Board
 from noughts.errors import NoughtsError
 from noughts.match import FIRST_RULES, Match
-from noughts.robot.backend import CellReading, SheetReading
-from noughts.robot.config import RobotConfig, default_config_path, load_config
+from noughts.robot.backend import CellReading, LightProbe, SheetReading
+from noughts.robot.config import RobotConfig, default_config_path, load_config, save_setting
 from noughts.robot.game import Console, RobotGame, load_kept
 from noughts.robot.geometry import Machine, RobotError, Sheet
 from noughts.robot.paper import Paper, sheet_svg
@@ -243,11 +243,14 @@ def _keep_path(args: argparse.Namespace) -> Path:
     return default_path().with_name("robot-game.json")
 
 
-def load_settings(args: argparse.Namespace) -> RobotConfig:
-    """The configuration file (if any) with the command line's choices over it."""
+def load_settings(args: argparse.Namespace, *, missing_ok: bool = False) -> RobotConfig:
+    """The configuration file (if any) with the command line's choices over it; ``missing_ok``: a
+    --config file that does not exist yet is the defaults (calibrating creates it)."""
     path = args.config
     if path is None and default_config_path().exists():
         path = default_config_path()
+    if path is not None and missing_ok and not Path(path).expanduser().exists():
+        path = None
     config = load_config(path)
     port: str | None = args.port
     ev3_port: int | None = None
@@ -345,7 +348,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     stream = out or sys.stdout
     commands: dict[str, Callable[[Sequence[str], TextIO], int]] = {
-        "paper": paper_main, "preview": preview_main, "sense": sense_main}
+        "paper": paper_main, "preview": preview_main, "sense": sense_main, "calibrate": calibrate_main}
     try:
         if arguments[:1] and arguments[0] in commands:
             return commands[arguments[0]](arguments[1:], stream)
@@ -356,6 +359,52 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     except KeyboardInterrupt:
         print(file=sys.stderr)
         return 130
+
+
+def calibrate_main(argv: Sequence[str], out: TextIO, read_line: Callable[[str], str] = input) -> int:
+    """``noughts robot calibrate``: the light sensor's white and black, measured on the robot's own
+    markers and recorded in the configuration file."""
+    args = build_parser().parse_args(argv)
+    config = load_settings(args, missing_ok=True)
+    target = Path(args.config).expanduser() if args.config else default_config_path()
+    console = TerminalKeyboard(read_line, out)
+    sheet_board = Board(args.rows, args.cols, args.k)
+    rig = build_rig(config.with_overrides(sense="keyboard"), sheet_board.rows, sheet_board.cols,
+                    keyboard=console, board=lambda: sheet_board)
+    try:
+        from noughts.robot.sensing.light import calibrate
+
+        probe = _light_probe(rig, config)
+        if not console.wait_for_human("Put a fresh sheet on the robot, then press to start."):
+            return 0
+        console.show("Drawing the reference markers, then reading bare paper beside them and the markers.")
+        game = RobotGame(Match("easy"), rig.robot, rig.sensor, rig.console, rig.sheet)
+        game.draw_markers()
+        sheet = rig.sheet
+        markers = list(sheet.marker_centres())
+        left, top, right, bottom = sheet.grid_box
+        half = sheet.margin_mm / 2
+        white = [((left + right) / 2, top - half), ((left + right) / 2, bottom + half),
+                 (left - half, (top + bottom) / 2), (right + half, (top + bottom) / 2)]
+        measured = calibrate(probe, white, markers)
+        save_setting(target, "light", {"white": round(measured.white, 1), "black": round(measured.black, 1),
+                                       "threshold": round(measured.threshold, 1)})
+        console.show(f"White paper reads {measured.white:.0f}, ink {measured.black:.0f}: the threshold is "
+                     f"{measured.threshold:.0f} (the seed's was 25). Recorded in {target}.")
+    finally:
+        rig.close()
+    return 0
+
+
+def _light_probe(rig: Rig, config: RobotConfig) -> LightProbe:
+    if rig.paper is not None:
+        from noughts.robot.sim.reflectance import PaperLightProbe
+
+        return PaperLightProbe(rig.paper)
+    if isinstance(rig.robot, LightProbe):
+        return rig.robot
+    raise RobotError(f"only a robot with a light sensor (the ev3 backend, or the sim) can calibrate it, "
+                     f"not {config.backend}")
 
 
 def sense_main(argv: Sequence[str], out: TextIO) -> int:

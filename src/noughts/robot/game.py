@@ -130,6 +130,12 @@ class RobotGame:
         self.pen = (0.0, 0.0)
         self._draw(marker_strokes(self.sheet) + grid_strokes(self.sheet), "the grid")
 
+    def draw_markers(self) -> None:
+        """Only the reference markers (for calibrating a sensor on them)."""
+        self.robot.home()
+        self.pen = (0.0, 0.0)
+        self._draw(marker_strokes(self.sheet), "the markers")
+
     # turns -----------------------------------------------------------------------------------
     def human_turn(self) -> bool:
         """Wait for the human's move, read it, play it; False when the human stops."""
