@@ -134,3 +134,41 @@ def test_a_stalled_motor_mid_game_is_said_in_words_and_nothing_is_played(brick: 
         game.computer_turn()
     assert match.board.ply == 0  # a move the robot could not draw is not played
     robot.close()
+
+
+def test_a_grbl_plotter_plays_whole_games_typed_at_the_keyboard(tmp_path: Path) -> None:
+    from noughts.robot.app import TerminalKeyboard
+    from noughts.robot.sim.grbl import GrblSimulator
+    from noughts.robot.sim.link import serve_socket
+
+    config = load_config(text='backend = "grbl"\n[grbl]\nhoming = false\n[machine]\ntravel = [200, 200]\n')
+    simulator = GrblSimulator(Paper(config.machine().fit(3, 3)), config.machine())
+    store = open_store(tmp_path / "scores.db")
+    rng = random.Random(2)
+    games = iter([True, True, False])
+
+    def type_a_move(prompt: str) -> str:
+        if prompt.startswith("Put a fresh sheet"):
+            simulator.paper.clear()
+            return "" if next(games) else "q"
+        return match.board.cell_name(rng.choice(match.board.legal_moves))
+
+    with serve_socket(simulator) as link:
+        config = config.with_overrides(grbl__port=link.address)
+        keyboard = TerminalKeyboard(type_a_move, out=open(tmp_path / "shown.txt", "w", encoding="utf-8"))
+        rig = build_rig(config, 3, 3, keyboard=keyboard, board=lambda: match.board)
+        rig.robot.poll_seconds = 0  # type: ignore[attr-defined]  # the simulator answers at once
+        try:
+            match = Match("medium", first="alternate", seed="grbl", store=store)
+            game = RobotGame(match, rig.robot, rig.sensor, rig.console, rig.sheet)
+            played = 0
+            while game.play_game():
+                played += 1
+                robot_mark = match.mark_of(1)
+                assert inked_cells(simulator.paper, "robot") == {c for c in range(9) if match.board[c] == robot_mark}
+            assert played == 2 and store.count_games() == 2
+            assert simulator.max_rx_fill <= 128
+        finally:
+            rig.close()
+            keyboard.out.close()
+            store.close()
