@@ -4,6 +4,7 @@ paper: the same path a real game takes, from the menu to the score recorded once
 from __future__ import annotations
 
 import dataclasses
+import io
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -155,7 +156,7 @@ def test_a_grbl_plotter_plays_whole_games_typed_at_the_keyboard(tmp_path: Path) 
 
     with serve_socket(simulator) as link:
         config = config.with_overrides(grbl__port=link.address)
-        keyboard = TerminalKeyboard(type_a_move, out=open(tmp_path / "shown.txt", "w", encoding="utf-8"))
+        keyboard = TerminalKeyboard(type_a_move, out=io.StringIO())
         rig = build_rig(config, 3, 3, keyboard=keyboard, board=lambda: match.board)
         rig.robot.poll_seconds = 0  # type: ignore[attr-defined]  # the simulator answers at once
         try:
@@ -170,5 +171,4 @@ def test_a_grbl_plotter_plays_whole_games_typed_at_the_keyboard(tmp_path: Path) 
             assert simulator.max_rx_fill <= 128
         finally:
             rig.close()
-            keyboard.out.close()
             store.close()
