@@ -50,7 +50,7 @@ class MotorSpec:
 
 @dataclass(frozen=True)
 class Ev3Config:
-    """How the seed's gantry is built and wired, in the host's terms (a ``[robot.ev3]`` table).
+    """How the seed's gantry is built and wired, in the host's terms (the configuration's ``[ev3]`` table).
 
     Machine coordinates are millimetres from the home corner (where the seed's ``trackReset``
     stalls both axes), x across, y away from the home end. The defaults follow the seed: x on a
