@@ -315,3 +315,501 @@ def _scaled(found: _Found, factor: int) -> _Found:
     shift = np.array([[factor, 0, (factor - 1) / 2], [0, factor, (factor - 1) / 2], [0, 0, 1]], np.float64)
     shift[0, 2] = shift[1, 2] = 0.5 * factor - 0.5
     return _Found(shift @ found.to_picture, tuple(_scaled_blob(b, factor) for b in found.blobs), found.error)
+
+
+# --- reading the cells ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Rectified:
+    """The sheet straightened out: ``grey`` at ``CELL_PX`` pixels a cell (the whole sheet, margins
+    too), and the matrix that takes working-picture pixels there."""
+
+    grey: Image
+    from_picture: Matrix
+    px_per_mm: float
+
+
+def _rectify(grey: Image, found: _Found, sheet: Sheet) -> _Rectified:
+    import cv2
+    import numpy as np
+
+    px_per_mm = CELL_PX / sheet.cell_mm
+    size = (round(sheet.width * px_per_mm), round(sheet.height * px_per_mm))
+    from_picture = np.diag([px_per_mm, px_per_mm, 1.0]) @ np.linalg.inv(found.to_picture)
+    to_rectified, source = from_picture, grey
+    cell_in_picture = math.sqrt(_projected_area(found.to_picture, sheet.cell_centre(0), sheet.cell_mm))
+    if cell_in_picture > 1.6 * CELL_PX:  # shrink first, so thin lines are averaged rather than skipped
+        shrink = 1.25 * CELL_PX / cell_in_picture
+        height, width = grey.shape
+        source = cv2.resize(grey, (max(1, round(width * shrink)), max(1, round(height * shrink))),
+                            interpolation=cv2.INTER_AREA)
+        to_rectified = to_rectified @ np.diag([1 / shrink, 1 / shrink, 1.0])
+    flat = cv2.warpPerspective(source, to_rectified, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return _Rectified(np.asarray(flat, np.uint8), from_picture, px_per_mm)
+
+
+def _inkness(grey: Image) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+    """How much darker than the paper round it each pixel is (0 paper, towards 1 black), for thin
+    lines (the paper's brightness measured over a sixth of a cell, so shadows do not count) and
+    for solid patches (over more than a cell, so a shaded square counts)."""
+    import cv2
+    import numpy as np
+
+    smooth = cv2.GaussianBlur(grey, (0, 0), 0.7).astype(np.float32)
+    side = 2 * round(CELL_PX * 0.08) + 1
+    paper = cv2.morphologyEx(smooth, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (side, side)))
+    thin = 1 - smooth / np.maximum(paper, 1.0)
+    solid = 1 - _flat(grey, CELL_PX * 1.15)
+    return np.asarray(thin, np.float32), np.asarray(solid, np.float32)
+
+
+def _line_positions(thin: NDArray[np.float32], sheet: Sheet, px_per_mm: float) -> tuple[list[list[float]],
+                                                                                          list[list[float]]]:
+    """Where the grid's lines really are, row band by row band and column band by column band:
+    ``columns[row]`` holds the x of every column edge (outer edges extrapolated a cell out) and
+    ``rows[col]`` the y of every row edge. The homography from the markers is close; a lens
+    bends the lines a little, so each line is found again near where it should be."""
+    import numpy as np
+
+    cell = sheet.cell_mm * px_per_mm
+    left, top = sheet.margin_mm * px_per_mm, sheet.margin_mm * px_per_mm
+    reach = int(cell * 0.2)
+
+    def find(profile_of: Any, expected: float) -> float | None:
+        start = max(0, round(expected) - reach)
+        profile = profile_of(start, round(expected) + reach + 1)
+        if profile.size < 3:
+            return None
+        peak = int(np.argmax(profile))
+        if profile[peak] < 0.12:  # no line there (or washed out): keep the homography's word
+            return None
+        offset = 0.0
+        if 0 < peak < profile.size - 1:  # the top of a parabola through the peak and its neighbours
+            a, b, c = profile[peak - 1], profile[peak], profile[peak + 1]
+            offset = 0.5 * (a - c) / (a - 2 * b + c) if a - 2 * b + c < 0 else 0.0
+        return start + peak + offset
+
+    def edges(origin: float, measured: list[float | None]) -> list[float]:
+        found = [origin + j * cell if m is None else m for j, m in enumerate(measured)]
+        if len(measured) > 2 and measured[1] is not None:  # the outer edges have no line: a cell beyond
+            found[0] = found[1] - cell
+        if len(measured) > 2 and measured[-2] is not None:
+            found[-1] = found[-2] + cell
+        return found
+
+    columns = []
+    for row in range(sheet.rows):
+        y0, y1 = round(top + (row + 0.2) * cell), round(top + (row + 0.8) * cell)
+        measured: list[float | None] = [None]
+        for j in range(1, sheet.cols):
+            measured.append(find(lambda a, b, y0=y0, y1=y1: np.median(thin[y0:y1, a:b], axis=0),
+                                 left + j * cell))
+        measured.append(None)
+        columns.append(edges(left, measured))
+    rows = []
+    for col in range(sheet.cols):
+        x0, x1 = round(left + (col + 0.2) * cell), round(left + (col + 0.8) * cell)
+        measured = [None]
+        for i in range(1, sheet.rows):
+            measured.append(find(lambda a, b, x0=x0, x1=x1: np.median(thin[a:b, x0:x1], axis=1),
+                                 top + i * cell))
+        measured.append(None)
+        rows.append(edges(top, measured))
+    return columns, rows
+
+
+@dataclass(frozen=True)
+class _Cell:
+    """What one cell's ink looks like, measured in cells (so the sheet's size does not matter)."""
+
+    box: tuple[int, int, int, int]  # the part of the straightened sheet looked at: x0, y0, x1, y1
+    ink: float  # the share of the cell under ink (lines a pen draws)
+    spread: float  # how unevenly far the ink lies from its centre (std / mean): an O's ring is even
+    middle: float  # the share of the ink near its own centre: an X crosses there, an O has a hole
+    thinness: float  # the ink's narrower spread over its wider one: a lone stroke is thin, X and O are not
+    reach: float  # the ink's mean distance from its centre, in cells
+    off_centre: float  # how far the ink's centre is from the cell's, in cells
+    patch: float  # the share of the cell covered by a solid dark patch lying inside it (a shaded square)
+
+
+def _ink_mask(window: NDArray[np.float32], weak: float, strong: float) -> NDArray[np.bool_]:
+    """The ink in a cell: pixels above ``weak`` joined to one above ``strong`` (hysteresis, so a
+    faint stretch of a firm stroke counts and a speck of noise does not), in pieces big enough to be
+    pen strokes, and reaching into the cell's middle (a stroke only along the edge is a neighbour's
+    mark running over, or the grid line)."""
+    import cv2
+    import numpy as np
+
+    height, width = window.shape
+    count, labels, stats, _ = cv2.connectedComponentsWithStats((window > weak).astype(np.uint8), connectivity=8)
+    strong_hits = np.bincount(labels.ravel(), weights=(window > strong).ravel(), minlength=count)
+    keep = np.zeros(count, bool)
+    edge_x, edge_y = width * 0.22, height * 0.22
+    for label in range(1, count):
+        x, y, w, h, area = (int(v) for v in stats[label])
+        if strong_hits[label] == 0 or area < CELL_PX * CELL_PX * 0.003:
+            continue
+        if x + w < edge_x or x > width - edge_x or y + h < edge_y or y > height - edge_y:
+            continue
+        keep[label] = True
+    return np.asarray(keep[labels], np.bool_)
+
+
+def _patch_share(solid: NDArray[np.float32], lines: NDArray[np.bool_]) -> float:
+    """The share of the window covered by solid dark patches that lie wholly inside it and are
+    darker than the paper just round them: a shaded square. Pen lines (``lines``) do not count,
+    however thick; a shadow is dark too, but it does not stop short of the window's edges, and the
+    inside of an O lying in a shadow is no darker than the shadow round the O."""
+    import cv2
+    import numpy as np
+
+    height, width = solid.shape
+    filled = ((solid > 0.3) & ~lines).astype(np.uint8)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(filled, connectivity=8)
+    near = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
+    far = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (17, 17))
+    covered = 0
+    for label in range(1, count):
+        x, y, w, h, area = (int(v) for v in stats[label])
+        if area < 0.05 * width * height or x == 0 or y == 0 or x + w >= width or y + h >= height:
+            continue
+        patch = (labels == label).astype(np.uint8)
+        around = (cv2.dilate(patch, far) > 0) & (cv2.dilate(patch, near) == 0) & ~lines
+        if np.count_nonzero(around) and float(solid[patch > 0].mean()) - float(solid[around].mean()) < 0.2:
+            continue
+        covered += area
+    return covered / (width * height) if width and height else 0.0
+
+
+def _measure_cell(thin: NDArray[np.float32], solid: NDArray[np.float32], box: tuple[int, int, int, int],
+                  around: tuple[int, int, int, int], noise: float) -> _Cell:
+    """Measure the ink inside ``box`` (the cell less a band along its lines); shaded patches are
+    looked for in ``around`` (the cell and a little of its neighbours, as shading spills over)."""
+    import numpy as np
+
+    x0, y0, x1, y1 = box
+    window = thin[y0:y1, x0:x1]
+    if window.size == 0:
+        return _Cell(box, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    # The paper's own noise sets the bar: a photo's median, or this cell's if it is in a shadow (noisier).
+    level = max(noise, float(np.median(window)))
+    weak, strong = max(0.05, 3 * level + 0.02), max(0.08, 6 * level + 0.03)
+    mask = _ink_mask(window, weak, strong)
+    ax0, ay0, ax1, ay1 = around
+    patch = _patch_share(solid[ay0:ay1, ax0:ax1], thin[ay0:ay1, ax0:ax1] > weak) * (
+        (ax1 - ax0) * (ay1 - ay0) / max(1, (x1 - x0) * (y1 - y0)))
+    ys, xs = np.nonzero(mask)
+    ink = len(xs) / (CELL_PX * CELL_PX)
+    if len(xs) < 3:
+        return _Cell(box, ink, 0.0, 0.0, 0.0, 0.0, 0.0, patch)
+    px, py = xs.astype(np.float64) / CELL_PX, ys.astype(np.float64) / CELL_PX
+    cx, cy = px.mean(), py.mean()
+    distances = np.hypot(px - cx, py - cy)
+    reach = float(distances.mean())
+    spread = float(distances.std() / reach) if reach > 0 else 0.0
+    middle = float(np.mean(distances < 0.35 * reach))
+    eigen = np.linalg.eigvalsh(np.cov(np.vstack([px, py])))
+    thinness = float(math.sqrt(max(eigen[0], 0.0) / eigen[1])) if eigen[1] > 0 else 0.0
+    off_centre = math.hypot(cx - (x1 - x0) / 2 / CELL_PX, cy - (y1 - y0) / 2 / CELL_PX)
+    return _Cell(box, ink, spread, middle, thinness, reach, off_centre, patch)
+
+
+def _ramp(value: float, low: float, high: float) -> float:
+    """0 at ``low``, 1 at ``high``, straight in between (either way round)."""
+    return max(0.0, min(1.0, (value - low) / (high - low)))
+
+
+# What the synthetic photos taught (see benchmarks/robot_camera.py): an empty cell's ink stays below
+# about 0.01 of the cell; an X's ink lies unevenly far from its centre (spread 0.41 or more) with
+# a tenth of it crossing in the middle; an O's ring is even (spread at most 0.32) round an empty
+# middle. The ramps below leave a margin either side of those.
+EMPTY_INK, MARK_INK = 0.008, 0.02
+SHADED = 0.2
+
+
+def _verdict(cell: _Cell) -> CellReading:
+    """A cell's verdict and how sure it is."""
+    if cell.patch >= SHADED:  # a shaded square, as the seed's light-sensor players drew: a mark of no shape
+        return CellReading("?", round(0.5 + 0.5 * _ramp(cell.patch, SHADED, 2 * SHADED), 3))
+    if 0 < cell.reach < 0.06 and cell.off_centre < 0.12 and cell.thinness > 0.5 and cell.ink >= 0.003:
+        return CellReading("?", 0.9)  # a small round dot in the middle: the robot's dot mark
+    present = _ramp(cell.ink, EMPTY_INK, MARK_INK)
+    if present < 0.5:
+        return CellReading("", round(0.99 * (1 - present), 3))
+    like_x = min(_ramp(cell.spread, 0.36, 0.42), _ramp(cell.middle, 0.03, 0.07), _ramp(cell.thinness, 0.2, 0.35))
+    like_o = min(_ramp(cell.spread, 0.36, 0.33), _ramp(cell.middle, 0.05, 0.02))
+    shape, likeness = ("X", like_x) if like_x >= like_o else ("O", like_o)
+    if likeness < 0.5:  # a mark, but neither a clear X nor a clear O
+        return CellReading("?", round(0.3 * present, 3))
+    return CellReading(shape, round(min(present, likeness) * 0.99, 3))
+
+
+@dataclass(frozen=True)
+class _Look:
+    """Everything one reading found, for the reading itself and for the "what I saw" picture."""
+
+    reading: SheetReading
+    work: Image | None = None  # the picture at working size (colour if it was)
+    found: _Found | None = None
+    rectified: _Rectified | None = None
+    cells: tuple[_Cell, ...] = ()
+    blobs: tuple[_Blob, ...] = ()
+
+
+def _working(image: Image) -> tuple[Image, Image]:
+    """The picture at working size, in colour (as given) and grey."""
+    import cv2
+
+    grey = _grey(image)
+    height, width = grey.shape
+    shrink = min(1.0, WORK_PX / max(height, width))
+    if shrink < 1:
+        size = (max(16, round(width * shrink)), max(16, round(height * shrink)))
+        return cv2.resize(image, size, interpolation=cv2.INTER_AREA), cv2.resize(grey, size, interpolation=cv2.INTER_AREA)
+    return image, grey
+
+
+def _look(image: Image, sheet: Sheet) -> _Look:
+    import numpy as np
+
+    _opencv()
+    colour, grey = _working(image)
+    found, blobs = _find_sheet(grey, sheet)
+    if found is None:
+        return _Look(SheetReading((), found=False, message=_not_found_message(blobs)), colour, blobs=tuple(blobs))
+    rectified = _rectify(grey, found, sheet)
+    thin, solid = _inkness(rectified.grey)
+    columns, rows = _line_positions(thin, sheet, rectified.px_per_mm)
+    left, top, right, bottom = (round(v * rectified.px_per_mm) for v in sheet.grid_box)
+    noise = float(np.median(thin[top:bottom, left:right]))
+    inset = CELL_PX * 0.09
+    cells = []
+    for cell in range(sheet.rows * sheet.cols):
+        row, col = divmod(cell, sheet.cols)
+        x0, x1 = columns[row][col] + inset, columns[row][col + 1] - inset
+        y0, y1 = rows[col][row] + inset, rows[col][row + 1] - inset
+        box = _clipped((x0, y0, x1, y1), thin.shape)
+        around = _clipped((x0 - 2 * inset, y0 - 2 * inset, x1 + 2 * inset, y1 + 2 * inset), thin.shape)
+        cells.append(_measure_cell(thin, solid, box, around, noise))
+    readings = tuple(_verdict(cell) for cell in cells)
+    return _Look(SheetReading(readings), colour, found, rectified, tuple(cells), tuple(blobs))
+
+
+def _clipped(box: tuple[float, float, float, float], shape: tuple[int, ...]) -> tuple[int, int, int, int]:
+    x0, y0, x1, y1 = box
+    return max(0, round(x0)), max(0, round(y0)), min(shape[1], round(x1)), min(shape[0], round(y1))
+
+
+def _not_found_message(blobs: list[_Blob]) -> str:
+    if not blobs:
+        return ("the sheet is not in the picture: no black corner squares were found (is the whole sheet in view, "
+                "in focus and lit?)")
+    return ("the sheet is not in the picture: its four black corner squares and the small square beside the "
+            "top-left one were not all found (is the whole sheet in view, in focus and lit?)")
+
+
+# --- the public face --------------------------------------------------------------------------
+
+def read_image(image: Image, sheet: Sheet) -> SheetReading:
+    """Read the sheet in ``image`` (a BGR, BGRA or grey picture as OpenCV gives it): each cell's
+    verdict (``"X"``, ``"O"``, ``""`` empty, ``"?"`` a mark of no clear shape) and confidence, in
+    reading order. A sheet that cannot be found gives ``found=False`` and a sentence saying why.
+    Only the proportions of ``sheet`` matter, not its size in millimetres."""
+    return _look(image, sheet).reading
+
+
+def what_i_saw(image: Image, sheet: Sheet) -> Image:
+    """A picture of what :func:`read_image` makes of ``image``: the sheet straightened out, each
+    cell framed green (sure) or orange (not sure) with its verdict and confidence; or, when the
+    sheet is not found, the photo with the dark squares that were considered and the reason."""
+    import cv2
+    import numpy as np
+
+    look = _look(image, sheet)
+    colour = look.work if look.work is not None else image
+    if colour.ndim == 2:
+        colour = cv2.cvtColor(colour, cv2.COLOR_GRAY2BGR)
+    elif colour.shape[2] == 4:
+        colour = cv2.cvtColor(colour, cv2.COLOR_BGRA2BGR)
+    if look.found is None or look.rectified is None:
+        picture = np.ascontiguousarray(colour)
+        for blob in look.blobs:
+            cv2.drawContours(picture, [np.asarray(blob.outline, np.int32)], -1, (0, 140, 255), 2)
+        return _caption(picture, look.reading.message, (0, 0, 200))
+    scale = 3  # the straightened sheet is small; draw it bigger so the writing is legible
+    size = (look.rectified.grey.shape[1] * scale, look.rectified.grey.shape[0] * scale)
+    matrix = np.diag([scale, scale, 1.0]) @ look.rectified.from_picture
+    picture = np.ascontiguousarray(cv2.warpPerspective(_shrunk_like(colour, look), matrix, size,
+                                                       flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE))
+    for cell, reading in zip(look.cells, look.reading.cells, strict=True):
+        x0, y0, x1, y1 = (v * scale for v in cell.box)
+        sure = reading.confidence >= SURE
+        colour_bgr = (40, 160, 40) if sure else (0, 140, 255)
+        cv2.rectangle(picture, (x0, y0), (x1, y1), colour_bgr, 2)
+        label = f"{reading.mark or 'empty'} {reading.confidence:.2f}"
+        (text_w, text_h), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, 0.5, 1)
+        cv2.rectangle(picture, (x0, y1 - text_h - 8), (x0 + text_w + 8, y1), colour_bgr, -1)
+        cv2.putText(picture, label, (x0 + 4, y1 - 5), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (255, 255, 255), 1, cv2.LINE_AA)
+    unsure = sum(1 for reading in look.reading.cells if reading.confidence < SURE)
+    position = look.reading.notation(sheet.cols)
+    caption = f"read {position}" + (f" ({unsure} cell{'s' if unsure > 1 else ''} not sure)" if unsure else "")
+    return _caption(picture, caption, (40, 120, 40) if not unsure else (0, 110, 220))
+
+
+def _shrunk_like(colour: Image, look: _Look) -> Image:
+    """The colour picture at the size the grey one was straightened from."""
+    import cv2
+
+    if look.rectified is None or look.work is None:
+        return colour
+    height, width = look.work.shape[:2]
+    return colour if colour.shape[:2] == (height, width) else cv2.resize(colour, (width, height),
+                                                                          interpolation=cv2.INTER_AREA)
+
+
+def _caption(picture: Image, text: str, colour: tuple[int, int, int]) -> Image:
+    """``picture`` with a white strip below it carrying ``text`` (wrapped to fit)."""
+    import cv2
+    import numpy as np
+
+    width = picture.shape[1]
+    scale = max(0.45, min(1.0, width / 900))
+    words, lines, line = text.split(), [], ""
+    for word in words:
+        trial = f"{line} {word}".strip()
+        if cv2.getTextSize(trial, cv2.FONT_HERSHEY_SIMPLEX, scale, 1)[0][0] > width - 16 and line:
+            lines.append(line)
+            line = word
+        else:
+            line = trial
+    lines.append(line)
+    step = int(30 * scale) + 6
+    strip = np.full((step * len(lines) + 10, width, 3), 255, np.uint8)
+    for number, words_line in enumerate(lines):
+        cv2.putText(strip, words_line, (8, step * (number + 1)), cv2.FONT_HERSHEY_SIMPLEX, scale, colour, 1,
+                    cv2.LINE_AA)
+    return np.vstack([picture, strip])
+
+
+def load_photo(path: str | Path) -> Image:
+    """A photo from a file (JPEG, PNG, or anything else OpenCV reads), or a :class:`RobotError`
+    saying why not: missing, unreadable, not a picture, or cut short."""
+    _opencv()
+    import cv2
+    import numpy as np
+
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise RobotError(f"cannot read the photo {path}: {error.strerror or error}") from None
+    if not data:
+        raise RobotError(f"the photo {path} is an empty file")
+    if data.startswith(b"\xff\xd8") and b"\xff\xd9" not in data[-64:]:
+        raise RobotError(f"the photo {path} is cut short: the JPEG ends before the picture does")
+    if data.startswith(b"\x89PNG") and b"IEND" not in data[-64:]:
+        raise RobotError(f"the photo {path} is cut short: the PNG ends before the picture does")
+    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    if image is None:
+        raise RobotError(f"{path} is not a picture OpenCV can read (a JPEG or PNG photo of the sheet is)")
+    return np.asarray(image, np.uint8)
+
+
+class CameraSensor:
+    """Reads the sheet through ``cv2.VideoCapture``: ``source`` is a camera's index (0 is the first),
+    a video file, or a numbered image sequence such as ``photos/photo_%03d.png``. Each
+    :meth:`read` takes the next frame (a live camera's newest: ``skip`` stale frames are dropped
+    first, the driver keeps a few). Implements the robot's ``Sensor``; also keeps the last frame and
+    reading for :meth:`what_i_saw`."""
+
+    def __init__(self, source: int | str | Path, sheet: Sheet, *, skip: int | None = None) -> None:
+        cv2 = _opencv()
+        self.sheet = sheet
+        self.source = source
+        shown = f"camera {source}" if isinstance(source, int) else str(source)
+        if not isinstance(source, int) and "%" not in str(source) and not Path(source).exists():
+            raise RobotError(f"there is no video or picture at {shown}")
+        self.capture = cv2.VideoCapture(source if isinstance(source, int) else str(source))
+        if not self.capture.isOpened():
+            self.capture.release()
+            raise RobotError(f"cannot open {shown} (is it plugged in, or the file a video or numbered pictures?)")
+        self.skip = skip if skip is not None else (4 if isinstance(source, int) else 0)
+        self.last_frame: Image | None = None
+        self.last_reading: SheetReading | None = None
+
+    def read(self, board: Board | None = None) -> SheetReading:
+        """Look at the sheet once. ``board`` (what the game knows is there) must have the sheet's shape."""
+        if board is not None and (board.rows, board.cols) != (self.sheet.rows, self.sheet.cols):
+            raise RobotError(f"the camera reads a {self.sheet.rows}×{self.sheet.cols} sheet, not a "
+                             f"{board.rows}×{board.cols} board")
+        for _ in range(self.skip):
+            self.capture.grab()
+        ok, frame = self.capture.read()
+        if not ok or frame is None:
+            self.last_frame = None
+            self.last_reading = SheetReading((), found=False, message="the camera gave no picture (unplugged, or the "
+                                             "video or picture sequence has ended)")
+            return self.last_reading
+        self.last_frame = frame
+        self.last_reading = read_image(frame, self.sheet)
+        return self.last_reading
+
+    def what_i_saw(self) -> Image | None:
+        """The "what I saw" picture of the last frame read, or None before the first."""
+        return None if self.last_frame is None else what_i_saw(self.last_frame, self.sheet)
+
+    def close(self) -> None:
+        self.capture.release()
+
+    def __enter__(self) -> CameraSensor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _cell_name(sheet: Sheet, cell: int) -> str:
+    row, col = divmod(cell, sheet.cols)
+    return f"{chr(ord('a') + col)}{row + 1}"
+
+
+def sense_photo(path: str | Path, rows: int = 3, cols: int = 3, *, as_json: bool = False) -> tuple[int, str]:
+    """``noughts robot sense PHOTO``: the exit code and the text to print. 0 and the position
+    (``X.O/.X./..O``) when every cell is read with certainty; 1 and the reason when the sheet is
+    not found or a cell is not certain (with the best reading, marked as such); 2 when the photo
+    cannot be read or the layout is impossible. ``as_json`` gives the same as JSON with every
+    cell's verdict and confidence."""
+    try:
+        sheet = Sheet(rows, cols)
+        image = load_photo(path)
+        reading = read_image(image, sheet)
+    except RobotError as error:
+        return 2, json.dumps({"found": False, "message": str(error)}) if as_json else str(error)
+    if not reading.found:
+        return 1, json.dumps({"found": False, "message": reading.message}) if as_json else reading.message
+    unsure = [(cell, r) for cell, r in enumerate(reading.cells) if r.confidence < SURE or r.mark == "?"]
+    marks = [("?" if (r.confidence < SURE or r.mark == "?") else (r.mark or ".")) for r in reading.cells]
+    position = "/".join("".join(marks[i:i + cols]) for i in range(0, len(marks), cols))
+    message = ""
+    if unsure:
+        doubts = "; ".join(_doubt(sheet, cell, r) for cell, r in unsure)
+        message = (f"not sure of {len(unsure)} cell{'s' if len(unsure) > 1 else ''}: {doubts}. Best reading {position}"
+                   " (? = not sure); take a clearer photo or make the marks darker")
+    if as_json:
+        payload = {"found": True, "sure": not unsure, "position": position, "rows": rows, "cols": cols,
+                   "cells": [{"cell": _cell_name(sheet, cell), "mark": r.mark or ".", "confidence": r.confidence}
+                             for cell, r in enumerate(reading.cells)]}
+        if message:
+            payload["message"] = message
+        return (1 if unsure else 0), json.dumps(payload)
+    return (1, message) if unsure else (0, position)
+
+
+def _doubt(sheet: Sheet, cell: int, reading: CellReading) -> str:
+    name = _cell_name(sheet, cell)
+    if reading.mark == "?" and reading.confidence >= SURE:
+        return f"{name} holds a mark that is neither an X nor an O (a shaded square or a dot?)"
+    if reading.mark == "?":
+        return f"{name} holds a mark that is neither a clear X nor a clear O"
+    seen = f"an {reading.mark}" if reading.mark else "empty"
+    return f"{name} looks {seen}, {reading.confidence:.0%} sure"

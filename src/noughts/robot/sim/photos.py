@@ -234,8 +234,8 @@ def render_paper(paper: Paper, px_per_mm: float, *, border_mm: tuple[float, floa
             alpha *= 0.85 + 0.15 * _smooth_noise(np_rng, (height, width), 12)
             if ink == "pencil":
                 grit = np.empty((height, width), np.float32)
-                cv2.randn(grit, 0.8, 0.25)
-                alpha *= np.clip(grit, 0.3, 1.0)
+                cv2.randn(grit, 0.85, 0.2)
+                alpha *= np.clip(grit, 0.5, 1.0)
         ink_colour = np.full((height, width, 3), colours[who], np.float32)
         picture = cv2.blendLinear(picture, ink_colour, 1 - alpha, alpha)
     return np.clip(picture, 0, 255).astype(np.uint8)
