@@ -350,8 +350,9 @@ def _rectify(grey: Image, found: _Found, sheet: Sheet) -> _Rectified:
 
 def _inkness(grey: Image) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
     """How much darker than the paper round it each pixel is (0 paper, towards 1 black), for thin
-    lines (the paper's brightness measured over a sixth of a cell, so shadows do not count) and
-    for solid patches (over more than a cell, so a shaded square counts)."""
+    lines (the paper's brightness measured over a sixth of a cell, so shadows do not count) and,
+    with the lines wiped out, for solid patches (over more than a cell, so a shaded square counts,
+    and a shadow is not cut into cell-sized pieces by the grid)."""
     import cv2
     import numpy as np
 
@@ -359,7 +360,7 @@ def _inkness(grey: Image) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
     side = 2 * round(CELL_PX * 0.08) + 1
     paper = cv2.morphologyEx(smooth, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (side, side)))
     thin = 1 - smooth / np.maximum(paper, 1.0)
-    solid = 1 - _flat(grey, CELL_PX * 1.15)
+    solid = 1 - _flat(np.clip(paper, 0, 255).astype(np.uint8), CELL_PX * 1.15)
     return np.asarray(thin, np.float32), np.asarray(solid, np.float32)
 
 
@@ -455,27 +456,25 @@ def _ink_mask(window: NDArray[np.float32], weak: float, strong: float) -> NDArra
     return np.asarray(keep[labels], np.bool_)
 
 
-def _patch_share(solid: NDArray[np.float32], lines: NDArray[np.bool_]) -> float:
+def _patch_share(solid: NDArray[np.float32]) -> float:
     """The share of the window covered by solid dark patches that lie wholly inside it and are
-    darker than the paper just round them: a shaded square. Pen lines (``lines``) do not count,
-    however thick; a shadow is dark too, but it does not stop short of the window's edges, and the
-    inside of an O lying in a shadow is no darker than the shadow round the O."""
+    darker than the paper just round them: a shaded square. A shadow is dark too, but it does not
+    stop short of the window's edges."""
     import cv2
     import numpy as np
 
     height, width = solid.shape
-    filled = ((solid > 0.3) & ~lines).astype(np.uint8)
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(filled, connectivity=8)
-    near = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
-    far = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (17, 17))
+    count, labels, stats, _ = cv2.connectedComponentsWithStats((solid > 0.3).astype(np.uint8), connectivity=8)
+    near = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (11, 11))
+    far = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (25, 25))
     covered = 0
     for label in range(1, count):
         x, y, w, h, area = (int(v) for v in stats[label])
         if area < 0.05 * width * height or x == 0 or y == 0 or x + w >= width or y + h >= height:
             continue
         patch = (labels == label).astype(np.uint8)
-        around = (cv2.dilate(patch, far) > 0) & (cv2.dilate(patch, near) == 0) & ~lines
-        if np.count_nonzero(around) and float(solid[patch > 0].mean()) - float(solid[around].mean()) < 0.2:
+        around = (cv2.dilate(patch, far) > 0) & (cv2.dilate(patch, near) == 0)
+        if np.count_nonzero(around) and float(solid[patch > 0].mean()) - float(solid[around].mean()) < 0.12:
             continue
         covered += area
     return covered / (width * height) if width and height else 0.0
@@ -496,7 +495,7 @@ def _measure_cell(thin: NDArray[np.float32], solid: NDArray[np.float32], box: tu
     weak, strong = max(0.05, 3 * level + 0.02), max(0.08, 6 * level + 0.03)
     mask = _ink_mask(window, weak, strong)
     ax0, ay0, ax1, ay1 = around
-    patch = _patch_share(solid[ay0:ay1, ax0:ax1], thin[ay0:ay1, ax0:ax1] > weak) * (
+    patch = _patch_share(solid[ay0:ay1, ax0:ax1]) * (
         (ax1 - ax0) * (ay1 - ay0) / max(1, (x1 - x0) * (y1 - y0)))
     ys, xs = np.nonzero(mask)
     ink = len(xs) / (CELL_PX * CELL_PX)
