@@ -49,8 +49,8 @@ SURE = 0.8
 
 WORK_PX = 1280  # longest side the markers are looked for at; bigger pictures are shrunk first
 CELL_PX = 64  # a cell's side in the straightened sheet
-INK_RATIO = 0.72  # darker than this share of the paper's brightness round it is ink
-MARKER_RATIO = 0.62  # the robot's solid markers are darker still (even under glare)
+MARKER_RATIO = 0.62  # the markers are darker than this share of the paper's brightness round them, even under glare
+HALF_LINES = 4  # pixels each way a pen line must have paper within (a line here is at most about 5 wide)
 
 
 def _opencv() -> Any:
@@ -88,6 +88,8 @@ class _Found:
 
 
 def _grey(image: Image) -> Image:
+    """The picture's darkness, one channel: for a colour picture the darkest of its three colours at
+    each pixel, so a red or blue pen shows as dark as it is (in plain grey, red is a light grey)."""
     import cv2
     import numpy as np
 
@@ -97,10 +99,9 @@ def _grey(image: Image) -> Image:
     if image.ndim == 2:
         return image
     channels = image.shape[2]
-    if channels == 3:
-        return np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), np.uint8)
-    if channels == 4:
-        return np.asarray(cv2.cvtColor(image, cv2.COLOR_BGRA2GRAY), np.uint8)
+    if channels in (3, 4):
+        blue, green, red = cv2.split(image)[:3]
+        return np.asarray(cv2.min(cv2.min(blue, green), red), np.uint8)
     if channels == 1:
         return np.ascontiguousarray(image[:, :, 0])
     raise RobotError(f"a photo has 1, 3 or 4 colour channels, not {channels}")
@@ -132,7 +133,8 @@ def _blobs(flat: NDArray[np.float32], min_side: float, max_side: float) -> list[
 
     dark = (flat < MARKER_RATIO).astype(np.uint8)
     if min_side >= 4:  # bridge the stripes of a marker hatched with a fine pen
-        dark = cv2.morphologyEx(dark, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3)))
+        dark = np.asarray(cv2.morphologyEx(dark, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))),
+                          np.uint8)
     count, labels, stats, centroids = cv2.connectedComponentsWithStats(dark, connectivity=8)
     areas = stats[:, cv2.CC_STAT_AREA].astype(np.float64)
     box_w, box_h = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
@@ -152,7 +154,7 @@ def _blobs(flat: NDArray[np.float32], min_side: float, max_side: float) -> list[
         x, y, w, h = (int(v) for v in stats[label, :4])
         patch = (labels[y:y + h, x:x + w] == label).astype(np.uint8)
         contours, _ = cv2.findContours(patch, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        outline = max(contours, key=cv2.contourArea) + (x, y)
+        outline = max(contours, key=cv2.contourArea) + np.array([x, y], np.int32)
         (_, _), (rect_w, rect_h), _ = cv2.minAreaRect(outline)
         if min(rect_w, rect_h) < 1:
             continue
@@ -258,8 +260,7 @@ def _check(sheet: Sheet, blobs: tuple[_Blob, ...], marker_side: float, tag_side:
         if log_ratio > math.log(2.2):
             return None
         size_error += log_ratio
-    refined = _refine(sheet, blobs) if tag_error < 0.45 else to_picture
-    return _Found(refined, blobs, tag_error + size_error / 5)
+    return _Found(_refine(sheet, blobs), blobs, tag_error + size_error / 5)
 
 
 def _refine(sheet: Sheet, blobs: tuple[_Blob, ...]) -> Matrix:
@@ -286,17 +287,19 @@ def _find_sheet(grey: Image, sheet: Sheet) -> tuple[_Found | None, list[_Blob]]:
     levels = [grey]
     while min(levels[-1].shape) >= 96 and len(levels) < 5:
         height, width = levels[-1].shape
-        levels.append(cv2.resize(levels[-1], (width // 2, height // 2), interpolation=cv2.INTER_AREA))
-    seen: list[_Blob] = []
+        levels.append(np.asarray(cv2.resize(levels[-1], (width // 2, height // 2), interpolation=cv2.INTER_AREA),
+                                 np.uint8))
+    most: list[_Blob] = []  # the most candidates any size saw, to show when nothing fits
     for depth in range(len(levels) - 1, -1, -1):
         factor = 2 ** depth
         for feature in ((24, 17, 12) if depth == 0 else (24, 17)):
             blobs = _blobs(_flat(levels[depth], feature), 0.16 * feature, 0.9 * feature)
-            seen = [_scaled_blob(b, factor) for b in blobs] if depth == 0 or blobs else seen
             found = _match(blobs, sheet, min_marker=0.33 * feature)
             if found is not None:
                 return _scaled(found, factor), [_scaled_blob(b, factor) for b in blobs]
-    return None, seen
+            if len(blobs) > len(most):
+                most = [_scaled_blob(b, factor) for b in blobs]
+    return None, most
 
 
 def _scaled_blob(blob: _Blob, factor: int) -> _Blob:
@@ -311,9 +314,8 @@ def _scaled(found: _Found, factor: int) -> _Found:
 
     if factor == 1:
         return found
-    # Pixel centres: x_full = (x_small + 0.5) * factor - 0.5.
-    shift = np.array([[factor, 0, (factor - 1) / 2], [0, factor, (factor - 1) / 2], [0, 0, 1]], np.float64)
-    shift[0, 2] = shift[1, 2] = 0.5 * factor - 0.5
+    offset = 0.5 * factor - 0.5  # pixel centres: x_full = (x_small + 0.5) * factor - 0.5
+    shift = np.array([[factor, 0, offset], [0, factor, offset], [0, 0, 1]], np.float64)
     return _Found(shift @ found.to_picture, tuple(_scaled_blob(b, factor) for b in found.blobs), found.error)
 
 
@@ -341,35 +343,64 @@ def _rectify(grey: Image, found: _Found, sheet: Sheet) -> _Rectified:
     if cell_in_picture > 1.6 * CELL_PX:  # shrink first, so thin lines are averaged rather than skipped
         shrink = 1.25 * CELL_PX / cell_in_picture
         height, width = grey.shape
-        source = cv2.resize(grey, (max(1, round(width * shrink)), max(1, round(height * shrink))),
-                            interpolation=cv2.INTER_AREA)
+        source = np.asarray(cv2.resize(grey, (max(1, round(width * shrink)), max(1, round(height * shrink))),
+                                       interpolation=cv2.INTER_AREA), np.uint8)
         to_rectified = to_rectified @ np.diag([1 / shrink, 1 / shrink, 1.0])
     flat = cv2.warpPerspective(source, to_rectified, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     return _Rectified(np.asarray(flat, np.uint8), from_picture, px_per_mm)
 
 
+def _half_lines(length: int) -> list[tuple[Any, Any]]:
+    """Pairs of one-sided line kernels (each half of a line through the centre, the centre
+    included), across, down and along both diagonals."""
+    import numpy as np
+
+    pairs = []
+    size = 2 * length + 1
+    for dx, dy in ((1, 0), (0, 1), (1, 1), (1, -1)):
+        halves = []
+        for sign in (1, -1):
+            kernel = np.zeros((size, size), np.uint8)
+            for step in range(length + 1):
+                kernel[length + sign * step * dy, length + sign * step * dx] = 1
+            halves.append(kernel)
+        pairs.append((halves[0], halves[1]))
+    return pairs
+
+
+
 def _inkness(grey: Image) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
     """How much darker than the paper round it each pixel is (0 paper, towards 1 black), for thin
-    lines (the paper's brightness measured over a sixth of a cell, so shadows do not count) and,
-    with the lines wiped out, for solid patches (over more than a cell, so a shaded square counts,
-    and a shadow is not cut into cell-sized pieces by the grid)."""
+    lines and, with the lines wiped out, for solid patches (a shaded square).
+
+    For lines, the paper's brightness at a pixel is the brightest it gets within a few pixels on
+    *both* sides, in whichever of four directions that is brightest: a pen line has paper close on
+    both sides, while the edge of a shadow has it on one side only and a soft shadow's darkest
+    stretch is too wide, so shadows do not count however sharp. For patches, the picture with its
+    lines closed over is divided by the paper's brightness measured over more than a cell."""
     import cv2
     import numpy as np
 
-    smooth = cv2.GaussianBlur(grey, (0, 0), 0.7).astype(np.float32)
-    side = 2 * round(CELL_PX * 0.08) + 1
-    paper = cv2.morphologyEx(smooth, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (side, side)))
+    smooth = cv2.GaussianBlur(grey, (0, 0), 1.0).astype(np.float32)  # a pen line is 2-4 pixels wide here
+    paper = smooth.copy()
+    for one_side, other_side in _half_lines(HALF_LINES):
+        both = cv2.min(cv2.dilate(smooth, one_side), cv2.dilate(smooth, other_side))
+        paper = np.asarray(cv2.max(paper, both), np.float32)
     thin = 1 - smooth / np.maximum(paper, 1.0)
-    solid = 1 - _flat(np.clip(paper, 0, 255).astype(np.uint8), CELL_PX * 1.15)
+    side = 2 * round(CELL_PX * 0.08) + 1  # wipe out lines up to a sixth of a cell wide, shading stays
+    no_lines = cv2.morphologyEx(smooth, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (side, side)))
+    solid = 1 - _flat(np.clip(no_lines, 0, 255).astype(np.uint8), CELL_PX * 1.15)
     return np.asarray(thin, np.float32), np.asarray(solid, np.float32)
 
 
-def _line_positions(thin: NDArray[np.float32], sheet: Sheet, px_per_mm: float) -> tuple[list[list[float]],
-                                                                                          list[list[float]]]:
+def _line_positions(thin: NDArray[np.float32], sheet: Sheet, px_per_mm: float
+                    ) -> tuple[list[list[float]], list[list[float]], float]:
     """Where the grid's lines really are, row band by row band and column band by column band:
     ``columns[row]`` holds the x of every column edge (outer edges extrapolated a cell out) and
     ``rows[col]`` the y of every row edge. The homography from the markers is close; a lens
-    bends the lines a little, so each line is found again near where it should be."""
+    bends the lines a little, so each line is found again near where it should be. Also the share
+    of the line pieces found (1 when the sheet has no inner lines): a sheet with other rows and
+    columns has its lines elsewhere."""
     import numpy as np
 
     cell = sheet.cell_mm * px_per_mm
@@ -399,6 +430,7 @@ def _line_positions(thin: NDArray[np.float32], sheet: Sheet, px_per_mm: float) -
         return found
 
     columns = []
+    seen = expected = 0
     for row in range(sheet.rows):
         y0, y1 = round(top + (row + 0.2) * cell), round(top + (row + 0.8) * cell)
         measured: list[float | None] = [None]
@@ -406,6 +438,8 @@ def _line_positions(thin: NDArray[np.float32], sheet: Sheet, px_per_mm: float) -
             measured.append(find(lambda a, b, y0=y0, y1=y1: np.median(thin[y0:y1, a:b], axis=0),
                                  left + j * cell))
         measured.append(None)
+        seen += sum(m is not None for m in measured)
+        expected += sheet.cols - 1
         columns.append(edges(left, measured))
     rows = []
     for col in range(sheet.cols):
@@ -415,8 +449,10 @@ def _line_positions(thin: NDArray[np.float32], sheet: Sheet, px_per_mm: float) -
             measured.append(find(lambda a, b, x0=x0, x1=x1: np.median(thin[a:b, x0:x1], axis=1),
                                  top + i * cell))
         measured.append(None)
+        seen += sum(m is not None for m in measured)
+        expected += sheet.rows - 1
         rows.append(edges(top, measured))
-    return columns, rows
+    return columns, rows, seen / expected if expected else 1.0
 
 
 @dataclass(frozen=True)
@@ -428,6 +464,7 @@ class _Cell:
     spread: float  # how unevenly far the ink lies from its centre (std / mean): an O's ring is even
     middle: float  # the share of the ink near its own centre: an X crosses there, an O has a hole
     thinness: float  # the ink's narrower spread over its wider one: a lone stroke is thin, X and O are not
+    coverage: float  # the share of directions the outer ink lies in: an X's four arms, all round for an O
     reach: float  # the ink's mean distance from its centre, in cells
     off_centre: float  # how far the ink's centre is from the cell's, in cells
     patch: float  # the share of the cell covered by a solid dark patch lying inside it (a shaded square)
@@ -489,10 +526,10 @@ def _measure_cell(thin: NDArray[np.float32], solid: NDArray[np.float32], box: tu
     x0, y0, x1, y1 = box
     window = thin[y0:y1, x0:x1]
     if window.size == 0:
-        return _Cell(box, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+        return _Cell(box, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
     # The paper's own noise sets the bar: a photo's median, or this cell's if it is in a shadow (noisier).
     level = max(noise, float(np.median(window)))
-    weak, strong = max(0.05, 3 * level + 0.02), max(0.08, 6 * level + 0.03)
+    weak, strong = max(0.035, 3 * level + 0.02), max(0.055, 5 * level + 0.025)
     mask = _ink_mask(window, weak, strong)
     ax0, ay0, ax1, ay1 = around
     patch = _patch_share(solid[ay0:ay1, ax0:ax1]) * (
@@ -500,7 +537,7 @@ def _measure_cell(thin: NDArray[np.float32], solid: NDArray[np.float32], box: tu
     ys, xs = np.nonzero(mask)
     ink = len(xs) / (CELL_PX * CELL_PX)
     if len(xs) < 3:
-        return _Cell(box, ink, 0.0, 0.0, 0.0, 0.0, 0.0, patch)
+        return _Cell(box, ink, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, patch)
     px, py = xs.astype(np.float64) / CELL_PX, ys.astype(np.float64) / CELL_PX
     cx, cy = px.mean(), py.mean()
     distances = np.hypot(px - cx, py - cy)
@@ -510,7 +547,11 @@ def _measure_cell(thin: NDArray[np.float32], solid: NDArray[np.float32], box: tu
     eigen = np.linalg.eigvalsh(np.cov(np.vstack([px, py])))
     thinness = float(math.sqrt(max(eigen[0], 0.0) / eigen[1])) if eigen[1] > 0 else 0.0
     off_centre = math.hypot(cx - (x1 - x0) / 2 / CELL_PX, cy - (y1 - y0) / 2 / CELL_PX)
-    return _Cell(box, ink, spread, middle, thinness, reach, off_centre, patch)
+    outer = distances > 0.6 * reach
+    angles = np.arctan2(py[outer] - cy, px[outer] - cx)
+    sectors = np.bincount(((angles + math.pi) / (2 * math.pi) * 16).astype(int) % 16, minlength=16)
+    coverage = float(np.mean(sectors >= max(2, 0.02 * np.count_nonzero(outer))))
+    return _Cell(box, ink, spread, middle, thinness, coverage, reach, off_centre, patch)
 
 
 def _ramp(value: float, low: float, high: float) -> float:
@@ -519,10 +560,14 @@ def _ramp(value: float, low: float, high: float) -> float:
 
 
 # What the synthetic photos taught (see benchmarks/robot_camera.py): an empty cell's ink stays below
-# about 0.01 of the cell; an X's ink lies unevenly far from its centre (spread 0.41 or more) with
-# a tenth of it crossing in the middle; an O's ring is even (spread at most 0.32) round an empty
-# middle. The ramps below leave a margin either side of those.
-EMPTY_INK, MARK_INK = 0.008, 0.02
+# 0.02 of the cell (stray bits of a neighbour's mark), a mark's is 0.05 or more; an X's ink lies
+# unevenly far from its centre (spread 0.43 or more) with a tenth of it crossing in the middle, its
+# outer ink points four ways (coverage at most 0.7 of the directions, nearly always) and it is not a
+# lone stroke (thinness 0.55 or more, less when a stroke is faint); an O's ring is even (spread at
+# most 0.34) round an empty middle and goes most of the way round (coverage 0.75 or more, less when
+# part of it is faint). The ramps below leave a margin either side of those; an X drawn over an O
+# satisfies neither and stays undecided.
+EMPTY_INK, MARK_INK = 0.015, 0.035
 SHADED = 0.2
 
 
@@ -530,13 +575,14 @@ def _verdict(cell: _Cell) -> CellReading:
     """A cell's verdict and how sure it is."""
     if cell.patch >= SHADED:  # a shaded square, as the seed's light-sensor players drew: a mark of no shape
         return CellReading("?", round(0.5 + 0.5 * _ramp(cell.patch, SHADED, 2 * SHADED), 3))
-    if 0 < cell.reach < 0.06 and cell.off_centre < 0.12 and cell.thinness > 0.5 and cell.ink >= 0.003:
-        return CellReading("?", 0.9)  # a small round dot in the middle: the robot's dot mark
+    if 0 < cell.reach < 0.06 and cell.off_centre < 0.06 and cell.thinness > 0.5 and cell.ink >= 0.005:
+        return CellReading("?", 0.9)  # a small round dot right in the middle: the robot's dot mark
     present = _ramp(cell.ink, EMPTY_INK, MARK_INK)
     if present < 0.5:
         return CellReading("", round(0.99 * (1 - present), 3))
-    like_x = min(_ramp(cell.spread, 0.36, 0.42), _ramp(cell.middle, 0.03, 0.07), _ramp(cell.thinness, 0.2, 0.35))
-    like_o = min(_ramp(cell.spread, 0.36, 0.33), _ramp(cell.middle, 0.05, 0.02))
+    like_x = min(_ramp(cell.spread, 0.36, 0.42), _ramp(cell.middle, 0.03, 0.06), _ramp(cell.thinness, 0.15, 0.28),
+                 _ramp(cell.coverage, 0.85, 0.76))
+    like_o = min(_ramp(cell.spread, 0.39, 0.35), _ramp(cell.middle, 0.09, 0.06), _ramp(cell.coverage, 0.4, 0.55))
     shape, likeness = ("X", like_x) if like_x >= like_o else ("O", like_o)
     if likeness < 0.5:  # a mark, but neither a clear X nor a clear O
         return CellReading("?", round(0.3 * present, 3))
@@ -564,7 +610,8 @@ def _working(image: Image) -> tuple[Image, Image]:
     shrink = min(1.0, WORK_PX / max(height, width))
     if shrink < 1:
         size = (max(16, round(width * shrink)), max(16, round(height * shrink)))
-        return cv2.resize(image, size, interpolation=cv2.INTER_AREA), cv2.resize(grey, size, interpolation=cv2.INTER_AREA)
+        return (np.asarray(cv2.resize(image, size, interpolation=cv2.INTER_AREA), np.uint8),
+                np.asarray(cv2.resize(grey, size, interpolation=cv2.INTER_AREA), np.uint8))
     return image, grey
 
 
@@ -578,7 +625,11 @@ def _look(image: Image, sheet: Sheet) -> _Look:
         return _Look(SheetReading((), found=False, message=_not_found_message(blobs)), colour, blobs=tuple(blobs))
     rectified = _rectify(grey, found, sheet)
     thin, solid = _inkness(rectified.grey)
-    columns, rows = _line_positions(thin, sheet, rectified.px_per_mm)
+    columns, rows, lines_found = _line_positions(thin, sheet, rectified.px_per_mm)
+    if lines_found < 0.5:
+        message = (f"the grid's lines are not where a {sheet.rows}×{sheet.cols} sheet has them: is the sheet in the "
+                   f"picture a {sheet.rows}×{sheet.cols} one?")
+        return _Look(SheetReading((), found=False, message=message), colour, blobs=tuple(blobs))
     left, top, right, bottom = (round(v * rectified.px_per_mm) for v in sheet.grid_box)
     noise = float(np.median(thin[top:bottom, left:right]))
     inset = CELL_PX * 0.09
@@ -627,9 +678,9 @@ def what_i_saw(image: Image, sheet: Sheet) -> Image:
     look = _look(image, sheet)
     colour = look.work if look.work is not None else image
     if colour.ndim == 2:
-        colour = cv2.cvtColor(colour, cv2.COLOR_GRAY2BGR)
+        colour = np.asarray(cv2.cvtColor(colour, cv2.COLOR_GRAY2BGR), np.uint8)
     elif colour.shape[2] == 4:
-        colour = cv2.cvtColor(colour, cv2.COLOR_BGRA2BGR)
+        colour = np.asarray(cv2.cvtColor(colour, cv2.COLOR_BGRA2BGR), np.uint8)
     if look.found is None or look.rectified is None:
         picture = np.ascontiguousarray(colour)
         for blob in look.blobs:
@@ -638,8 +689,8 @@ def what_i_saw(image: Image, sheet: Sheet) -> Image:
     scale = 3  # the straightened sheet is small; draw it bigger so the writing is legible
     size = (look.rectified.grey.shape[1] * scale, look.rectified.grey.shape[0] * scale)
     matrix = np.diag([scale, scale, 1.0]) @ look.rectified.from_picture
-    picture = np.ascontiguousarray(cv2.warpPerspective(_shrunk_like(colour, look), matrix, size,
-                                                       flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE))
+    picture = np.ascontiguousarray(cv2.warpPerspective(colour, matrix, size, flags=cv2.INTER_LINEAR,
+                                                       borderMode=cv2.BORDER_REPLICATE))
     for cell, reading in zip(look.cells, look.reading.cells, strict=True):
         x0, y0, x1, y1 = (v * scale for v in cell.box)
         sure = reading.confidence >= SURE
@@ -653,17 +704,6 @@ def what_i_saw(image: Image, sheet: Sheet) -> Image:
     position = look.reading.notation(sheet.cols)
     caption = f"read {position}" + (f" ({unsure} cell{'s' if unsure > 1 else ''} not sure)" if unsure else "")
     return _caption(picture, caption, (40, 120, 40) if not unsure else (0, 110, 220))
-
-
-def _shrunk_like(colour: Image, look: _Look) -> Image:
-    """The colour picture at the size the grey one was straightened from."""
-    import cv2
-
-    if look.rectified is None or look.work is None:
-        return colour
-    height, width = look.work.shape[:2]
-    return colour if colour.shape[:2] == (height, width) else cv2.resize(colour, (width, height),
-                                                                          interpolation=cv2.INTER_AREA)
 
 
 def _caption(picture: Image, text: str, colour: tuple[int, int, int]) -> Image:

@@ -84,7 +84,7 @@ def _hook(points: list[Point], rng: random.Random, size: float) -> list[Point]:
     """A little flick at the end of a stroke, where the pen leaves the paper while still moving."""
     (ax, ay), (bx, by) = points[-2], points[-1]
     heading = math.atan2(by - ay, bx - ax) + rng.choice((-1, 1)) * rng.uniform(0.5, 1.3)
-    return points + [(bx + size * math.cos(heading), by + size * math.sin(heading))]
+    return [*points, (bx + size * math.cos(heading), by + size * math.sin(heading))]
 
 
 def _x_strokes(centre: Point, cell: float, rng: random.Random, mess: float) -> list[Stroke]:
@@ -163,7 +163,8 @@ def _shade_strokes(box: tuple[float, float, float, float], cell: float, rng: ran
             origin = (centre[0] + across[0] * offset, centre[1] + across[1] * offset)
             span = _clip(origin, along, box)
             if span is not None:
-                ends = [span[0] + rng.uniform(-0.04, 0.04) * cell * mess, span[1] + rng.uniform(-0.04, 0.04) * cell * mess]
+                ragged = 0.04 * cell * mess  # where a scribble turns is never quite on the edge
+                ends = [span[0] + rng.uniform(-ragged, ragged), span[1] + rng.uniform(-ragged, ragged)]
                 for t in ends if forward else ends[::-1]:
                     points.append((origin[0] + along[0] * t, origin[1] + along[1] * t))
                 forward = not forward

@@ -197,7 +197,7 @@ def marked_paper(sheet: Sheet, marks: Sequence[str], rng: random.Random, *, robo
 def _smooth_noise(np_rng: np.random.Generator, shape: tuple[int, int], cells: int) -> NDArray[np.float32]:
     """Noise that varies over about ``cells`` blobs across, from -1 to 1 (for light, pressure, wood)."""
     coarse = np_rng.uniform(-1, 1, (max(2, cells * shape[0] // max(shape)) + 1, cells + 1)).astype(np.float32)
-    return cv2.resize(coarse, (shape[1], shape[0]), interpolation=cv2.INTER_CUBIC)
+    return np.asarray(cv2.resize(coarse, (shape[1], shape[0]), interpolation=cv2.INTER_CUBIC), np.float32)
 
 
 def _polyline(points: Sequence[Point], to_px: tuple[float, float, float]) -> NDArray[np.int32]:
@@ -223,7 +223,9 @@ def render_paper(paper: Paper, px_per_mm: float, *, border_mm: tuple[float, floa
     layers = {"robot": np.zeros((height, width), np.uint8), "human": np.zeros((height, width), np.uint8)}
     for line in paper.ink:
         human = line.by != "robot"
-        strength = pressure * np_rng.uniform(0.75, 1.0) if human else np_rng.uniform(0.9, 1.0)
+        # A pen's ink is there or not (pressure changes its width); a pencil's darkness follows the hand.
+        firmness = pressure if ink == "pencil" else 0.9 + 0.1 * pressure
+        strength = firmness * np_rng.uniform(0.8, 1.0) if human else np_rng.uniform(0.9, 1.0)
         thickness = max(1, round(line.width * px_per_mm * (0.8 + 0.3 * pressure if human else 1.0)))
         cv2.polylines(layers["human" if human else "robot"], [_polyline(line.points, to_px)], False,
                       round(255 * min(1.0, strength)), thickness, cv2.LINE_AA, 4)
@@ -231,14 +233,15 @@ def render_paper(paper: Paper, px_per_mm: float, *, border_mm: tuple[float, floa
     for who, mask in layers.items():
         alpha = mask.astype(np.float32) * (1 / 255)
         if who == "human":  # pressure wanders along the strokes; pencil is grainy too
-            alpha *= 0.85 + 0.15 * _smooth_noise(np_rng, (height, width), 12)
+            wander = 0.15 if ink == "pencil" else 0.08
+            alpha *= 1 - wander + wander * _smooth_noise(np_rng, (height, width), 12)
             if ink == "pencil":
                 grit = np.empty((height, width), np.float32)
-                cv2.randn(grit, 0.85, 0.2)
+                cv2.randn(grit, np.full(1, 0.85), np.full(1, 0.2))
                 alpha *= np.clip(grit, 0.5, 1.0)
         ink_colour = np.full((height, width, 3), colours[who], np.float32)
         picture = cv2.blendLinear(picture, ink_colour, 1 - alpha, alpha)
-    return np.clip(picture, 0, 255).astype(np.uint8)
+    return np.asarray(np.clip(picture, 0, 255), np.uint8)
 
 
 # --- the camera -------------------------------------------------------------------------------
@@ -249,7 +252,7 @@ def _rotation(camera: Camera) -> NDArray[np.float64]:
     rx = np.array([[1, 0, 0], [0, math.cos(ax), -math.sin(ax)], [0, math.sin(ax), math.cos(ax)]])
     ry = np.array([[math.cos(ay), 0, math.sin(ay)], [0, 1, 0], [-math.sin(ay), 0, math.cos(ay)]])
     rz = np.array([[math.cos(az), -math.sin(az), 0], [math.sin(az), math.cos(az), 0], [0, 0, 1]])
-    return rz @ ry @ rx
+    return np.asarray(rz @ ry @ rx, np.float64)
 
 
 def sheet_homography(sheet: Sheet, camera: Camera) -> NDArray[np.float64]:
@@ -292,14 +295,15 @@ def _table(camera: Camera, np_rng: np.random.Generator) -> NDArray[np.float32]:
         length, thick = np_rng.uniform(0.1, 0.3) * width, np_rng.uniform(6, 14)
         angle = np_rng.uniform(0, 180)
         box = cv2.boxPoints(((float(centre[0]), float(centre[1])), (float(length), float(thick)), float(angle)))
-        cv2.fillConvexPoly(table, box.astype(np.int32), tuple(float(v) for v in np_rng.uniform(10, 120, 3)), cv2.LINE_AA)
+        colour = tuple(float(v) for v in np_rng.uniform(10, 120, 3))
+        cv2.fillConvexPoly(table, box.astype(np.int32), colour, cv2.LINE_AA)
     if np_rng.random() < 0.3:  # an eraser, a phone, a sticky note: dark and square-ish
         centre = np_rng.uniform(0, 1, 2) * (width, height)
         side = np_rng.uniform(0.02, 0.12) * width
-        box = cv2.boxPoints(((float(centre[0]), float(centre[1])), (float(side), float(side * np_rng.uniform(0.8, 1.6))),
-                             float(np_rng.uniform(0, 90))))
+        shape = (float(side), float(side * np_rng.uniform(0.8, 1.6)))
+        box = cv2.boxPoints(((float(centre[0]), float(centre[1])), shape, float(np_rng.uniform(0, 90))))
         cv2.fillConvexPoly(table, box.astype(np.int32), tuple(float(v) for v in np_rng.uniform(10, 60, 3)), cv2.LINE_AA)
-    return table
+    return np.asarray(table, np.float32)
 
 
 def _light(camera: Camera, np_rng: np.random.Generator) -> tuple[NDArray[np.float32], NDArray[np.float32] | None]:
@@ -325,7 +329,7 @@ def _light(camera: Camera, np_rng: np.random.Generator) -> tuple[NDArray[np.floa
         cv2.line(mask, (int(start[0]), int(start[1])), (int(end[0]), int(end[1])), 1.0, thick)
         cv2.circle(mask, (int(end[0]), int(end[1])), int(thick * 0.7), 1.0, -1)
         soft = max(0.5, camera.shadow_soft / 8)
-        mask = cv2.GaussianBlur(mask, (0, 0), soft)
+        mask = np.asarray(cv2.GaussianBlur(mask, (0, 0), soft), np.float32)
         light *= 1 - (1 - camera.shadow) * mask
     glare = None
     if camera.glare > 0:
@@ -351,8 +355,8 @@ def _lens_map(camera: Camera, to_paper: NDArray[np.float64]) -> tuple[NDArray[np
     map_x = (paper[..., 0] / paper[..., 2]).astype(np.float32)
     map_y = (paper[..., 1] / paper[..., 2]).astype(np.float32)
     size = (xs.shape[1] * step, xs.shape[0] * step)
-    map_x = cv2.resize(map_x, size, interpolation=cv2.INTER_LINEAR)[:height, :width]
-    map_y = cv2.resize(map_y, size, interpolation=cv2.INTER_LINEAR)[:height, :width]
+    map_x = np.asarray(cv2.resize(map_x, size, interpolation=cv2.INTER_LINEAR), np.float32)[:height, :width]
+    map_y = np.asarray(cv2.resize(map_y, size, interpolation=cv2.INTER_LINEAR), np.float32)[:height, :width]
     return map_x, map_y
 
 
@@ -376,7 +380,8 @@ def photograph(paper: Paper, rng: random.Random, *, marks: Sequence[str] = (), c
     to_flat = mm_to_flat @ np.linalg.inv(to_picture)
     map_x, map_y = _lens_map(camera, to_flat)
     flat_bgra = cv2.cvtColor(flat, cv2.COLOR_BGR2BGRA)
-    seen = cv2.remap(flat_bgra, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
+    seen = cv2.remap(flat_bgra, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                     borderValue=(0, 0, 0, 0))
     alpha = seen[:, :, 3].astype(np.float32) * (1 / 255)
     picture = cv2.blendLinear(_table(camera, np_rng), seen[:, :, :3].astype(np.float32), 1 - alpha, alpha)
     light, glare = _light(camera, np_rng)
@@ -388,14 +393,15 @@ def photograph(paper: Paper, rng: random.Random, *, marks: Sequence[str] = (), c
     if camera.motion:
         kernel = np.zeros((camera.motion, camera.motion), np.float32)
         kernel[camera.motion // 2, :] = 1 / camera.motion
-        rotation = cv2.getRotationMatrix2D(((camera.motion - 1) / 2, (camera.motion - 1) / 2), np_rng.uniform(0, 180), 1)
-        kernel = cv2.warpAffine(kernel, rotation, kernel.shape[::-1])
+        middle = (camera.motion - 1) / 2
+        rotation = cv2.getRotationMatrix2D((middle, middle), np_rng.uniform(0, 180), 1)
+        kernel = np.asarray(cv2.warpAffine(kernel, rotation, kernel.shape[::-1]), np.float32)
         picture = cv2.filter2D(picture, -1, kernel / max(float(kernel.sum()), 1e-6))
     cv2.setRNGSeed(camera.seed & 0x7FFFFFFF)  # OpenCV's generator is quicker than numpy's for a whole picture
     grey_noise = np.empty((height, width), np.float32)
-    cv2.randn(grey_noise, 0, 0.8 * camera.noise)
+    cv2.randn(grey_noise, np.zeros(1), np.full(1, 0.8 * camera.noise))
     colour_noise = np.empty((height // 2, width // 2, 3), np.float32)  # colour noise comes out blotchy from demosaicing
-    cv2.randn(colour_noise, (0, 0, 0), (0.6 * camera.noise,) * 3)
+    cv2.randn(colour_noise, np.zeros(3), np.full(3, 0.6 * camera.noise))
     picture = cv2.add(picture, cv2.merge([grey_noise] * 3))
     picture = cv2.add(picture, cv2.resize(colour_noise, (width, height), interpolation=cv2.INTER_NEAREST))
     raw = np.clip(picture, 0, 255).astype(np.uint8)
