@@ -283,6 +283,7 @@ def _find_sheet(grey: Image, sheet: Sheet) -> tuple[_Found | None, list[_Blob]]:
     halved again (big markers are found as well in a small copy, and much faster), from the
     coarsest, and stops at the first size where the markers and the tag are found."""
     import cv2
+    import numpy as np
 
     levels = [grey]
     while min(levels[-1].shape) >= 96 and len(levels) < 5:
@@ -604,6 +605,7 @@ class _Look:
 def _working(image: Image) -> tuple[Image, Image]:
     """The picture at working size, in colour (as given) and grey."""
     import cv2
+    import numpy as np
 
     grey = _grey(image)
     height, width = grey.shape
