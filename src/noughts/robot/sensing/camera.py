@@ -51,6 +51,12 @@ WORK_PX = 1280  # longest side the markers are looked for at; bigger pictures ar
 CELL_PX = 64  # a cell's side in the straightened sheet
 MARKER_RATIO = 0.62  # the markers are darker than this share of the paper's brightness round them, even under glare
 HALF_LINES = 4  # pixels each way a pen line must have paper within (a line here is at most about 5 wide)
+# Ink is darker than the paper round it by more than these (floor, times the paper's noise, plus): a
+# stroke must reach STRONG somewhere and is followed down to WEAK.
+WEAK = (0.035, 3.0, 0.02)
+STRONG = (0.055, 5.0, 0.025)
+STROKE_AREA = 0.012  # pieces of ink smaller than this share of a cell must be long and narrow to count:
+STROKE_LENGTH = 3.0  # their longer side squared at least this many times their area
 
 
 def _opencv() -> Any:
@@ -222,7 +228,7 @@ def _match(blobs: list[_Blob], sheet: Sheet, min_marker: float) -> _Found | None
                         continue
                     guess = (right.centre[0] + low.centre[0] - anchor.centre[0],
                              right.centre[1] + low.centre[1] - anchor.centre[1])
-                    reach = 0.35 * min(math.dist(anchor.centre, right.centre), math.dist(anchor.centre, low.centre))
+                    reach = 0.5 * min(math.dist(anchor.centre, right.centre), math.dist(anchor.centre, low.centre))
                     far = [b for b in others if b is not right and b is not low and math.dist(b.centre, guess) < reach]
                     for opposite in far:
                         found = _check(sheet, (anchor, right, opposite, low, small), marker_side, tag_side)
@@ -474,13 +480,15 @@ class _Cell:
 def _ink_mask(window: NDArray[np.float32], weak: float, strong: float) -> NDArray[np.bool_]:
     """The ink in a cell: pixels above ``weak`` joined to one above ``strong`` (hysteresis, so a
     faint stretch of a firm stroke counts and a speck of noise does not), in pieces big enough to be
-    pen strokes, and reaching into the cell's middle (a stroke only along the edge is a neighbour's
-    mark running over, or the grid line)."""
+    pen strokes and shaped like them (long and narrow: noise clumps together in blobs), and reaching
+    into the cell's middle (a stroke only along the edge is a neighbour's mark running over, or the
+    grid line). A small round blob right in the middle stays: the robot's dot."""
     import cv2
     import numpy as np
 
     height, width = window.shape
-    count, labels, stats, _ = cv2.connectedComponentsWithStats((window > weak).astype(np.uint8), connectivity=8)
+    count, labels, stats, centroids = cv2.connectedComponentsWithStats((window > weak).astype(np.uint8),
+                                                                       connectivity=8)
     strong_hits = np.bincount(labels.ravel(), weights=(window > strong).ravel(), minlength=count)
     keep = np.zeros(count, bool)
     edge_x, edge_y = width * 0.22, height * 0.22
@@ -490,6 +498,10 @@ def _ink_mask(window: NDArray[np.float32], weak: float, strong: float) -> NDArra
             continue
         if x + w < edge_x or x > width - edge_x or y + h < edge_y or y > height - edge_y:
             continue
+        cx, cy = centroids[label]
+        in_middle = math.hypot(cx - width / 2, cy - height / 2) < CELL_PX * 0.1
+        if area < CELL_PX * CELL_PX * STROKE_AREA and max(w, h) ** 2 < STROKE_LENGTH * area and not in_middle:
+            continue  # a small clump, not a piece of stroke
         keep[label] = True
     return np.asarray(keep[labels], np.bool_)
 
@@ -530,7 +542,7 @@ def _measure_cell(thin: NDArray[np.float32], solid: NDArray[np.float32], box: tu
         return _Cell(box, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
     # The paper's own noise sets the bar: a photo's median, or this cell's if it is in a shadow (noisier).
     level = max(noise, float(np.median(window)))
-    weak, strong = max(0.035, 3 * level + 0.02), max(0.055, 5 * level + 0.025)
+    weak, strong = max(WEAK[0], WEAK[1] * level + WEAK[2]), max(STRONG[0], STRONG[1] * level + STRONG[2])
     mask = _ink_mask(window, weak, strong)
     ax0, ay0, ax1, ay1 = around
     patch = _patch_share(solid[ay0:ay1, ax0:ax1]) * (
@@ -688,7 +700,7 @@ def what_i_saw(image: Image, sheet: Sheet) -> Image:
         for blob in look.blobs:
             cv2.drawContours(picture, [np.asarray(blob.outline, np.int32)], -1, (0, 140, 255), 2)
         return _caption(picture, look.reading.message, (0, 0, 200))
-    scale = 3  # the straightened sheet is small; draw it bigger so the writing is legible
+    scale = 2  # the straightened sheet is small; draw it bigger so the writing is legible
     size = (look.rectified.grey.shape[1] * scale, look.rectified.grey.shape[0] * scale)
     matrix = np.diag([scale, scale, 1.0]) @ look.rectified.from_picture
     picture = np.ascontiguousarray(cv2.warpPerspective(colour, matrix, size, flags=cv2.INTER_LINEAR,
