@@ -7,6 +7,7 @@ import json
 import random
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import cv2
@@ -32,7 +33,17 @@ from noughts.robot.sim.photos import (
 )
 from noughts.robot.strokes import dot_strokes, grid_strokes, marker_strokes
 
-SMALL = ((800, 600), (1024, 768), (960, 720))  # photo sizes that keep the suite quick
+SMALL = ((800, 600), (960, 720), (640, 480))  # photo sizes that keep the suite quick
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_opencv_thread() -> Iterator[None]:
+    """OpenCV's worker threads only add overhead on pictures this small (and the suite runs its
+    files side by side on every core anyway)."""
+    threads = cv2.getNumThreads()
+    cv2.setNumThreads(1)
+    yield
+    cv2.setNumThreads(threads)
 
 
 def sure_position(reading: SheetReading, cols: int) -> str:
@@ -120,7 +131,7 @@ def test_random_marks_alternate_from_x() -> None:
 
 def test_a_few_dozen_synthetic_photos_are_read_right() -> None:
     rng = random.Random(2024)
-    shapes = [(3, 3)] * 18 + [(4, 4)] * 4 + [(5, 5)] * 4
+    shapes = [(3, 3)] * 16 + [(4, 4)] * 4 + [(5, 5)] * 4
     wrong = []
     for number, (rows, cols) in enumerate(shapes):
         photo = random_photo(rng, Sheet(rows, cols), size=rng.choice(SMALL))
@@ -131,7 +142,7 @@ def test_a_few_dozen_synthetic_photos_are_read_right() -> None:
 
 
 def test_a_rotated_or_upside_down_sheet_reads_right(game_paper: Paper) -> None:
-    for roll in (90, 180, -90, 135):
+    for roll in (90, 180, -135):
         photo = photograph(game_paper, random.Random(roll), camera=level_camera(roll_deg=roll, tilt_deg=(12, -8)))
         assert sure_position(read_image(photo.image, game_paper.sheet), 3) == GAME_POSITION, roll
 
@@ -139,7 +150,7 @@ def test_a_rotated_or_upside_down_sheet_reads_right(game_paper: Paper) -> None:
 def test_a_sheet_moved_between_two_photos_still_reads_right(game_paper: Paper) -> None:
     before = photograph(game_paper, random.Random(1), camera=level_camera(shift=(-0.8, -0.6), roll_deg=3))
     after = photograph(game_paper, random.Random(1),  # moved, turned, and the camera closer and sharper
-                       camera=level_camera(size=(1600, 1200), shift=(0.7, 0.5), roll_deg=-25, fill=0.9))
+                       camera=level_camera(size=(1300, 975), shift=(0.7, 0.5), roll_deg=-25, fill=0.75))
     assert abs(before.project([(60, 60)])[0][0] - after.project([(60, 60)])[0][0]) > 100
     for photo in (before, after):
         assert sure_position(read_image(photo.image, game_paper.sheet), 3) == GAME_POSITION

@@ -402,8 +402,9 @@ def photograph(paper: Paper, rng: random.Random, *, marks: Sequence[str] = (), c
     cv2.randn(grey_noise, np.zeros(1), np.full(1, 0.8 * camera.noise))
     colour_noise = np.empty((height // 2, width // 2, 3), np.float32)  # colour noise comes out blotchy from demosaicing
     cv2.randn(colour_noise, np.zeros(3), np.full(3, 0.6 * camera.noise))
-    picture = cv2.add(picture, cv2.merge([grey_noise] * 3))
-    picture = cv2.add(picture, cv2.resize(colour_noise, (width, height), interpolation=cv2.INTER_NEAREST))
+    noise = cv2.merge([grey_noise] * 3)
+    cv2.add(noise, cv2.resize(colour_noise, (width, height), interpolation=cv2.INTER_NEAREST), dst=noise)
+    cv2.add(picture, noise, dst=picture)
     raw = np.clip(picture, 0, 255).astype(np.uint8)
     ok, encoded = cv2.imencode(".jpg", raw, [cv2.IMWRITE_JPEG_QUALITY, camera.jpeg_quality])
     if not ok:
