@@ -19,7 +19,15 @@ from noughts.robot.backend import SheetReading
 from noughts.robot.geometry import RobotError, Sheet
 from noughts.robot.paper import Paper
 from noughts.robot.sensing import camera
-from noughts.robot.sensing.camera import SURE, CameraSensor, load_photo, read_image, sense_photo, what_i_saw
+from noughts.robot.sensing.camera import (
+    SURE,
+    CameraSensor,
+    load_photo,
+    read_image,
+    save_picture,
+    sense_photo,
+    what_i_saw,
+)
 from noughts.robot.sim.human import draw_human_mark, human_strokes
 from noughts.robot.sim.photos import (
     Camera,
@@ -267,6 +275,8 @@ def test_the_sensor_reads_an_image_sequence_frame_by_frame(tmp_path: Path, two_p
             assert sure_position(sensor.read(board), 3) == GAME_POSITION
         saw = sensor.what_i_saw()
         assert saw is not None and saw.ndim == 3
+        written = save_picture(saw, tmp_path / "saw.png")
+        assert cv2.imread(str(written)).shape == saw.shape
         ended = sensor.read(board)
     assert not ended.found and "gave no picture" in ended.message
 
@@ -284,6 +294,10 @@ def test_the_sensor_reads_a_video_file(tmp_path: Path, two_photos: list[Photo]) 
 def test_the_sensor_refuses_what_it_cannot_open_or_read(tmp_path: Path, two_photos: list[Photo]) -> None:
     with pytest.raises(RobotError, match="no video or picture"):
         CameraSensor(tmp_path / "missing.avi", Sheet(3, 3))
+    with pytest.raises(RobotError, match="cannot open camera 9"):  # a number is a camera's index
+        CameraSensor("9", Sheet(3, 3))
+    with pytest.raises(RobotError, match="could not write the picture"):
+        save_picture(two_photos[0].image, tmp_path / "no such folder" / "saw.png")
     (tmp_path / "notes.avi").write_text("not a video")
     with pytest.raises(RobotError, match="cannot open"):
         CameraSensor(tmp_path / "notes.avi", Sheet(3, 3))

@@ -41,7 +41,8 @@ if TYPE_CHECKING:
     Image = NDArray[np.uint8]
     Matrix = NDArray[np.float64]
 
-__all__ = ["MISSING_OPENCV", "SURE", "CameraSensor", "load_photo", "read_image", "sense_photo", "what_i_saw"]
+__all__ = ["MISSING_OPENCV", "SURE", "CameraSensor", "load_photo", "read_image", "save_picture", "sense_photo",
+           "what_i_saw"]
 
 MISSING_OPENCV = "reading the sheet with a camera needs OpenCV: pip install 'noughts[robot]'"
 SURE = 0.8
@@ -630,6 +631,7 @@ def _working(image: Image) -> tuple[Image, Image]:
 
 
 def _look(image: Image, sheet: Sheet) -> _Look:
+    """Find the sheet in ``image``, straighten it out and measure and judge every cell."""
     import numpy as np
 
     _opencv()
@@ -768,6 +770,21 @@ def load_photo(path: str | Path) -> Image:
     return np.asarray(image, np.uint8)
 
 
+def save_picture(picture: Image, path: str | Path) -> Path:
+    """Write a picture (a "what I saw", or a frame) to ``path``; the file's ending picks the format
+    (``.png``, ``.jpg``)."""
+    cv2 = _opencv()
+    path = Path(path)
+    try:
+        written = bool(cv2.imwrite(str(path), picture))
+    except cv2.error:
+        written = False
+    if not written:
+        raise RobotError(f"could not write the picture to {path} (does the folder exist, and is the ending .png "
+                         "or .jpg?)")
+    return path
+
+
 class CameraSensor:
     """Reads the sheet through ``cv2.VideoCapture``: ``source`` is a camera's index (0 is the first),
     a video file, or a numbered image sequence such as ``photos/photo_%03d.png``. Each
@@ -777,6 +794,8 @@ class CameraSensor:
 
     def __init__(self, source: int | str | Path, sheet: Sheet, *, skip: int | None = None) -> None:
         cv2 = _opencv()
+        if isinstance(source, str) and source.strip().isdigit():  # "0" from a command line or a config file
+            source = int(source)
         self.sheet = sheet
         self.source = source
         shown = f"camera {source}" if isinstance(source, int) else str(source)
