@@ -97,6 +97,18 @@ class Sheet:
         return ((left - half, top - half), (right + half, top - half),
                 (right + half, bottom + half), (left - half, bottom + half))
 
+    @property
+    def tag_mm(self) -> float:
+        """The side of the orientation tag: half a marker."""
+        return self.marker_mm / 2
+
+    def tag_centre(self) -> Point:
+        """The orientation tag's centre: right of the top-left marker along the top margin, half a
+        marker clear of it (a blurred photo still shows the gap), so a camera knows which way up
+        the sheet is."""
+        x, y = self.marker_centres()[0]
+        return x + self.marker_mm / 2 + self.marker_mm / 2 + self.tag_mm / 2, y
+
 
 @dataclass(frozen=True)
 class Machine:

@@ -29,7 +29,8 @@ __all__ = [
 MARK_STYLES = ("shapes", "dot")  # real X and O, or the seed's dot for either side
 MARK_SIZE = 0.6  # of the cell: an X's diagonal span and an O's diameter
 CIRCLE_SEGMENTS = 36
-HATCH_MM = 1.0  # spacing of the lines that fill a marker or a shaded square
+HATCH_MM = 1.0  # spacing of the lines that fill a shaded square
+MARKER_HATCH_MM = 0.6  # closer for the markers, so a felt-tip fills them solid and a camera sees one black square
 
 
 @dataclass(frozen=True)
@@ -99,11 +100,9 @@ def marker_strokes(sheet: Sheet) -> list[Stroke]:
     strokes = []
     half = sheet.marker_mm / 2
     for x, y in sheet.marker_centres():
-        strokes += _hatch(x - half, y - half, x + half, y + half, "marker")
-    x, y = sheet.marker_centres()[0]
-    quarter = sheet.marker_mm / 4
-    tag_x = x + half + quarter * 2  # to the right of the top-left marker, along the top margin
-    strokes += _hatch(tag_x - quarter, y - quarter, tag_x + quarter, y + quarter, "marker")
+        strokes += _hatch(x - half, y - half, x + half, y + half, "marker", MARKER_HATCH_MM)
+    (x, y), quarter = sheet.tag_centre(), sheet.tag_mm / 2
+    strokes += _hatch(x - quarter, y - quarter, x + quarter, y + quarter, "marker", MARKER_HATCH_MM)
     return strokes
 
 
