@@ -125,7 +125,18 @@ def paper_main(argv: Sequence[str], out: TextIO) -> int:
     if target.suffix.lower() == ".svg":
         target.write_text(svg + "\n", encoding="utf-8")
     elif target.suffix.lower() == ".png":
-        raise RobotError("PNG output needs the robot extra's renderer, which is not wired in yet; write .svg")
+        from noughts.robot.rig import require
+
+        require("cv2", "a PNG of the sheet")
+        from noughts.robot.sensing.camera import save_picture
+        from noughts.robot.sim.photos import render_paper
+
+        paper = Paper(sheet)
+        paper.draw_strokes(marker_strokes(sheet) + grid_strokes(sheet))
+        for cell, mark in enumerate(board.cells):
+            if mark is not None:
+                paper.draw_strokes(mark_strokes(sheet, cell, mark, args.marks))
+        save_picture(render_paper(paper, 8.0, border_mm=(0, 0, 0, 0)), target)
     else:
         raise RobotError(f"--out takes a .svg or .png file, not {target.name!r}")
     print(f"Wrote {target} ({sheet.width:g} × {sheet.height:g} mm).", file=out)
@@ -408,4 +419,24 @@ def _light_probe(rig: Rig, config: RobotConfig) -> LightProbe:
 
 
 def sense_main(argv: Sequence[str], out: TextIO) -> int:
-    raise RobotError("reading photos needs the camera sensing, which is not wired in yet")
+    """``noughts robot sense PHOTO``: the position a photo of a sheet shows, or why it cannot tell."""
+    parser = argparse.ArgumentParser(prog="noughts robot sense",
+                                     description="Read a photo of a sheet the robot drew (its markers and grid) "
+                                                 "with hand-drawn marks, and print the position (X.O/.X./..O).")
+    parser.add_argument("photo", help="the photo (JPEG, PNG…)")
+    parser.add_argument("--rows", type=int, default=3, help="rows of the grid (default 3)")
+    parser.add_argument("--cols", type=int, default=3, help="columns of the grid (default 3)")
+    parser.add_argument("--json", action="store_true", help="every cell's verdict and confidence, as JSON")
+    parser.add_argument("--saw", metavar="FILE.png", help="also write what the camera saw: the sheet "
+                                                          "straightened, each cell's verdict on it")
+    args = parser.parse_args(argv)
+    from noughts.robot.rig import require
+    from noughts.robot.sensing.camera import load_photo, save_picture, sense_photo, what_i_saw
+
+    require("cv2", "reading a photo")
+    code, text = sense_photo(args.photo, args.rows, args.cols, as_json=args.json)
+    print(text, file=out if code == 0 else sys.stderr)
+    if args.saw:
+        target = save_picture(what_i_saw(load_photo(args.photo), Sheet(args.rows, args.cols)), args.saw)
+        print(f"Wrote {target}.", file=sys.stderr)
+    return code

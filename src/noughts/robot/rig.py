@@ -16,14 +16,14 @@ from typing import Any
 
 from noughts.board import Board
 from noughts.errors import NoughtsError
-from noughts.robot.backend import LightProbe, PenRobot, Sensor
+from noughts.robot.backend import LightProbe, PenRobot, Sensor, SheetReading
 from noughts.robot.config import RobotConfig
 from noughts.robot.game import Console
 from noughts.robot.geometry import Machine, RobotError, Sheet
 from noughts.robot.paper import Paper
-from noughts.robot.strokes import mark_strokes, shade_strokes
+from noughts.robot.strokes import shade_strokes
 
-__all__ = ["INSTALL_HINT", "Rig", "SimDesk", "build_rig"]
+__all__ = ["INSTALL_HINT", "PaperCamera", "Rig", "SimDesk", "build_rig"]
 
 INSTALL_HINT = "pip install 'noughts[robot]'"
 
@@ -85,16 +85,13 @@ class SimDesk:
         if self.shading:
             self.paper.draw_strokes(shade_strokes(sheet, cell), by="human")
             return
-        try:
-            from noughts.robot.sim.human import human_strokes
-        except ImportError:  # the camera's hand-drawn marks need numpy-free code only; keep a fallback
-            self.paper.draw_strokes(mark_strokes(sheet, cell, mark), by="human")
-            return
-        for line in human_strokes(sheet, cell, mark, self.rng):
-            self.paper.draw(line, by="human")
+        from noughts.robot.sim.human import draw_human_mark
+
+        draw_human_mark(self.paper, cell, mark, self.rng)
 
 
-def _require(module: str, purpose: str) -> None:
+def require(module: str, purpose: str) -> None:
+    """Import ``module`` or say which package to install for ``purpose``."""
     from importlib import import_module
 
     try:
@@ -122,7 +119,7 @@ def _machine_and_robot(config: RobotConfig, rows: int, cols: int, paper_for: Cal
         paper = paper_for(sheet)
         return SimRobot(machine, paper), sheet, None, paper
     if backend == "grbl":
-        _require("serial", "the grbl backend")
+        require("serial", "the grbl backend")
         from noughts.robot.backends.grbl import GrblPen, GrblRobot
 
         g = config.section("grbl")
@@ -135,7 +132,7 @@ def _machine_and_robot(config: RobotConfig, rows: int, cols: int, paper_for: Cal
 
         return grbl(), sheet, grbl, None
     if backend == "ebb":
-        _require("plotink", "the ebb backend")
+        require("plotink", "the ebb backend")
         from noughts.robot.backends.ebb import EbbRobot, PenLift
 
         e = config.section("ebb")
@@ -169,15 +166,32 @@ def _light_sensor(config: RobotConfig, robot: PenRobot, sheet: Sheet, paper: Pap
 
 
 def _camera_sensor(config: RobotConfig, sheet: Sheet, paper: Paper | None, rng: random.Random) -> Sensor:
-    _require("cv2", "the camera")
+    require("cv2", "the camera")
     if paper is not None:
-        from noughts.robot.sim.photos import PaperCamera
-
         return PaperCamera(paper, rng)
     from noughts.robot.sensing.camera import CameraSensor
 
-    source: str | int = config.section("camera")["source"]
-    return CameraSensor(int(source) if str(source).isdigit() else source, sheet)
+    source = str(config.section("camera")["source"])
+    sensor: Sensor = CameraSensor(int(source) if source.isdigit() else source, sheet)
+    return sensor
+
+
+class PaperCamera:
+    """The camera on a paper model (the sim's, or a simulator's): each look is a fresh synthetic
+    photo of the paper, through a random camera, read as a real photo is."""
+
+    def __init__(self, paper: Paper, rng: random.Random) -> None:
+        self.paper = paper
+        self.rng = rng
+        self.last: Any = None  # the last photo's image, for a "what I saw"
+
+    def read(self, board: Board) -> SheetReading:
+        from noughts.robot.sensing.camera import read_image
+        from noughts.robot.sim.photos import photograph
+
+        photo = photograph(self.paper, self.rng)
+        self.last = photo.image
+        return read_image(photo.image, self.paper.sheet)
 
 
 def build_rig(config: RobotConfig, rows: int, cols: int, *, keyboard: Any, board: Callable[[], Board],
