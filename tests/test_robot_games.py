@@ -8,15 +8,17 @@ import io
 import random
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from noughts.board import Board
 from noughts.match import Match
 from noughts.robot.backends.ev3 import Ev3Config, Ev3Robot
 from noughts.robot.brick import BrickConsole, brick_menu, high_score_lines
 from noughts.robot.config import load_config
-from noughts.robot.game import RobotGame
-from noughts.robot.geometry import RobotError
+from noughts.robot.game import RobotGame, load_kept
+from noughts.robot.geometry import RobotError, Sheet
 from noughts.robot.paper import Paper
 from noughts.robot.rig import build_rig
 from noughts.robot.sensing.light import rough_marks
@@ -172,3 +174,102 @@ def test_a_grbl_plotter_plays_whole_games_typed_at_the_keyboard(tmp_path: Path) 
         finally:
             rig.close()
             store.close()
+
+
+@pytest.mark.parametrize("opponent", ["easy", "medium", "hard"])
+def test_sim_and_camera_through_the_command_with_hand_drawn_marks_in_photos(opponent: str, tmp_path: Path) -> None:
+    from noughts.robot import app
+
+    rng = random.Random(opponent)
+    out = io.StringIO()
+    games = iter([True, True, False])
+
+    def type_a_move(prompt: str) -> str:
+        if prompt.startswith("Put a fresh sheet"):
+            return "" if next(games) else "q"
+        board = kept_board(tmp_path / "kept.json")
+        return board.cell_name(rng.choice(board.legal_moves))
+
+    db = tmp_path / "scores.db"
+    code = app.play_main(["--sense", "camera", "--opponent", opponent, "--db", str(db), "--seed", "7",
+                          "--keep", str(tmp_path / "kept.json")], out, type_a_move)
+    shown = out.getvalue()
+    assert code == 0
+    assert shown.count("You played") >= 4 and "not sure" not in shown and "cannot see" not in shown
+    store = open_store(db)
+    assert store.count_games() == 2
+    store.close()
+
+
+def kept_board(path: Path) -> Board:
+    """The position of the game the robot keeps after every move (what the human sees on the sheet)."""
+    kept = load_kept(path)
+    assert kept is not None
+    return kept[0].board
+
+
+class HandAtThePlotter:
+    """A human at a real machine's sheet (a simulator's paper): draws a random legal move by hand
+    when it is their turn, changes the sheet when asked; the camera then reads the paper."""
+
+    def __init__(self, paper: Paper, rng: random.Random, games: int) -> None:
+        self.paper, self.rng, self.games = paper, rng, games
+        self.match: Match | None = None
+        self.starts = 0
+        self.shown: list[str] = []
+
+    def show(self, text: str) -> None:
+        self.shown.append(text)
+
+    def wait_for_human(self, prompt: str, *, move: bool = False) -> bool:
+        from noughts.robot.sim.human import draw_human_mark
+
+        assert self.match is not None
+        if prompt.startswith("Put a fresh sheet"):
+            self.starts += 1
+            self.paper.clear()
+            return self.starts <= self.games
+        assert move, f"the robot asked again: {prompt}"
+        board = self.match.board
+        draw_human_mark(self.paper, self.rng.choice(board.legal_moves), board.turn or "X", self.rng)
+        return True
+
+
+def play_with_camera(robot: Any, paper: Paper, sheet: Sheet, opponent: str, store: Any) -> HandAtThePlotter:
+    from noughts.robot.rig import PaperCamera
+
+    human = HandAtThePlotter(paper, random.Random(opponent), games=2)
+    match = Match(opponent, first="alternate", seed=opponent, store=store)
+    human.match = match
+    game = RobotGame(match, robot, PaperCamera(paper, random.Random(1)), human, sheet)
+    while game.play_game():
+        robot_mark = match.mark_of(1)
+        assert inked_cells(paper, "robot") == {c for c in range(9) if match.board[c] == robot_mark}
+        assert inked_cells(paper, "human") == {c for c in range(9) if match.board[c] == match.mark_of(0)}
+    return human
+
+
+def test_an_axidraw_through_plotink_and_the_camera_plays_whole_games(tmp_path: Path) -> None:
+    from noughts.robot.backends.ebb import EbbRobot
+    from noughts.robot.geometry import Machine
+    from noughts.robot.sim.ebb import FakeEbb
+
+    machine = Machine.plotter(travel=(200, 200), sheet_origin=(20, 15))
+    sheet = machine.fit(3, 3)
+    store = open_store(tmp_path / "scores.db")
+    with FakeEbb(machine, Paper(sheet)) as board, EbbRobot(board.port, machine, sheet) as robot:
+        play_with_camera(robot, board.paper, sheet, "hard", store)
+    assert store.count_games() == 2
+    store.close()
+
+
+def test_the_seed_robot_with_a_camera_instead_of_its_light_sensor(brick: FakeEv3, tmp_path: Path) -> None:
+    port = brick.start_agent()
+    robot = Ev3Robot(dataclasses.replace(Ev3Config(), host="127.0.0.1", port=port))
+    store = open_store(tmp_path / "scores.db")
+    try:
+        play_with_camera(robot, brick.paper, robot.machine.fit(3, 3), "medium", store)
+        assert store.count_games() == 2
+    finally:
+        robot.close()
+        store.close()
