@@ -273,3 +273,24 @@ def test_the_seed_robot_with_a_camera_instead_of_its_light_sensor(brick: FakeEv3
     finally:
         robot.close()
         store.close()
+
+
+def test_a_grbl_plotter_and_the_camera_play_whole_games(tmp_path: Path) -> None:
+    from noughts.robot.backends.grbl import GrblRobot
+    from noughts.robot.geometry import Machine
+    from noughts.robot.sim.grbl import GrblSimulator
+    from noughts.robot.sim.link import serve_socket
+
+    machine = Machine.plotter(travel=(200, 200), arcs=True)  # each O as one G2 circle
+    sheet = machine.fit(3, 3)
+    simulator = GrblSimulator(Paper(sheet), machine)
+    store = open_store(tmp_path / "scores.db")
+    with serve_socket(simulator) as link:
+        robot = GrblRobot(link.address, machine, homing=False, poll_seconds=0)
+        robot.connect()
+        try:
+            play_with_camera(robot, simulator.paper, sheet, "easy", store)
+        finally:
+            robot.close()
+    assert store.count_games() == 2 and simulator.max_rx_fill <= 128
+    store.close()
