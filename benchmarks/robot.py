@@ -62,11 +62,71 @@ def pen_travel(games: int) -> list[str]:
     return lines
 
 
+def camera_games(games: int) -> list[str]:
+    """Whole games on the sim read by the camera: a move the human did not make must never be played."""
+    from noughts.match import Match
+    from noughts.robot.backends.sim import SimRobot
+    from noughts.robot.game import RobotGame
+    from noughts.robot.paper import Paper
+    from noughts.robot.rig import PaperCamera
+    from noughts.robot.sim.human import draw_human_mark
+
+    machine = Machine.plotter()
+    sheet = machine.fit(3, 3)
+    paper = Paper(sheet)
+    rng = random.Random(5)
+    counts = {"moves": 0, "wrong": 0, "asked again": 0}
+
+    class Human:
+        drawn: int | None = None
+
+        def show(self, text: str) -> None:
+            if text.startswith("You played") and match.game is not None:
+                counts["moves"] += 1
+                counts["wrong"] += match.game.moves[-1] != self.drawn
+
+        def wait_for_human(self, prompt: str, *, move: bool = False) -> bool:
+            if prompt.startswith("Put a fresh sheet"):
+                paper.clear()
+                return True
+            if self.drawn is not None and match.board[self.drawn] is None:
+                counts["asked again"] += 1  # the mark is there already: only look again
+                return True
+            board = match.board
+            self.drawn = rng.choice(board.legal_moves)
+            draw_human_mark(paper, self.drawn, board.turn or "X", rng)
+            return True
+
+    started = time.perf_counter()
+    for number in range(games):
+        match = Match(rng.choice(["easy", "medium", "hard"]), seed=number)
+        RobotGame(match, SimRobot(machine, paper), PaperCamera(paper, rng), Human(), sheet).play_game()
+    seconds = time.perf_counter() - started
+    return [f"  {games} whole games read by the camera: {counts['moves']} human moves, {counts['wrong']} wrong moves "
+            f"played (target 0), {counts['asked again']} times the robot asked and looked again; {seconds:.0f} s"]
+
+
+def light_sweep(boards: int) -> list[str]:
+    from noughts.robot.sensing.light import measure_accuracy
+
+    return ["3 light sensor: the sweep against the seed's single reading (simulated sensor)",
+            "  " + measure_accuracy(boards=boards).describe().replace("\n", "\n  ")]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer games and photos")
+    parser.add_argument("--quick", action="store_true", help="fewer games, photos and boards")
     args = parser.parse_args(argv)
-    print("\n".join(pen_travel(20 if args.quick else 200)))
+    print("\n".join(pen_travel(20 if args.quick else 200)), flush=True)
+    print("2 camera on synthetic photos (benchmarks/robot_camera.py)", flush=True)
+    try:
+        import robot_camera
+    except ImportError as error:
+        print(f"  n/a: {error} (the robot extra: pip install 'noughts[robot]')")
+    else:
+        robot_camera.main(["--photos", "100" if args.quick else "1000", "--quiet"])
+        print("\n".join(camera_games(10 if args.quick else 100)), flush=True)
+    print("\n".join(light_sweep(20 if args.quick else 100)))
     return 0
 
 
