@@ -362,3 +362,38 @@ def test_a_stopped_game_is_kept_and_resumed_and_a_damaged_keep_file_is_a_message
     assert main(["--keep", str(keep), "--resume", "--no-scores"], io.StringIO()) == 2  # nothing to resume
     keep.write_text("{not json", encoding="utf-8")
     assert main(["--keep", str(keep), "--resume", "--no-scores"], io.StringIO()) == 2
+
+
+def test_calibrate_measures_the_light_on_the_robots_markers_and_records_it(tmp_path: Path) -> None:
+    from noughts.robot import app
+    from noughts.robot.config import load_config
+
+    config = tmp_path / "robot.toml"
+    out = io.StringIO()
+    assert app.calibrate_main(["--config", str(config)], out, lambda prompt: "") == 0
+    light = load_config(config).section("light")
+    assert light["white"] > 60 and light["black"] < 40 and light["black"] < light["threshold"] < light["white"]
+    assert f"Recorded in {config}" in out.getvalue()
+
+
+def test_calibrate_the_camera_saves_what_it_saw(tmp_path: Path) -> None:
+    from noughts.robot import app
+
+    saw = tmp_path / "view.png"
+    out = io.StringIO()
+    assert app.calibrate_main(["--sense", "camera", "--saw", str(saw)], out, lambda prompt: "") == 0
+    assert "reads .../.../..." in out.getvalue() and saw.stat().st_size > 1000
+
+
+def test_bad_settings_are_a_message_not_a_traceback(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "robot.toml"
+    config.write_text('backend = "lathe"\n', encoding="utf-8")
+    assert main(["--config", str(config)], io.StringIO()) == 2
+    assert "backend must be one of sim, grbl, ebb, ev3" in capsys.readouterr().err
+    config.write_text("[machine]\ntravel = [50, 50]\n", encoding="utf-8")
+    assert main(["--config", str(config), "--opponent", "easy", "--no-scores"], io.StringIO()) == 2
+    assert "does not fit this machine" in capsys.readouterr().err
+    assert main(["--backend", "ev3", "--port", "usb0", "--no-scores"], io.StringIO()) == 2
+    assert "the agent's TCP port, a number" in capsys.readouterr().err
+    assert main(["--backend", "grbl", "--port", str(tmp_path / "no-such-port"), "--no-scores"], io.StringIO()) == 2
+    assert "noughts robot:" in capsys.readouterr().err

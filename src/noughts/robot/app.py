@@ -22,7 +22,7 @@ from noughts.errors import NoughtsError
 from noughts.match import FIRST_RULES, Match
 from noughts.robot.backend import CellReading, LightProbe, SheetReading
 from noughts.robot.config import RobotConfig, default_config_path, load_config, save_setting
-from noughts.robot.game import Console, RobotGame, load_kept
+from noughts.robot.game import SURE, Console, RobotGame, load_kept
 from noughts.robot.geometry import Machine, RobotError, Sheet
 from noughts.robot.paper import Paper, sheet_svg
 from noughts.robot.rig import Rig, SimDesk, build_rig
@@ -69,6 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"who starts each game: {', '.join(FIRST_RULES)} (default: alternate)")
     _board_options(parser, marks=None)  # None: the configuration's
     parser.add_argument("--svg", metavar="FILE", help="write the paper as SVG to FILE after every move")
+    parser.add_argument("--saw", metavar="FILE.png",
+                        help="calibrate --sense camera: where to save what the camera saw (default "
+                             "robot-camera-view.png)")
     parser.add_argument("--seed", help="seed the computer's random choices, to replay a session")
     parser.add_argument("--db", metavar="PATH",
                         help="the scores and history database, as for 'noughts play' (default: $NOUGHTS_DB, else "
@@ -377,6 +380,8 @@ def calibrate_main(argv: Sequence[str], out: TextIO, read_line: Callable[[str], 
     markers and recorded in the configuration file."""
     args = build_parser().parse_args(argv)
     config = load_settings(args, missing_ok=True)
+    if config.sense == "camera":
+        return _calibrate_camera(config, args, out, read_line)
     target = Path(args.config).expanduser() if args.config else default_config_path()
     console = TerminalKeyboard(read_line, out)
     sheet_board = Board(args.rows, args.cols, args.k)
@@ -405,6 +410,40 @@ def calibrate_main(argv: Sequence[str], out: TextIO, read_line: Callable[[str], 
     finally:
         rig.close()
     return 0
+
+
+def _calibrate_camera(config: RobotConfig, args: argparse.Namespace, out: TextIO,
+                      read_line: Callable[[str], str]) -> int:
+    """The camera's view: one look at a sheet, saved as a "what I saw" picture, and whether it found
+    the sheet and could read every square."""
+    from noughts.robot.rig import PaperCamera, require
+
+    require("cv2", "the camera")
+    from noughts.robot.sensing.camera import CameraSensor, save_picture, what_i_saw
+
+    console = TerminalKeyboard(read_line, out)
+    board = Board(args.rows, args.cols, args.k)
+    rig = build_rig(config, board.rows, board.cols, keyboard=console, board=lambda: board)
+    try:
+        if rig.paper is not None:  # the sim: a sheet with its markers and grid to look at
+            RobotGame(Match("easy"), rig.robot, rig.sensor, rig.console, rig.sheet).draw_sheet()
+        elif not console.wait_for_human("Put a sheet the robot drew under the camera, then press."):
+            return 0
+        reading = rig.sensor.read(board)
+        frame = rig.sensor.last if isinstance(rig.sensor, PaperCamera) else (
+            rig.sensor.last_frame if isinstance(rig.sensor, CameraSensor) else None)
+        target = Path(args.saw or "robot-camera-view.png")
+        if frame is not None:
+            save_picture(what_i_saw(frame, rig.sheet), target)
+        if not reading.found:
+            console.show(f"The camera cannot find the sheet: {reading.message} What it saw is in {target}.")
+            return 1
+        doubtful = sum(cell.confidence < SURE for cell in reading.cells)
+        console.show(f"The camera sees the sheet and reads {reading.notation(rig.sheet.cols)}"
+                     + (f", unsure of {doubtful} squares" if doubtful else "") + f". What it saw is in {target}.")
+        return 0 if not doubtful else 1
+    finally:
+        rig.close()
 
 
 def _light_probe(rig: Rig, config: RobotConfig) -> LightProbe:
