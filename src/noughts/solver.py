@@ -43,9 +43,9 @@ what it could not finish.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from itertools import islice
+from types import TracebackType
 from typing import NamedTuple
 
 from noughts.board import Board, Geometry, keep_newest
@@ -230,6 +230,20 @@ class _Solver:
                     row[value] = row[value ^ low] | moved[low.bit_length() - 1]
                 per_chunk.append(row)
             self._sym_tables.append(tuple(per_chunk))
+        # the images under every symmetry at once: one int per chunk value holds the chunk's image
+        # under symmetry s in bits s·2·size onwards, so a key's images are one OR per chunk
+        width = 2 * size
+        self._key_mask = (1 << width) - 1
+        self._fields = tuple((s, (s - 1) * width) for s in range(1, len(self._sym_tables) + 1))
+        self._packed: list[list[int]] = []
+        if self._sym_tables:
+            for chunk in range(self._chunks):
+                row = [0] * 256
+                for s, shift in self._fields:
+                    table = self._sym_tables[s - 1][chunk]
+                    for value in range(1, 256):
+                        row[value] |= table[value] << shift
+                self._packed.append(row)
         self.orient: Callable[[int], tuple[int, int]] = (
             self._orient_bit_by_bit if size > _TABLE_MAX_SIZE else self._orient_by_chunks)
         # canonical key -> (lower bound, upper bound, best move in the canonical frame or -1)
@@ -243,14 +257,16 @@ class _Solver:
 
     # orient(key): the canonical key of ``key`` and the index of the symmetry that produces it
     def _orient_by_chunks(self, key: int) -> tuple[int, int]:
+        images = 0
+        shift = 0
+        for row in self._packed:
+            images |= row[key >> shift & 255]
+            shift += 8
         best = key
         index = 0
-        n = self._chunks
-        parts = [key >> (8 * i) & 255 for i in range(n)]
-        for s, tables in enumerate(self._sym_tables, 1):
-            image = 0
-            for i in range(n):
-                image |= tables[i][parts[i]]
+        mask = self._key_mask
+        for s, field in self._fields:
+            image = images >> field & mask
             if image < best:
                 best = image
                 index = s
@@ -278,11 +294,19 @@ class _Solver:
         """The exact score of an unfinished position (``mover`` to move)."""
         search.tick()
         size = self.size
+        key = self.orient(mover | other << size)[0]
+        table = self.table
+        entry = table.get(key)
+        if entry is not None and entry[0] == entry[1]:
+            # known exactly: the search would count this one position and return it at once
+            search.tick()
+            return entry[0]
         try:
             score = search.run(mover, other, -1, 1)
             if score == 0:
                 return 0
-            lo, hi = self.bounds(mover, other)
+            entry = table.get(key)
+            lo, hi = (entry[0], entry[1]) if entry is not None else (-size, size)
             if score > 0:
                 lo = max(lo, score, 1)
                 # shortest wins first: each test "a win in at most size + 1 - t plies?" is shallow
@@ -303,7 +327,7 @@ class _Solver:
                         hi = result
                     else:
                         lo = result + (result - size - 1) % 2  # loss scores share size + 1's parity
-            self.record(mover, other, lo)
+            self._record(key, lo)
             return lo
         except RecursionError:
             raise self._too_deep() from None
@@ -311,6 +335,10 @@ class _Solver:
     def at_least(self, mover: int, other: int, bound: int, search: _Search) -> bool:
         """Whether the position's exact score is ``bound`` or more (one null-window search)."""
         search.tick()
+        entry = self.table.get(self.orient(mover | other << self.size)[0])
+        if entry is not None and entry[0] == entry[1]:
+            search.tick()  # known exactly: the search would count this one position, as in exact
+            return entry[0] >= bound
         try:
             return search.run(mover, other, bound - 1, bound) >= bound
         except RecursionError:
@@ -327,9 +355,12 @@ class _Solver:
 
     def record(self, mover: int, other: int, score: int) -> None:
         """Remember a score known to be exact, so asking again costs one lookup."""
-        key = self.orient(mover | other << self.size)[0]
+        self._record(self.orient(mover | other << self.size)[0], score)
+
+    def _record(self, key: int, score: int) -> None:
         entry = self.table.get(key)
-        self.table[key] = (score, score, entry[2] if entry is not None else -1)
+        if entry is None or entry[0] != score or entry[1] != score:
+            self.table[key] = (score, score, entry[2] if entry is not None else -1)
 
     def table_bytes(self) -> int:
         return len(self.table) * self.entry_bytes
@@ -371,6 +402,33 @@ class _Search:
 
     def __init__(self, solver: _Solver, budget: Budget, progress: ProgressCallback | None) -> None:
         self.budget = budget
+        self.solver = solver
+        self.progress = progress
+        self.check_every = solver.check_every
+        self.next_report = budget.clock() + PROGRESS_INTERVAL
+        # nodes since the last check, nodes allowed before the next
+        self._state = [0, self._allowance()]
+        # the search itself is built on the first run: many calls only ask the table
+        self._search: Callable[[int, int, int, int], int] | None = None
+
+    def _allowance(self) -> int:
+        left = self.budget.nodes_left()
+        return self.check_every if left is None else min(self.check_every, left)
+
+    def _check(self) -> None:
+        state = self._state
+        budget = self.budget
+        nodes, state[0] = state[0], 0
+        budget.check(nodes)
+        state[1] = self._allowance()
+        if self.progress is not None:
+            now = budget.clock()
+            if now >= self.next_report:
+                self.next_report = now + PROGRESS_INTERVAL
+                self.progress(budget.spent, now - budget.started)
+
+    def _build(self) -> Callable[[int, int, int, int], int]:
+        solver = self.solver
         geometry = solver.geometry
         size = solver.size
         full = geometry.full
@@ -386,25 +444,8 @@ class _Search:
         win_soon = size - 2
         none = size + 1  # "no line left": more marks than any line needs
         table_limit = solver.table_limit
-        check_every = solver.check_every
-        clock = budget.clock
-        next_report = [clock() + PROGRESS_INTERVAL]
-
-        def allowance() -> int:
-            left = budget.nodes_left()
-            return check_every if left is None else min(check_every, left)
-
-        state = [0, allowance()]  # nodes since the last check, nodes allowed before the next
-
-        def check() -> None:
-            nodes, state[0] = state[0], 0
-            budget.check(nodes)
-            state[1] = allowance()
-            if progress is not None:
-                now = clock()
-                if now >= next_report[0]:
-                    next_report[0] = now + PROGRESS_INTERVAL
-                    progress(budget.spent, now - budget.started)
+        state = self._state
+        check = self._check
 
         def search(mover: int, other: int, alpha: int, beta: int) -> int:
             state[0] += 1
@@ -522,11 +563,13 @@ class _Search:
             return best
 
         self._search = search
-        self._state = state
-        self._check = check
+        return search
 
     def run(self, mover: int, other: int, alpha: int, beta: int) -> int:
-        return self._search(mover, other, alpha, beta)
+        search = self._search
+        if search is None:
+            search = self._build()
+        return search(mover, other, alpha, beta)
 
     def tick(self) -> None:
         """Count one position outside the search proper (a question asked of the table)."""
@@ -546,14 +589,28 @@ _solvers: dict[Geometry, _Solver] = {}  # least recently used first
 
 def _solver(geometry: Geometry) -> _Solver:
     """The solver of ``geometry``, now the most recently used; older shapes make room for it."""
-    solver = _solvers.pop(geometry, None) or _Solver(geometry)
-    _solvers[geometry] = solver
-    keep_newest(_solvers, SOLVER_CACHE_SHAPES)
-    kept = len(_solvers)
-    while kept > 1 and sum(s.table_bytes() for s in list(_solvers.values())) > _TABLE_BYTES:
+    solvers = _solvers
+    solver = solvers.get(geometry)
+    try:
+        newest = next(reversed(solvers))
+    except (StopIteration, RuntimeError):  # empty, or changed by another thread meanwhile
+        newest = None
+    if solver is None or newest != geometry:  # the newest already stays last
+        solver = solvers.pop(geometry, None) or _Solver(geometry)
+        solvers[geometry] = solver
+        keep_newest(solvers, SOLVER_CACHE_SHAPES)
+    kept = len(solvers)
+    while kept > 1 and _tables_bytes(list(solvers.values())) > _TABLE_BYTES:
         kept -= 1
-        keep_newest(_solvers, kept)
+        keep_newest(solvers, kept)
     return solver
+
+
+def _tables_bytes(solvers: list[_Solver]) -> int:
+    total = 0
+    for solver in solvers:
+        total += len(solver.table) * solver.entry_bytes  # solver.table_bytes(), without the calls
+    return total
 
 
 def clear_cache() -> None:
@@ -571,28 +628,39 @@ def _budget(budget: Budget | None, max_nodes: int | None, deadline: float | None
         if not isinstance(budget, Budget):
             raise InvalidBudgetError(f"budget must be a noughts Budget, not {type(budget).__name__}")
         return budget
+    if max_nodes is None and deadline is None:
+        return Budget()
     if max_nodes is not None and (type(max_nodes) is not int or max_nodes < 0):
         raise InvalidBudgetError(f"max_nodes must be a whole number, zero or more, not {max_nodes!r:.40}")
     return Budget.until(deadline, max_nodes)
 
 
-@contextmanager
-def _searching(geometry: Geometry, budget: Budget, progress: ProgressCallback | None
-               ) -> Iterator[tuple[_Solver, _Search]]:
-    """The solver and search of one public call, and what happens when it gives up."""
-    solver = _solver(geometry)
-    search = _Search(solver, budget, progress)
-    size, clears = len(solver.table), solver.clears
-    try:
-        yield solver, search
-    except BudgetExceeded as error:
-        solver.trim(size, clears)
-        raise _gave_up(error) from None
-    except BaseException:  # Ctrl-C: the bounds found are true, but a lot of them go
-        solver.trim(size, clears)
-        raise
-    finally:
-        search.flush()
+class _searching:  # named as what it is used as: with _searching(...) as (solver, search)
+    """The solver and search of one public call, and what happens when it gives up.
+
+    A class rather than a generator-based context manager: it is entered on every call,
+    and most calls (a position already in the table) take microseconds.
+    """
+
+    __slots__ = ("solver", "search", "size", "clears")
+
+    def __init__(self, geometry: Geometry, budget: Budget, progress: ProgressCallback | None) -> None:
+        solver = self.solver = _solver(geometry)
+        self.search = _Search(solver, budget, progress)
+        self.size, self.clears = len(solver.table), solver.clears
+
+    def __enter__(self) -> tuple[_Solver, _Search]:
+        return self.solver, self.search
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        try:
+            if error is not None:  # Ctrl-C too: the bounds found are true, but a lot of them go
+                self.solver.trim(self.size, self.clears)
+                if isinstance(error, BudgetExceeded):
+                    raise _gave_up(error) from None
+        finally:
+            self.search.flush()
 
 
 def _gave_up(error: BudgetExceeded) -> BudgetExceeded:
@@ -664,22 +732,38 @@ def _analysis(board: Board, child_score: Callable[[int], int]) -> Analysis:
     """Every move's result, given the score (for the opponent) of the position after each."""
     geometry = board.geometry
     size = geometry.size
+    through = geometry.lines_through
     mover = _sides(board)[0]
-    last = board.ply == size - 1
+    ply = board.ply
+    last = ply == size - 1
     moves: list[MoveAnalysis] = []
     best = -size - 2
     for cell in board.legal_moves:
         after = mover | 1 << cell
-        if any(after & line == line for line in geometry.lines_through[cell]):
-            move = MoveAnalysis(cell, 1, 1)
-        elif last:
-            move = MoveAnalysis(cell, 0, 1)
+        for line in through[cell]:
+            if after & line == line:
+                move = MoveAnalysis(cell, 1, 1)
+                score = size
+                break
         else:
-            value, plies = _decode(child_score(after), size, size - board.ply - 1)
-            move = MoveAnalysis(cell, -value, plies + 1)
+            if last:
+                move = MoveAnalysis(cell, 0, 1)
+                score = 0
+            else:
+                child = child_score(after)  # the opponent's: the move's result is its negation
+                if child > 0:
+                    move = MoveAnalysis(cell, -1, size + 2 - child)
+                    score = 1 - child
+                elif child < 0:
+                    move = MoveAnalysis(cell, 1, size + 2 + child)
+                    score = -child - 1
+                else:
+                    move = MoveAnalysis(cell, 0, size - ply)
+                    score = 0
         moves.append(move)
-        best = max(best, _encode(move.value, move.plies, size))
-    value, plies = _decode(best, size, size - board.ply)
+        if score > best:
+            best = score
+    value, plies = _decode(best, size, size - ply)
     return Analysis(value, plies, tuple(moves))
 
 
@@ -707,9 +791,10 @@ def best_moves(board: Board, *, progress: ProgressCallback | None = None,
         keeps = -score - 1 if score > 0 else -score + 1 if score < 0 else 0
         last = board.ply == size - 1
         best = []
+        through = geometry.lines_through
         for cell in board.legal_moves:
             after = mover | 1 << cell
-            if any(after & line == line for line in geometry.lines_through[cell]):
+            if _completes(after, through[cell]):
                 good = score == size  # a win now is as good as it gets
             elif last:
                 good = score == 0
@@ -720,3 +805,11 @@ def best_moves(board: Board, *, progress: ProgressCallback | None = None,
             if good:
                 best.append(cell)
         return tuple(best)
+
+
+def _completes(marks: int, lines: tuple[int, ...]) -> bool:
+    """Whether ``marks`` hold one of ``lines`` whole (a loop: any() and a generator cost more)."""
+    for line in lines:  # noqa: SIM110
+        if marks & line == line:
+            return True
+    return False
