@@ -43,7 +43,7 @@ what it could not finish.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from itertools import islice
 from types import TracebackType
 from typing import NamedTuple
@@ -70,6 +70,7 @@ SOLVER_CACHE_SHAPES = 4
 TRIM_ENTRIES = 100_000
 """A search that gives up forgets the entries it added if they are more than this (about 15 MB)."""
 _TABLE_MAX_SIZE = 64  # boards up to this many cells canonicalise keys by table lookups, bigger ones bit by bit
+_WIDE_LINES = 64  # boards with more lines than this look at the lines through the marks only (_Wide)
 
 
 class Solution(NamedTuple):
@@ -254,6 +255,7 @@ class _Solver:
         # static order: cells on more lines first (the centre of 3×3 before corners before edges)
         self.order = sorted(range(size), key=lambda c: -len(geometry.lines_through[c]))
         self.check_every = check_interval(geometry)
+        self.wide = _Wide(geometry) if len(geometry.line_masks) > _WIDE_LINES else None
 
     # orient(key): the canonical key of ``key`` and the index of the symmetry that produces it
     def _orient_by_chunks(self, key: int) -> tuple[int, int]:
@@ -383,6 +385,73 @@ class _Solver:
                     del table[key]
 
 
+class _Wide:
+    """What a search needs on a board of many lines: the lines through the marks, one by one,
+    and what all the others (empty, ``k`` cells to fill) add up to.
+
+    A position's lines are looked at in no particular order: each either wins at once or adds
+    to minimums and unions, so the empty lines can be taken together. This is the same search,
+    position for position, only faster while few cells are marked.
+    """
+
+    def __init__(self, geometry: Geometry) -> None:
+        self.k = geometry.k
+        self.through = geometry.lines_through
+        self.cells_of = dict(zip(geometry.line_masks, geometry.lines, strict=True))
+        counts = [len(lines) for lines in geometry.lines_through]
+        self.base = [3 * count for count in counts]  # an empty line adds 2 + 1 to each of its cells
+        self.counts = counts
+        self.multi = sum(1 << cell for cell, count in enumerate(counts) if count >= 2)
+        # below this many marks the lines through them are fewer than half of all lines
+        self.few_marks = len(geometry.line_masks) // (2 * max(counts))
+
+    def touched(self, marks: int) -> tuple[list[int], list[int]]:
+        """The marked cells, and every line through one of them (each once)."""
+        cells: list[int] = []
+        lines: list[int] = []
+        seen: set[int] = set()
+        through = self.through
+        while marks:
+            bit = marks & -marks
+            cell = bit.bit_length() - 1
+            cells.append(cell)
+            for line in through[cell]:
+                if line not in seen:
+                    seen.add(line)
+                    lines.append(line)
+            marks ^= bit
+        return cells, lines
+
+    def double(self, empty: int, touched: Sequence[int]) -> bool:
+        """k = 2: whether an empty cell lies on two empty lines (two threats at once)."""
+        covered = 0
+        for line in touched:
+            covered |= line
+        if self.multi & empty & ~covered:
+            return True  # a cell away from every mark: all its lines are empty
+        hits: dict[int, int] = {}
+        for line in touched:
+            for cell in self.cells_of[line]:
+                hits[cell] = hits.get(cell, 0) + 1
+        counts = self.counts
+        return any(empty >> cell & 1 and counts[cell] - n >= 2 for cell, n in hits.items())
+
+    def weights(self, mover: int, other: int, touched: Sequence[int]) -> list[int]:
+        """The move-ordering weights of every cell (see the search), from the touched lines only."""
+        weight = list(self.base)
+        cells_of = self.cells_of
+        for line in touched:
+            w = -3
+            if not line & other:
+                w += 2 << (line & mover).bit_count()
+            if not line & mover:
+                w += 1 << (line & other).bit_count()
+            if w:
+                for c in cells_of[line]:
+                    weight[c] += w
+        return weight
+
+
 def check_interval(geometry: Geometry) -> int:
     """How many positions the search visits between looks at its budget on ``geometry``.
 
@@ -446,6 +515,9 @@ class _Search:
         table_limit = solver.table_limit
         state = self._state
         check = self._check
+        # Wide boards (many lines, few marks): only the lines through a mark are looked at one by
+        # one; every other line is empty, and they all say the same (see _Wide)
+        wide = solver.wide
 
         def search(mover: int, other: int, alpha: int, beta: int) -> int:
             state[0] += 1
@@ -458,7 +530,11 @@ class _Search:
             mover_need = other_need = none
             threats = mover_two = double = 0
             pairs: set[int] = set()  # empty cells of our lines that need two more marks
-            for line in lines:
+            scan: Sequence[int] = lines
+            marked: list[int] | None = None
+            if wide is not None and size - n < wide.few_marks:
+                marked, scan = wide.touched(mover | other)
+            for line in scan:
                 if not line & other:
                     cells = line & empty
                     c = cells.bit_count()
@@ -480,6 +556,18 @@ class _Search:
                         threats |= cells
                     elif c < other_need and c <= other_left:
                         other_need = c
+            if marked is not None and len(scan) < len(lines):  # the empty lines, all alike
+                assert wide is not None
+                k = wide.k
+                if k == 1:
+                    return win_now
+                if k <= mover_left:
+                    if k < mover_need:
+                        mover_need = k
+                    if k == 2 and wide.double(empty, scan):
+                        double = 1  # only its truth counts: two threats at once
+                if other_left and k < other_need and k <= other_left:
+                    other_need = k
             if threats:
                 if threats & (threats - 1):
                     return lose_next  # two threats: block one, lose to the other
@@ -521,17 +609,23 @@ class _Search:
                 # attack first: a cell scores for every line through it that either side can
                 # still complete, doubling per mark already on the line, and the mover's own
                 # lines count twice the opponent's
-                weight = [0] * size
-                for line, line_cells in zip(lines, cells_of, strict=True):
-                    if not line & other:
-                        w = 2 << (line & mover).bit_count()
-                        for c in line_cells:
-                            weight[c] += w
-                    if not line & mover:
-                        w = 1 << (line & other).bit_count()
-                        for c in line_cells:
-                            weight[c] += w
-                moves = [c for c in order if empty >> c & 1]
+                if marked is None:
+                    weight = [0] * size
+                    for line, line_cells in zip(lines, cells_of, strict=True):
+                        if not line & other:
+                            w = 2 << (line & mover).bit_count()
+                            for c in line_cells:
+                                weight[c] += w
+                        if not line & mover:
+                            w = 1 << (line & other).bit_count()
+                            for c in line_cells:
+                                weight[c] += w
+                    moves = [c for c in order if empty >> c & 1]
+                else:
+                    assert wide is not None
+                    weight = wide.weights(mover, other, scan)
+                    taken = set(marked)
+                    moves = [c for c in order if c not in taken]
                 moves.sort(key=weight.__getitem__, reverse=True)
                 if first >= 0:
                     moves.remove(first)
