@@ -36,6 +36,10 @@ __all__ = ["GEOMETRY_CACHE_SHAPES", "MOVES_CACHE_CELLS", "MAX_SIDE", "Board", "G
 
 MAX_SIDE = 26  # one column letter per column
 _MARKS = {"x": "X", "o": "O", ".": None, "-": None, "_": None}
+_MARK_CHARS = frozenset("xXoO.-_")  # the characters that lowercase to a key of _MARKS (none beyond ASCII)
+_X_BITS = str.maketrans("xXoO.-_", "1100000")
+_SHOWN = {"00": ".", "10": "X", "01": "O"}  # a cell's (X bit, O bit) as written
+_O_BITS = str.maketrans("xXoO.-_", "0011000")
 GEOMETRY_CACHE_SHAPES = 16
 """Shapes whose geometry stays cached besides 3×3 (least recently used first out)."""
 MOVES_CACHE_CELLS = 1 << 20
@@ -70,13 +74,21 @@ class Geometry:
     @classmethod
     def get(cls, rows: int = 3, cols: int = 3, k: int | None = None) -> Geometry:
         """The geometry of a ``rows``×``cols`` board with ``k`` in a row (default min(rows, cols, 5))."""
-        for name, value in (("rows", rows), ("columns", cols), ("k", k)):
-            if type(value) is not int and not (name == "k" and value is None):
-                raise UnsupportedBoardError(f"the number of {name} must be a whole number, not {value!r:.40}")
+        if type(rows) is not int or type(cols) is not int or (type(k) is not int and k is not None):
+            for name, value in (("rows", rows), ("columns", cols), ("k", k)):
+                if type(value) is not int and not (name == "k" and value is None):
+                    raise UnsupportedBoardError(f"the number of {name} must be a whole number, not {value!r:.40}")
         key = (rows, cols, k if k is not None else min(rows, cols, 5))
         if key == _CLASSIC_SHAPE:
             return _CLASSIC
         cache = cls._cache
+        geometry = cache.get(key)
+        if geometry is not None:
+            try:
+                if next(reversed(cache)) == key:
+                    return geometry  # already the most recently used
+            except (StopIteration, RuntimeError):  # emptied or changed by another thread meanwhile
+                pass
         geometry = cache.pop(key, None) or cls(*key)
         cache[key] = geometry  # the most recently used is last
         keep_newest(cache, GEOMETRY_CACHE_SHAPES)
@@ -365,7 +377,15 @@ class Board:
                 "for empty, like X.O/.X./..O (nine characters without '/' for 3×3)")
         width = len(rows[0])
         x = o = 0
-        for r, row in enumerate(rows):
+        joined = "".join(rows)
+        if all(len(row) == width for row in rows) and _MARK_CHARS.issuperset(joined):
+            if joined:  # all well: the marks' bits at once, cell 0 the lowest
+                backwards = joined[::-1]
+                x, o = int(backwards.translate(_X_BITS), 2), int(backwards.translate(_O_BITS), 2)
+            rows_left: list[str] = []
+        else:
+            rows_left = rows  # a problem: found row by row, cell by cell, to name the first
+        for r, row in enumerate(rows_left):
             if len(row) != width:
                 raise ImpossiblePositionError(
                     f"row {r + 1} has {len(row)} cells but row 1 has {width}: every row needs the same length")
@@ -553,11 +573,14 @@ class Board:
         return self._geometry.cell_name(cell)
 
     def __str__(self) -> str:
-        cols = self._geometry.cols
-        marks = "".join("X" if self._x >> c & 1 else "O" if self._o >> c & 1 else "."
-                        for c in range(self._geometry.size))
-        text = "/".join(marks[i:i + cols] for i in range(0, len(marks), cols))
-        return text + "/" if self._geometry.rows == 1 else text  # "X.." alone would read as 3×3
+        geometry = self._geometry
+        cols, size = geometry.cols, geometry.size
+        # each cell's two bits (X, O) as a digit 0-2 from the binary strings, cell 0 first
+        xs = format(self._x, "b").zfill(size)[::-1]
+        noughts = format(self._o, "b").zfill(size)[::-1]
+        marks = "".join(_SHOWN[a + b] for a, b in zip(xs, noughts, strict=True))
+        text = "/".join(marks[i:i + cols] for i in range(0, size, cols))
+        return text + "/" if geometry.rows == 1 else text  # "X.." alone would read as 3×3
 
     def __repr__(self) -> str:
         g = self._geometry
