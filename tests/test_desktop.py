@@ -311,6 +311,7 @@ def test_misuse_does_nothing_and_says_why(make_app: Callable[..., App]) -> None:
     assert status(app) == "Finish this game first, or use Menu to start a different one."
     assert str(controller.game.board) == "X../.O./..."  # type: ignore[union-attr]
     check_pixels(app)
+    controller.think_delay = 0.0  # what it says while thinking is checked: the rest needs no pause
     while not controller.over:  # play on to the end, then try to go on playing
         click_cell(app, controller.game.board.legal_moves[0])  # type: ignore[union-attr]
         settle(app)

@@ -14,7 +14,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -556,49 +556,70 @@ def test_the_sim_presses_buttons_and_draws_the_pins(build: str) -> None:
         gpiozero.Device.pin_factory = None
 
 
-def test_run_terminal_reads_keys_from_a_pipe_until_q() -> None:
-    config = load_config(build="mega")
-    sim = SimPanel(config)
-    panel = PanelController(sim.board, PanelSettings(flash=False, thinking_seconds=0.4, opponent="parsons"))
-    loop = PanelLoop(panel, sim.board)
-    read_end, write_end = os.pipe()
-    out = io.StringIO()
+class Drawn(io.StringIO):
+    """What the sim draws: a typist waits on it for what a person would wait to see."""
 
-    def typist() -> None:
-        time.sleep(0.2)
-        os.write(write_end, b"5")
-        time.sleep(0.8)
-        os.write(write_end, b"q")
-
-    thread = threading.Thread(target=typist)
-    thread.start()
-    with open(read_end) as keys:
-        run_terminal(sim, loop, stdin=keys, stdout=out)
-    thread.join()
-    os.close(write_end)
-    sim.close()
-    gpiozero.Device.pin_factory = None
-    frames = out.getvalue()
-    assert "│Your turn...    │" in frames and "│Hmmm...         │" in frames
-    assert "\x1b[" not in frames  # not a terminal: plain frames
-
-
-class Screen(io.StringIO):
-    """A terminal's output: the sim redraws in place on it."""
+    def __init__(self, tty: bool = False) -> None:
+        super().__init__()
+        self.tty = tty
+        self.changed = threading.Condition()
 
     def isatty(self) -> bool:
+        return self.tty  # a terminal: the sim redraws in place on it
+
+    def write(self, text: str) -> int:
+        with self.changed:
+            written = super().write(text)
+            self.changed.notify_all()
+        return written
+
+    def wait_for(self, seen: Callable[[str], bool], timeout: float = 20) -> bool:
+        with self.changed:
+            return self.changed.wait_for(lambda: seen(self.getvalue()), timeout)
+
+
+def screen() -> Drawn:
+    """A terminal's output."""
+    return Drawn(tty=True)
+
+
+# Each key is typed once the drawing so far shows what it waits for (and, if given, at least so
+# many seconds after the key before it).
+Key = tuple[Callable[[str], bool], bytes] | tuple[Callable[[str], bool], bytes, float]
+
+
+def showing(*texts: str) -> Callable[[str], bool]:
+    """Waits for ``texts`` drawn in this order (a later frame may repeat an earlier text)."""
+    def seen(drawn: str) -> bool:
+        at = 0
+        for wanted in texts:
+            at = drawn.find(wanted, at)
+            if at < 0:
+                return False
+            at += len(wanted)
         return True
+    return seen
 
 
 @contextlib.contextmanager
-def typed(keys: list[tuple[float, bytes]]) -> Iterator[io.TextIOWrapper]:
-    """A stdin on which ``keys`` arrive after the given pauses, as a person would type them."""
+def typed(keys: list[Key], drawn: Drawn) -> Iterator[io.TextIOWrapper]:
+    """A stdin on which each key arrives once the sim has drawn what a person would wait for."""
     read_end, write_end = os.pipe()
+    missed: list[bytes] = []
+    ended = threading.Event()
 
     def typist() -> None:
-        for pause, key in keys:
-            time.sleep(pause)
+        last = time.monotonic()
+        for seen, key, *gap in keys:
+            if not drawn.wait_for(seen):
+                missed.append(key)  # never shown: end the input, so that the sim stops and the test says so
+                os.close(write_end)
+                ended.set()
+                return
+            if gap:
+                time.sleep(max(0.0, last + gap[0] - time.monotonic()))
             os.write(write_end, key)
+            last = time.monotonic()
 
     thread = threading.Thread(target=typist)
     thread.start()
@@ -607,19 +628,35 @@ def typed(keys: list[tuple[float, bytes]]) -> Iterator[io.TextIOWrapper]:
             yield stdin
     finally:
         thread.join()
-        os.close(write_end)
+        if not ended.is_set():
+            os.close(write_end)
+    assert not missed, f"the sim never showed what {missed[0]!r} waited for; it drew {drawn.getvalue()[-2000:]!r}"
 
 
-def type_into_sim(keys: list[tuple[float, bytes]], stdout: io.StringIO, thinking: float = 0.4,
-                  say: str = "") -> str:
-    """Run the sim in run_terminal with ``keys`` typed after the given pauses; what it drew."""
+def test_run_terminal_reads_keys_from_a_pipe_until_q() -> None:
+    config = load_config(build="mega")
+    sim = SimPanel(config)
+    panel = PanelController(sim.board, PanelSettings(flash=False, thinking_seconds=0.4, opponent="parsons"))
+    loop = PanelLoop(panel, sim.board)
+    out = Drawn()
+    with typed([(showing("│Your turn...    │"), b"5"), (showing("│Hmmm...         │"), b"q")], out) as keys:
+        run_terminal(sim, loop, stdin=keys, stdout=out)
+    sim.close()
+    gpiozero.Device.pin_factory = None
+    frames = out.getvalue()
+    assert "│Your turn...    │" in frames and "│Hmmm...         │" in frames
+    assert "\x1b[" not in frames  # not a terminal: plain frames
+
+
+def type_into_sim(keys: list[Key], stdout: Drawn, thinking: float = 0.4, say: str = "") -> str:
+    """Run the sim in run_terminal with ``keys`` typed as the sim shows what they wait for; what it drew."""
     sim = SimPanel(load_config(build="mega"))
     if say:
         sim.say(say)
     panel = PanelController(sim.board, PanelSettings(flash=False, thinking_seconds=thinking, opponent="parsons"))
     loop = PanelLoop(panel, sim.board)
     try:
-        with typed(keys) as stdin:
+        with typed(keys, stdout) as stdin:
             run_terminal(sim, loop, stdin=stdin, stdout=stdout)
     finally:
         sim.close()
@@ -635,7 +672,9 @@ def test_the_sim_on_a_terminal_colours_the_marks_unless_no_color(no_color: bool,
         monkeypatch.setenv("NO_COLOR", "1")
     else:
         monkeypatch.delenv("NO_COLOR", raising=False)
-    frames = type_into_sim([(0.2, b"5"), (0.8, b"q")], Screen(), thinking=0.3)
+    # q once the computer has answered: its O is drawn with the "Your turn..." after "Hmmm..."
+    frames = type_into_sim([(showing("│Your turn..."), b"5"), (showing("│Hmmm...", "│Your turn..."), b"q")],
+                           screen(), thinking=0.3)
     assert "\x1b[H" in frames and "│Hmmm...         │" in frames  # drawn in place either way
     letters = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", frames)
     assert ("      .  X  ." if no_color else "      ·  X  ·") in letters  # the letters either way
@@ -646,7 +685,7 @@ def test_the_sim_on_a_terminal_colours_the_marks_unless_no_color(no_color: bool,
 
 
 def test_the_sim_shows_the_games_notices_under_the_panel() -> None:
-    frames = type_into_sim([(0.2, b"q")], io.StringIO(), say="Scores are off:\n the disk is full.")
+    frames = type_into_sim([(showing("│Your turn..."), b"q")], Drawn(), say="Scores are off:\n the disk is full.")
     assert "  Scores are off: the disk is full." in frames.splitlines()
 
 
@@ -764,17 +803,33 @@ def test_the_cli_takes_who_starts_in_the_matchs_words(capsys: pytest.CaptureFixt
     assert "--first must be one of me, computer, alternate, loser, random" in capsys.readouterr().err
 
 
-def test_noughts_panel_sim_plays_and_keeps_the_game_in_the_scores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def answered(replies: int) -> Callable[[str], bool]:
+    """The last frame drawn shows the computer's reply number ``replies`` and the person's turn."""
+    def seen(drawn: str) -> bool:
+        frame = drawn.rstrip("\n").rsplit("\n\n  noughts panel", 1)[-1]
+        rows = re.findall(r"^      ([.XO#])  ([.XO#])  ([.XO#])$", frame, re.M)
+        return len(rows) == 3 and sum(row.count("O") for row in rows) == replies and "│Your turn..." in frame
+    return seen
+
+
+def test_noughts_panel_sim_plays_and_keeps_the_game_in_the_scores(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from noughts.hardware.sim import PRESS_SECONDS
     from noughts.store import open_store
 
-    keys = [(0.3, b"1"), (0.5, b"8"), (0.5, b"7"), (0.5, b"4"), (0.4, b"q")]  # a win against parsons
+    # A win against parsons, a key once the computer has answered the last; a key also waits until
+    # the last one's button was let go and that was debounced, as a person's next press would.
+    let_go = PRESS_SECONDS + 0.2
+    keys: list[Key] = [(answered(0), b"1"), (answered(1), b"8", let_go), (answered(2), b"7", let_go),
+                       (answered(3), b"4", let_go), (showing("│You win!!!"), b"q")]
     db = tmp_path / "noughts.db"
-    with typed(keys) as stdin:
+    drawn = Drawn()
+    monkeypatch.setattr("sys.stdout", drawn)
+    with typed(keys, drawn) as stdin:
         monkeypatch.setattr("sys.stdin", stdin)
         status = main(["--sim", "--no-flash", "--thinking", "0", "--opponent", "parsons", "--db", str(db),
                        "--config", os.devnull])
-    out = capsys.readouterr().out
+    out = drawn.getvalue()
     assert status == 0 and "│You win!!!      │" in out
     store = open_store(db)
     (game,) = store.games()

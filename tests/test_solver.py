@@ -39,25 +39,33 @@ def negamax(rows: int, cols: int, k: int) -> Callable[[int, int], Result]:
     """Plain negamax over every move, memoised by (x, o) only so that it finishes."""
     lines = lines_of(rows, cols, k)
     size = rows * cols
+    full = (1 << size) - 1
     memo: dict[tuple[int, int], Result] = {}
 
     def value(x: int, o: int) -> Result:
-        if (x, o) in memo:
-            return memo[x, o]
+        result = memo.get((x, o))
+        if result is not None:
+            return result
         x_to_move = x.bit_count() == o.bit_count()
         last_mover = o if x_to_move else x
         if any(last_mover & line == line for line in lines):
             result = (-1, 0)
-        elif (x | o).bit_count() == size:
+        elif x | o == full:
             result = (0, 0)
         else:
-            options = []
+            best: Result | None = None
+            best_rank = (0, 0)
             for cell in range(size):
                 if (x | o) >> cell & 1:
                     continue
-                child = value(x | 1 << cell, o) if x_to_move else value(x, o | 1 << cell)
-                options.append((-child[0], child[1] + 1))
-            result = max(options, key=preference)
+                child_x, child_o = (x | 1 << cell, o) if x_to_move else (x, o | 1 << cell)
+                child = memo.get((child_x, child_o)) or value(child_x, child_o)
+                option = (-child[0], child[1] + 1)
+                rank = preference(option)
+                if best is None or rank > best_rank:  # the first of the best, as max() would pick
+                    best, best_rank = option, rank
+            assert best is not None
+            result = best
         memo[x, o] = result
         return result
 

@@ -9,7 +9,6 @@ import re
 import shutil
 import sqlite3
 import subprocess
-import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -21,6 +20,7 @@ from noughts.game import Game
 from noughts.store import Participant, Store, open_store
 from noughts.terminal import records
 from test_store import as_ordinary_user
+from test_terminal import run as run_in_this_process
 
 X_WINS = "a1 b1 a2 b2 a3"
 ANN = Participant.human("Ann")
@@ -38,10 +38,10 @@ def env_for(db: Path) -> dict[str, str]:
 
 
 def run(db: Path, *args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[str]:
-    result = subprocess.run([sys.executable, "-m", "noughts", *args], input=stdin, capture_output=True,
-                            env=env_for(db), timeout=60)
-    return subprocess.CompletedProcess(result.args, result.returncode, result.stdout.decode("utf-8", "replace"),
-                                       result.stderr.decode("utf-8", "replace"))
+    """`noughts ARGS` on this database, in this process as test_terminal.run runs it: nothing here needs a
+    process of its own (no prompt answered as it comes, no Ctrl-C, no terminal), and a process costs
+    Python's start-up and every import again."""
+    return run_in_this_process(env_for(db), *args, stdin=stdin)
 
 
 def store_with(db: Path, work: Callable[[Store], object]) -> None:

@@ -36,6 +36,10 @@ __all__ = ["GEOMETRY_CACHE_SHAPES", "MOVES_CACHE_CELLS", "MAX_SIDE", "Board", "G
 
 MAX_SIDE = 26  # one column letter per column
 _MARKS = {"x": "X", "o": "O", ".": None, "-": None, "_": None}
+_MARK_CHARS = frozenset("xXoO.-_")  # the characters that lowercase to a key of _MARKS (none beyond ASCII)
+_X_BITS = str.maketrans("xXoO.-_", "1100000")
+_SHOWN = {"00": ".", "10": "X", "01": "O"}  # a cell's (X bit, O bit) as written
+_O_BITS = str.maketrans("xXoO.-_", "0011000")
 GEOMETRY_CACHE_SHAPES = 16
 """Shapes whose geometry stays cached besides 3×3 (least recently used first out)."""
 MOVES_CACHE_CELLS = 1 << 20
@@ -52,7 +56,7 @@ class Geometry:
 
     __slots__ = (
         "rows", "cols", "k", "shape", "size", "full", "lines", "line_masks", "lines_through",
-        "symmetries", "_line_of_mask", "_moves_cache", "_moves_cache_limit", "_win_table", "_hash",
+        "_symmetries", "_line_of_mask", "_moves_cache", "_moves_cache_limit", "_win_table", "_hash",
     )
     _cache: ClassVar[dict[tuple[int, int, int], Geometry]] = {}  # oldest first, 3×3 kept apart
 
@@ -65,18 +69,26 @@ class Geometry:
     lines: tuple[tuple[int, ...], ...]
     line_masks: tuple[int, ...]
     lines_through: tuple[tuple[int, ...], ...]
-    symmetries: tuple[tuple[int, ...], ...]
+    _symmetries: tuple[tuple[int, ...], ...] | None
 
     @classmethod
     def get(cls, rows: int = 3, cols: int = 3, k: int | None = None) -> Geometry:
         """The geometry of a ``rows``×``cols`` board with ``k`` in a row (default min(rows, cols, 5))."""
-        for name, value in (("rows", rows), ("columns", cols), ("k", k)):
-            if type(value) is not int and not (name == "k" and value is None):
-                raise UnsupportedBoardError(f"the number of {name} must be a whole number, not {value!r:.40}")
+        if type(rows) is not int or type(cols) is not int or (type(k) is not int and k is not None):
+            for name, value in (("rows", rows), ("columns", cols), ("k", k)):
+                if type(value) is not int and not (name == "k" and value is None):
+                    raise UnsupportedBoardError(f"the number of {name} must be a whole number, not {value!r:.40}")
         key = (rows, cols, k if k is not None else min(rows, cols, 5))
         if key == _CLASSIC_SHAPE:
             return _CLASSIC
         cache = cls._cache
+        geometry = cache.get(key)
+        if geometry is not None:
+            try:
+                if next(reversed(cache)) == key:
+                    return geometry  # already the most recently used
+            except (StopIteration, RuntimeError):  # emptied or changed by another thread meanwhile
+                pass
         geometry = cache.pop(key, None) or cls(*key)
         cache[key] = geometry  # the most recently used is last
         keep_newest(cache, GEOMETRY_CACHE_SHAPES)
@@ -103,18 +115,21 @@ class Geometry:
         seen: set[int] = set()
         # Horizontal, vertical, diagonal ↘, anti-diagonal ↙: the order seeds 000 and 004 scan in.
         for d_row, d_col in ((0, 1), (1, 0), (1, 1), (1, -1)):
-            starts = ((r, c) for r in range(rows) for c in range(cols))
+            # the starts whose line stays on the board, in reading order
+            start_rows = range(rows - d_row * (k - 1))
+            start_cols = range(max(0, -d_col * (k - 1)), cols - max(0, d_col * (k - 1)))
+            starts = ((r, c) for r in start_rows for c in start_cols)
             if d_row == 1 and d_col == 0:  # columns are scanned left to right
-                starts = ((r, c) for c in range(cols) for r in range(rows))
+                starts = ((r, c) for c in start_cols for r in start_rows)
+            step = d_row * cols + d_col  # from one cell of the line to the next
+            unit = sum(1 << (i * step) for i in range(k))  # the line's mask, from cell 0
             for r, c in starts:
-                end_r, end_c = r + d_row * (k - 1), c + d_col * (k - 1)
-                if 0 <= end_r < rows and 0 <= end_c < cols:
-                    line = tuple((r + d_row * i) * cols + c + d_col * i for i in range(k))
-                    mask = sum(1 << cell for cell in line)
-                    if mask not in seen:  # k = 1 makes every direction the same line
-                        seen.add(mask)
-                        lines.append(line)
-                        masks.append(mask)
+                first = r * cols + c
+                mask = unit << first
+                if mask not in seen:  # k = 1 makes every direction the same line
+                    seen.add(mask)
+                    lines.append(tuple(range(first, first + k * step, step)) if k > 1 else (first,))
+                    masks.append(mask)
         self.lines = tuple(lines)
         self.line_masks = tuple(masks)
         self._line_of_mask = dict(zip(self.line_masks, self.lines, strict=True))
@@ -123,31 +138,39 @@ class Geometry:
             for cell in line:
                 through[cell].append(mask)
         self.lines_through = tuple(tuple(masks) for masks in through)
-        self.symmetries = self._symmetries()
+        self._symmetries = None  # made when first asked for: most boards never are
         self._moves_cache: dict[int, tuple[int, ...]] = {}
         self._moves_cache_limit = max(1, MOVES_CACHE_CELLS // self.size)
         self._win_table: bytes | None = None
 
-    def _symmetries(self) -> tuple[tuple[int, ...], ...]:
+    @property
+    def symmetries(self) -> tuple[tuple[int, ...], ...]:
+        """The board's symmetries as cell permutations (``perm[cell]`` is the cell it takes its
+        mark from), the identity first: 8 on a square, 4 on a rectangle, 2 on one row."""
+        if self._symmetries is None:
+            self._symmetries = self._make_symmetries()
+        return self._symmetries
+
+    def _make_symmetries(self) -> tuple[tuple[int, ...], ...]:
         rows, cols = self.rows, self.cols
         last_r, last_c = rows - 1, cols - 1
-        maps: list[Callable[[int, int], tuple[int, int]]] = [
-            lambda r, c: (r, c),
-            lambda r, c: (r, last_c - c),
-            lambda r, c: (last_r - r, c),
-            lambda r, c: (last_r - r, last_c - c),
+        all_rows, all_cols = range(rows), range(cols)
+        # each map sends cell (r, c) to the cell its mark comes from, in reading order
+        maps = [
+            tuple(range(rows * cols)),  # (r, c)
+            tuple(r * cols + last_c - c for r in all_rows for c in all_cols),  # (r, last_c - c)
+            tuple((last_r - r) * cols + c for r in all_rows for c in all_cols),  # (last_r - r, c)
+            tuple((last_r - r) * cols + last_c - c for r in all_rows for c in all_cols),  # (last_r - r, last_c - c)
         ]
         if rows == cols:  # the four maps that swap rows and columns need a square
             maps += [
-                lambda r, c: (c, r),
-                lambda r, c: (c, last_r - r),
-                lambda r, c: (last_c - c, r),
-                lambda r, c: (last_c - c, last_r - r),
+                tuple(c * cols + r for r in all_rows for c in all_cols),  # (c, r)
+                tuple(c * cols + last_r - r for r in all_rows for c in all_cols),  # (c, last_r - r)
+                tuple((last_c - c) * cols + r for r in all_rows for c in all_cols),  # (last_c - c, r)
+                tuple((last_c - c) * cols + last_r - r for r in all_rows for c in all_cols),  # (last_c - c, last_r - r)
             ]
         perms: list[tuple[int, ...]] = []
-        for source in maps:
-            perm = tuple(sr * cols + sc for sr, sc in
-                         (source(r, c) for r in range(rows) for c in range(cols)))
+        for perm in maps:
             if perm not in perms:  # a 1×n board has fewer distinct maps
                 perms.append(perm)
         return tuple(perms)
@@ -185,24 +208,31 @@ class Geometry:
         if not isinstance(text, str):
             raise CellSyntaxError(f"a cell is written as text like 5 or b2, not {text!r}")
         cleaned = text.strip().lower()
-        shown = repr(text) if len(text) <= 20 else repr(text[:20]) + "…"
-        last_col = chr(ord("a") + self.cols - 1)
-        hint = f"type a number from 1 to {self.size} or a column a-{last_col} and a row 1-{self.rows}, like a1"
         if not text.isascii():  # "K" (Kelvin sign) lowercases to "k": only ASCII names count
-            raise CellSyntaxError(f"{shown} is not a cell: {hint}")
+            raise CellSyntaxError(f"{self._shown(text)} is not a cell: {self._hint()}")
         if cleaned.isdigit() and len(cleaned) <= 4:
             number = int(cleaned)
             if 1 <= number <= self.size:
                 return number - 1
-            raise CellSyntaxError(f"there is no cell {number}: {hint}")
+            raise CellSyntaxError(f"there is no cell {number}: {self._hint()}")
         letter, digits = cleaned[:1], cleaned[1:]
         if not ("a" <= letter <= "z" and digits.isdigit() and len(digits) <= 3):
-            raise CellSyntaxError(f"{shown} is not a cell: {hint}")
-        col = ord(letter) - ord("a")
+            raise CellSyntaxError(f"{self._shown(text)} is not a cell: {self._hint()}")
+        col = ord(letter) - 97  # ord("a")
         row = int(digits) - 1
         if col >= self.cols or not 0 <= row < self.rows:
-            raise CellSyntaxError(f"{cleaned} is off the board: {hint}")
+            raise CellSyntaxError(f"{cleaned} is off the board: {self._hint()}")
         return row * self.cols + col
+
+    @staticmethod
+    def _shown(text: str) -> str:
+        """Text a person typed, as an error message quotes it."""
+        return repr(text) if len(text) <= 20 else repr(text[:20]) + "…"
+
+    def _hint(self) -> str:
+        """What to type instead, for an error message."""
+        last_col = chr(ord("a") + self.cols - 1)
+        return f"type a number from 1 to {self.size} or a column a-{last_col} and a row 1-{self.rows}, like a1"
 
     def __repr__(self) -> str:
         return f"Geometry(rows={self.rows}, cols={self.cols}, k={self.k})"
@@ -347,7 +377,15 @@ class Board:
                 "for empty, like X.O/.X./..O (nine characters without '/' for 3×3)")
         width = len(rows[0])
         x = o = 0
-        for r, row in enumerate(rows):
+        joined = "".join(rows)
+        if all(len(row) == width for row in rows) and _MARK_CHARS.issuperset(joined):
+            if joined:  # all well: the marks' bits at once, cell 0 the lowest
+                backwards = joined[::-1]
+                x, o = int(backwards.translate(_X_BITS), 2), int(backwards.translate(_O_BITS), 2)
+            rows_left: list[str] = []
+        else:
+            rows_left = rows  # a problem: found row by row, cell by cell, to name the first
+        for r, row in enumerate(rows_left):
             if len(row) != width:
                 raise ImpossiblePositionError(
                     f"row {r + 1} has {len(row)} cells but row 1 has {width}: every row needs the same length")
@@ -535,11 +573,14 @@ class Board:
         return self._geometry.cell_name(cell)
 
     def __str__(self) -> str:
-        cols = self._geometry.cols
-        marks = "".join("X" if self._x >> c & 1 else "O" if self._o >> c & 1 else "."
-                        for c in range(self._geometry.size))
-        text = "/".join(marks[i:i + cols] for i in range(0, len(marks), cols))
-        return text + "/" if self._geometry.rows == 1 else text  # "X.." alone would read as 3×3
+        geometry = self._geometry
+        cols, size = geometry.cols, geometry.size
+        # each cell's two bits (X, O) as a digit 0-2 from the binary strings, cell 0 first
+        xs = format(self._x, "b").zfill(size)[::-1]
+        noughts = format(self._o, "b").zfill(size)[::-1]
+        marks = "".join(_SHOWN[a + b] for a, b in zip(xs, noughts, strict=True))
+        text = "/".join(marks[i:i + cols] for i in range(0, size, cols))
+        return text + "/" if geometry.rows == 1 else text  # "X.." alone would read as 3×3
 
     def __repr__(self) -> str:
         g = self._geometry

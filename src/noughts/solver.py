@@ -43,9 +43,9 @@ what it could not finish.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from itertools import islice
+from types import TracebackType
 from typing import NamedTuple
 
 from noughts.board import Board, Geometry, keep_newest
@@ -70,6 +70,7 @@ SOLVER_CACHE_SHAPES = 4
 TRIM_ENTRIES = 100_000
 """A search that gives up forgets the entries it added if they are more than this (about 15 MB)."""
 _TABLE_MAX_SIZE = 64  # boards up to this many cells canonicalise keys by table lookups, bigger ones bit by bit
+_WIDE_LINES = 64  # boards with more lines than this look at the lines through the marks only (_Wide)
 
 
 class Solution(NamedTuple):
@@ -230,6 +231,20 @@ class _Solver:
                     row[value] = row[value ^ low] | moved[low.bit_length() - 1]
                 per_chunk.append(row)
             self._sym_tables.append(tuple(per_chunk))
+        # the images under every symmetry at once: one int per chunk value holds the chunk's image
+        # under symmetry s in bits s·2·size onwards, so a key's images are one OR per chunk
+        width = 2 * size
+        self._key_mask = (1 << width) - 1
+        self._fields = tuple((s, (s - 1) * width) for s in range(1, len(self._sym_tables) + 1))
+        self._packed: list[list[int]] = []
+        if self._sym_tables:
+            for chunk in range(self._chunks):
+                row = [0] * 256
+                for s, shift in self._fields:
+                    table = self._sym_tables[s - 1][chunk]
+                    for value in range(1, 256):
+                        row[value] |= table[value] << shift
+                self._packed.append(row)
         self.orient: Callable[[int], tuple[int, int]] = (
             self._orient_bit_by_bit if size > _TABLE_MAX_SIZE else self._orient_by_chunks)
         # canonical key -> (lower bound, upper bound, best move in the canonical frame or -1)
@@ -240,17 +255,20 @@ class _Solver:
         # static order: cells on more lines first (the centre of 3×3 before corners before edges)
         self.order = sorted(range(size), key=lambda c: -len(geometry.lines_through[c]))
         self.check_every = check_interval(geometry)
+        self.wide = _Wide(geometry) if len(geometry.line_masks) > _WIDE_LINES else None
 
     # orient(key): the canonical key of ``key`` and the index of the symmetry that produces it
     def _orient_by_chunks(self, key: int) -> tuple[int, int]:
+        images = 0
+        shift = 0
+        for row in self._packed:
+            images |= row[key >> shift & 255]
+            shift += 8
         best = key
         index = 0
-        n = self._chunks
-        parts = [key >> (8 * i) & 255 for i in range(n)]
-        for s, tables in enumerate(self._sym_tables, 1):
-            image = 0
-            for i in range(n):
-                image |= tables[i][parts[i]]
+        mask = self._key_mask
+        for s, field in self._fields:
+            image = images >> field & mask
             if image < best:
                 best = image
                 index = s
@@ -278,11 +296,19 @@ class _Solver:
         """The exact score of an unfinished position (``mover`` to move)."""
         search.tick()
         size = self.size
+        key = self.orient(mover | other << size)[0]
+        table = self.table
+        entry = table.get(key)
+        if entry is not None and entry[0] == entry[1]:
+            # known exactly: the search would count this one position and return it at once
+            search.tick()
+            return entry[0]
         try:
             score = search.run(mover, other, -1, 1)
             if score == 0:
                 return 0
-            lo, hi = self.bounds(mover, other)
+            entry = table.get(key)
+            lo, hi = (entry[0], entry[1]) if entry is not None else (-size, size)
             if score > 0:
                 lo = max(lo, score, 1)
                 # shortest wins first: each test "a win in at most size + 1 - t plies?" is shallow
@@ -303,7 +329,7 @@ class _Solver:
                         hi = result
                     else:
                         lo = result + (result - size - 1) % 2  # loss scores share size + 1's parity
-            self.record(mover, other, lo)
+            self._record(key, lo)
             return lo
         except RecursionError:
             raise self._too_deep() from None
@@ -311,6 +337,10 @@ class _Solver:
     def at_least(self, mover: int, other: int, bound: int, search: _Search) -> bool:
         """Whether the position's exact score is ``bound`` or more (one null-window search)."""
         search.tick()
+        entry = self.table.get(self.orient(mover | other << self.size)[0])
+        if entry is not None and entry[0] == entry[1]:
+            search.tick()  # known exactly: the search would count this one position, as in exact
+            return entry[0] >= bound
         try:
             return search.run(mover, other, bound - 1, bound) >= bound
         except RecursionError:
@@ -327,9 +357,12 @@ class _Solver:
 
     def record(self, mover: int, other: int, score: int) -> None:
         """Remember a score known to be exact, so asking again costs one lookup."""
-        key = self.orient(mover | other << self.size)[0]
+        self._record(self.orient(mover | other << self.size)[0], score)
+
+    def _record(self, key: int, score: int) -> None:
         entry = self.table.get(key)
-        self.table[key] = (score, score, entry[2] if entry is not None else -1)
+        if entry is None or entry[0] != score or entry[1] != score:
+            self.table[key] = (score, score, entry[2] if entry is not None else -1)
 
     def table_bytes(self) -> int:
         return len(self.table) * self.entry_bytes
@@ -352,6 +385,73 @@ class _Solver:
                     del table[key]
 
 
+class _Wide:
+    """What a search needs on a board of many lines: the lines through the marks, one by one,
+    and what all the others (empty, ``k`` cells to fill) add up to.
+
+    A position's lines are looked at in no particular order: each either wins at once or adds
+    to minimums and unions, so the empty lines can be taken together. This is the same search,
+    position for position, only faster while few cells are marked.
+    """
+
+    def __init__(self, geometry: Geometry) -> None:
+        self.k = geometry.k
+        self.through = geometry.lines_through
+        self.cells_of = dict(zip(geometry.line_masks, geometry.lines, strict=True))
+        counts = [len(lines) for lines in geometry.lines_through]
+        self.base = [3 * count for count in counts]  # an empty line adds 2 + 1 to each of its cells
+        self.counts = counts
+        self.multi = sum(1 << cell for cell, count in enumerate(counts) if count >= 2)
+        # below this many marks the lines through them are fewer than half of all lines
+        self.few_marks = len(geometry.line_masks) // (2 * max(counts))
+
+    def touched(self, marks: int) -> tuple[list[int], list[int]]:
+        """The marked cells, and every line through one of them (each once)."""
+        cells: list[int] = []
+        lines: list[int] = []
+        seen: set[int] = set()
+        through = self.through
+        while marks:
+            bit = marks & -marks
+            cell = bit.bit_length() - 1
+            cells.append(cell)
+            for line in through[cell]:
+                if line not in seen:
+                    seen.add(line)
+                    lines.append(line)
+            marks ^= bit
+        return cells, lines
+
+    def double(self, empty: int, touched: Sequence[int]) -> bool:
+        """k = 2: whether an empty cell lies on two empty lines (two threats at once)."""
+        covered = 0
+        for line in touched:
+            covered |= line
+        if self.multi & empty & ~covered:
+            return True  # a cell away from every mark: all its lines are empty
+        hits: dict[int, int] = {}
+        for line in touched:
+            for cell in self.cells_of[line]:
+                hits[cell] = hits.get(cell, 0) + 1
+        counts = self.counts
+        return any(empty >> cell & 1 and counts[cell] - n >= 2 for cell, n in hits.items())
+
+    def weights(self, mover: int, other: int, touched: Sequence[int]) -> list[int]:
+        """The move-ordering weights of every cell (see the search), from the touched lines only."""
+        weight = list(self.base)
+        cells_of = self.cells_of
+        for line in touched:
+            w = -3
+            if not line & other:
+                w += 2 << (line & mover).bit_count()
+            if not line & mover:
+                w += 1 << (line & other).bit_count()
+            if w:
+                for c in cells_of[line]:
+                    weight[c] += w
+        return weight
+
+
 def check_interval(geometry: Geometry) -> int:
     """How many positions the search visits between looks at its budget on ``geometry``.
 
@@ -371,6 +471,33 @@ class _Search:
 
     def __init__(self, solver: _Solver, budget: Budget, progress: ProgressCallback | None) -> None:
         self.budget = budget
+        self.solver = solver
+        self.progress = progress
+        self.check_every = solver.check_every
+        self.next_report = budget.clock() + PROGRESS_INTERVAL
+        # nodes since the last check, nodes allowed before the next
+        self._state = [0, self._allowance()]
+        # the search itself is built on the first run: many calls only ask the table
+        self._search: Callable[[int, int, int, int], int] | None = None
+
+    def _allowance(self) -> int:
+        left = self.budget.nodes_left()
+        return self.check_every if left is None else min(self.check_every, left)
+
+    def _check(self) -> None:
+        state = self._state
+        budget = self.budget
+        nodes, state[0] = state[0], 0
+        budget.check(nodes)
+        state[1] = self._allowance()
+        if self.progress is not None:
+            now = budget.clock()
+            if now >= self.next_report:
+                self.next_report = now + PROGRESS_INTERVAL
+                self.progress(budget.spent, now - budget.started)
+
+    def _build(self) -> Callable[[int, int, int, int], int]:
+        solver = self.solver
         geometry = solver.geometry
         size = solver.size
         full = geometry.full
@@ -386,25 +513,11 @@ class _Search:
         win_soon = size - 2
         none = size + 1  # "no line left": more marks than any line needs
         table_limit = solver.table_limit
-        check_every = solver.check_every
-        clock = budget.clock
-        next_report = [clock() + PROGRESS_INTERVAL]
-
-        def allowance() -> int:
-            left = budget.nodes_left()
-            return check_every if left is None else min(check_every, left)
-
-        state = [0, allowance()]  # nodes since the last check, nodes allowed before the next
-
-        def check() -> None:
-            nodes, state[0] = state[0], 0
-            budget.check(nodes)
-            state[1] = allowance()
-            if progress is not None:
-                now = clock()
-                if now >= next_report[0]:
-                    next_report[0] = now + PROGRESS_INTERVAL
-                    progress(budget.spent, now - budget.started)
+        state = self._state
+        check = self._check
+        # Wide boards (many lines, few marks): only the lines through a mark are looked at one by
+        # one; every other line is empty, and they all say the same (see _Wide)
+        wide = solver.wide
 
         def search(mover: int, other: int, alpha: int, beta: int) -> int:
             state[0] += 1
@@ -417,7 +530,11 @@ class _Search:
             mover_need = other_need = none
             threats = mover_two = double = 0
             pairs: set[int] = set()  # empty cells of our lines that need two more marks
-            for line in lines:
+            scan: Sequence[int] = lines
+            marked: list[int] | None = None
+            if wide is not None and size - n < wide.few_marks:
+                marked, scan = wide.touched(mover | other)
+            for line in scan:
                 if not line & other:
                     cells = line & empty
                     c = cells.bit_count()
@@ -439,6 +556,18 @@ class _Search:
                         threats |= cells
                     elif c < other_need and c <= other_left:
                         other_need = c
+            if marked is not None and len(scan) < len(lines):  # the empty lines, all alike
+                assert wide is not None
+                k = wide.k
+                if k == 1:
+                    return win_now
+                if k <= mover_left:
+                    if k < mover_need:
+                        mover_need = k
+                    if k == 2 and wide.double(empty, scan):
+                        double = 1  # only its truth counts: two threats at once
+                if other_left and k < other_need and k <= other_left:
+                    other_need = k
             if threats:
                 if threats & (threats - 1):
                     return lose_next  # two threats: block one, lose to the other
@@ -480,17 +609,23 @@ class _Search:
                 # attack first: a cell scores for every line through it that either side can
                 # still complete, doubling per mark already on the line, and the mover's own
                 # lines count twice the opponent's
-                weight = [0] * size
-                for line, line_cells in zip(lines, cells_of, strict=True):
-                    if not line & other:
-                        w = 2 << (line & mover).bit_count()
-                        for c in line_cells:
-                            weight[c] += w
-                    if not line & mover:
-                        w = 1 << (line & other).bit_count()
-                        for c in line_cells:
-                            weight[c] += w
-                moves = [c for c in order if empty >> c & 1]
+                if marked is None:
+                    weight = [0] * size
+                    for line, line_cells in zip(lines, cells_of, strict=True):
+                        if not line & other:
+                            w = 2 << (line & mover).bit_count()
+                            for c in line_cells:
+                                weight[c] += w
+                        if not line & mover:
+                            w = 1 << (line & other).bit_count()
+                            for c in line_cells:
+                                weight[c] += w
+                    moves = [c for c in order if empty >> c & 1]
+                else:
+                    assert wide is not None
+                    weight = wide.weights(mover, other, scan)
+                    taken = set(marked)
+                    moves = [c for c in order if c not in taken]
                 moves.sort(key=weight.__getitem__, reverse=True)
                 if first >= 0:
                     moves.remove(first)
@@ -522,11 +657,13 @@ class _Search:
             return best
 
         self._search = search
-        self._state = state
-        self._check = check
+        return search
 
     def run(self, mover: int, other: int, alpha: int, beta: int) -> int:
-        return self._search(mover, other, alpha, beta)
+        search = self._search
+        if search is None:
+            search = self._build()
+        return search(mover, other, alpha, beta)
 
     def tick(self) -> None:
         """Count one position outside the search proper (a question asked of the table)."""
@@ -546,14 +683,28 @@ _solvers: dict[Geometry, _Solver] = {}  # least recently used first
 
 def _solver(geometry: Geometry) -> _Solver:
     """The solver of ``geometry``, now the most recently used; older shapes make room for it."""
-    solver = _solvers.pop(geometry, None) or _Solver(geometry)
-    _solvers[geometry] = solver
-    keep_newest(_solvers, SOLVER_CACHE_SHAPES)
-    kept = len(_solvers)
-    while kept > 1 and sum(s.table_bytes() for s in list(_solvers.values())) > _TABLE_BYTES:
+    solvers = _solvers
+    solver = solvers.get(geometry)
+    try:
+        newest = next(reversed(solvers))
+    except (StopIteration, RuntimeError):  # empty, or changed by another thread meanwhile
+        newest = None
+    if solver is None or newest != geometry:  # the newest already stays last
+        solver = solvers.pop(geometry, None) or _Solver(geometry)
+        solvers[geometry] = solver
+        keep_newest(solvers, SOLVER_CACHE_SHAPES)
+    kept = len(solvers)
+    while kept > 1 and _tables_bytes(list(solvers.values())) > _TABLE_BYTES:
         kept -= 1
-        keep_newest(_solvers, kept)
+        keep_newest(solvers, kept)
     return solver
+
+
+def _tables_bytes(solvers: list[_Solver]) -> int:
+    total = 0
+    for solver in solvers:
+        total += len(solver.table) * solver.entry_bytes  # solver.table_bytes(), without the calls
+    return total
 
 
 def clear_cache() -> None:
@@ -571,28 +722,39 @@ def _budget(budget: Budget | None, max_nodes: int | None, deadline: float | None
         if not isinstance(budget, Budget):
             raise InvalidBudgetError(f"budget must be a noughts Budget, not {type(budget).__name__}")
         return budget
+    if max_nodes is None and deadline is None:
+        return Budget()
     if max_nodes is not None and (type(max_nodes) is not int or max_nodes < 0):
         raise InvalidBudgetError(f"max_nodes must be a whole number, zero or more, not {max_nodes!r:.40}")
     return Budget.until(deadline, max_nodes)
 
 
-@contextmanager
-def _searching(geometry: Geometry, budget: Budget, progress: ProgressCallback | None
-               ) -> Iterator[tuple[_Solver, _Search]]:
-    """The solver and search of one public call, and what happens when it gives up."""
-    solver = _solver(geometry)
-    search = _Search(solver, budget, progress)
-    size, clears = len(solver.table), solver.clears
-    try:
-        yield solver, search
-    except BudgetExceeded as error:
-        solver.trim(size, clears)
-        raise _gave_up(error) from None
-    except BaseException:  # Ctrl-C: the bounds found are true, but a lot of them go
-        solver.trim(size, clears)
-        raise
-    finally:
-        search.flush()
+class _searching:  # named as what it is used as: with _searching(...) as (solver, search)
+    """The solver and search of one public call, and what happens when it gives up.
+
+    A class rather than a generator-based context manager: it is entered on every call,
+    and most calls (a position already in the table) take microseconds.
+    """
+
+    __slots__ = ("solver", "search", "size", "clears")
+
+    def __init__(self, geometry: Geometry, budget: Budget, progress: ProgressCallback | None) -> None:
+        solver = self.solver = _solver(geometry)
+        self.search = _Search(solver, budget, progress)
+        self.size, self.clears = len(solver.table), solver.clears
+
+    def __enter__(self) -> tuple[_Solver, _Search]:
+        return self.solver, self.search
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        try:
+            if error is not None:  # Ctrl-C too: the bounds found are true, but a lot of them go
+                self.solver.trim(self.size, self.clears)
+                if isinstance(error, BudgetExceeded):
+                    raise _gave_up(error) from None
+        finally:
+            self.search.flush()
 
 
 def _gave_up(error: BudgetExceeded) -> BudgetExceeded:
@@ -664,22 +826,38 @@ def _analysis(board: Board, child_score: Callable[[int], int]) -> Analysis:
     """Every move's result, given the score (for the opponent) of the position after each."""
     geometry = board.geometry
     size = geometry.size
+    through = geometry.lines_through
     mover = _sides(board)[0]
-    last = board.ply == size - 1
+    ply = board.ply
+    last = ply == size - 1
     moves: list[MoveAnalysis] = []
     best = -size - 2
     for cell in board.legal_moves:
         after = mover | 1 << cell
-        if any(after & line == line for line in geometry.lines_through[cell]):
-            move = MoveAnalysis(cell, 1, 1)
-        elif last:
-            move = MoveAnalysis(cell, 0, 1)
+        for line in through[cell]:
+            if after & line == line:
+                move = MoveAnalysis(cell, 1, 1)
+                score = size
+                break
         else:
-            value, plies = _decode(child_score(after), size, size - board.ply - 1)
-            move = MoveAnalysis(cell, -value, plies + 1)
+            if last:
+                move = MoveAnalysis(cell, 0, 1)
+                score = 0
+            else:
+                child = child_score(after)  # the opponent's: the move's result is its negation
+                if child > 0:
+                    move = MoveAnalysis(cell, -1, size + 2 - child)
+                    score = 1 - child
+                elif child < 0:
+                    move = MoveAnalysis(cell, 1, size + 2 + child)
+                    score = -child - 1
+                else:
+                    move = MoveAnalysis(cell, 0, size - ply)
+                    score = 0
         moves.append(move)
-        best = max(best, _encode(move.value, move.plies, size))
-    value, plies = _decode(best, size, size - board.ply)
+        if score > best:
+            best = score
+    value, plies = _decode(best, size, size - ply)
     return Analysis(value, plies, tuple(moves))
 
 
@@ -707,9 +885,10 @@ def best_moves(board: Board, *, progress: ProgressCallback | None = None,
         keeps = -score - 1 if score > 0 else -score + 1 if score < 0 else 0
         last = board.ply == size - 1
         best = []
+        through = geometry.lines_through
         for cell in board.legal_moves:
             after = mover | 1 << cell
-            if any(after & line == line for line in geometry.lines_through[cell]):
+            if _completes(after, through[cell]):
                 good = score == size  # a win now is as good as it gets
             elif last:
                 good = score == 0
@@ -720,3 +899,11 @@ def best_moves(board: Board, *, progress: ProgressCallback | None = None,
             if good:
                 best.append(cell)
         return tuple(best)
+
+
+def _completes(marks: int, lines: tuple[int, ...]) -> bool:
+    """Whether ``marks`` hold one of ``lines`` whole (a loop: any() and a generator cost more)."""
+    for line in lines:  # noqa: SIM110
+        if marks & line == line:
+            return True
+    return False

@@ -3,11 +3,14 @@
 LEDs are wired one per pin (``leds = "direct"``, an ``LEDBoard``, the seed's Mega wiring) or
 Charlieplexed (``leds = "charlieplex"``, the seed's Uno wiring); the cell buttons one per pin
 (``buttons = "direct"``, a ``ButtonBoard``) or on the seed's resistor ladder read through an
-MCP3008 (``buttons = "ladder"``). Reset and the two-person switch are ``Button`` devices.
+MCP3008 (``buttons = "ladder"``). Reset and the two-person switch are buttons on pins too.
 
 Buttons are sampled every ``sample_ms`` from the panel loop and debounced here (a level must hold
 for ``debounce_ms``), the same way on every pin factory, mock pins included; presses come out in
-cell order. Pass ``pin_factory`` (e.g. gpiozero's ``MockFactory``) to run anywhere.
+cell order. They are gpiozero ``DigitalInputDevice`` inputs, not ``Button`` devices: a ``Button``
+keeps a thread for its ``when_held`` event that nothing here uses, and closing one waits for that
+thread, up to its one-second hold time. Pass ``pin_factory`` (e.g. gpiozero's ``MockFactory``) to
+run anywhere.
 """
 
 from __future__ import annotations
@@ -63,8 +66,9 @@ class GpioBoard:
                 if refresh:
                     self.charlieplex.start()
             if config.buttons == "direct":
-                self._cells = gpiozero.ButtonBoard(*config.cells, pull_up=config.pull_up, pin_factory=pin_factory)
-                self._devices.append(self._cells)
+                self._cells = []
+                for pin in config.cells:
+                    self._cells.append(self._button(gpiozero, pin, pin_factory))
             else:
                 if pin_factory is not None and gpiozero.Device.pin_factory is None:
                     # gpiozero 2.0's software SPI bus asks for the default factory even when given
@@ -72,12 +76,10 @@ class GpioBoard:
                     gpiozero.Device.pin_factory = pin_factory
                 self.adc = gpiozero.MCP3008(channel=config.adc_channel, pin_factory=pin_factory)
                 self._devices.append(self.adc)
-            self._reset = gpiozero.Button(config.reset, pull_up=config.pull_up, pin_factory=pin_factory)
-            self._devices.append(self._reset)
+            self._reset = self._button(gpiozero, config.reset, pin_factory)
             self._switch = None
             if config.switch:
-                self._switch = gpiozero.Button(config.switch, pull_up=config.pull_up, pin_factory=pin_factory)
-                self._devices.append(self._switch)
+                self._switch = self._button(gpiozero, config.switch, pin_factory)
         except gpiozero.BadPinFactory:
             self.close()
             raise NoughtsError("gpiozero found no way to drive GPIO pins here: on a Raspberry Pi install "
@@ -88,6 +90,12 @@ class GpioBoard:
         except BaseException:
             self.close()
             raise
+
+    def _button(self, gpiozero: Any, pin: str, pin_factory: Any) -> Any:
+        """A button's input: active while pressed, whichever way it is wired (pull_up)."""
+        device = gpiozero.DigitalInputDevice(pin, pull_up=self.config.pull_up, pin_factory=pin_factory)
+        self._devices.append(device)
+        return device
 
     # --- output ----------------------------------------------------------------------------
     def set_led(self, name: str, on: bool) -> None:
@@ -121,7 +129,7 @@ class GpioBoard:
         self._last_sample = now
         events: list[ButtonEvent] = []
         if self._cells is not None:
-            for index, level in enumerate(self._cells.value):
+            for index, level in enumerate(cell.value for cell in self._cells):
                 change = self._cell_inputs[index].update(bool(level), now)
                 if change:
                     events.append(ButtonEvent(str(index + 1), change[1]))
@@ -133,11 +141,11 @@ class GpioBoard:
                     events.append(ButtonEvent(str(old), False))
                 if new:
                     events.append(ButtonEvent(str(new), True))
-        change = self._reset_input.update(bool(self._reset.is_pressed), now)
+        change = self._reset_input.update(bool(self._reset.is_active), now)
         if change:
             events.append(ButtonEvent("reset", change[1]))
         if self._switch is not None:
-            change = self._switch_input.update(bool(self._switch.is_pressed), now)
+            change = self._switch_input.update(bool(self._switch.is_active), now)
             if change:
                 events.append(ButtonEvent("switch", change[1]))
         return events
