@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 __all__ = ["Camera", "Photo", "marked_paper", "photograph", "random_marks", "random_photo", "render_paper",
-           "write_sequence", "write_video"]
+           "sheet_homography", "write_sequence", "write_video"]
 
 IMAGE_SIZES = ((1280, 960), (1280, 720), (1920, 1080), (1600, 1200), (1024, 768), (800, 600))
 IMAGE_SIZE_WEIGHTS = (35, 20, 15, 10, 10, 10)
