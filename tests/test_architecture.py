@@ -11,7 +11,7 @@ PACKAGE = Path(noughts.__file__).parent
 FRONT_ENDS = ("noughts.terminal", "noughts.desktop", "noughts.web", "noughts.hardware", "noughts.robot",
               "noughts.envs")
 CORE = ("noughts.board", "noughts.game", "noughts.match", "noughts.text", "noughts.solver", "noughts.players",
-        "noughts.store", "noughts.errors", "noughts.svg")
+        "noughts.store", "noughts.errors", "noughts.svg", "noughts.paths")
 OPTIONAL = ("pygame", "starlette", "uvicorn", "websockets", "gpiozero", "serial", "RPLCD", "smbus2", "cv2", "numpy",
             "redis", "psycopg", "playwright", "plotink", "ev3dev2", "pygcode", "PIL")
 

@@ -27,6 +27,7 @@ from typing import Any
 from noughts.errors import NoughtsError
 from noughts.hardware.defaults import BUILDS, DEFAULT_TOML
 from noughts.match import FIRST_RULES
+from noughts.paths import config_path
 from noughts.text import check_name
 
 __all__ = [
@@ -151,12 +152,7 @@ class PanelConfig:
 
 def default_config_path(environ: Mapping[str, str] | None = None) -> Path:
     """``$NOUGHTS_PANEL_CONFIG``, else ``$XDG_CONFIG_HOME/noughts/panel.toml``, else ``~/.config/…``."""
-    env = os.environ if environ is None else environ
-    if env.get(CONFIG_ENV):
-        return Path(env[CONFIG_ENV]).expanduser()
-    base = env.get("XDG_CONFIG_HOME", "")
-    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".config"
-    return root / "noughts" / "panel.toml"
+    return config_path("panel.toml", CONFIG_ENV, environ)
 
 
 # --- parsing --------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from noughts.paths import config_path
 from noughts.robot.geometry import Machine, RobotError
 
 __all__ = ["CONFIG_ENV", "DEFAULT_TOML", "ConfigError", "RobotConfig", "default_config_path", "load_config",
@@ -92,12 +93,7 @@ class ConfigError(RobotError):
 
 def default_config_path(environ: Mapping[str, str] | None = None) -> Path:
     """``$NOUGHTS_ROBOT_CONFIG``, else ``$XDG_CONFIG_HOME/noughts/robot.toml``, else ``~/.config/…``."""
-    env = os.environ if environ is None else environ
-    if env.get(CONFIG_ENV):
-        return Path(env[CONFIG_ENV]).expanduser()
-    base = env.get("XDG_CONFIG_HOME", "")
-    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".config"
-    return root / "noughts" / "robot.toml"
+    return config_path("robot.toml", CONFIG_ENV, environ)
 
 
 def _checked(name: str, value: Any, default: Any) -> Any:
