@@ -25,6 +25,7 @@ from noughts.robot.sensing.light import rough_marks
 from noughts.robot.sim.ev3 import FakeEv3
 from noughts.store import open_store
 
+pytestmark = pytest.mark.slow  # whole games: start this file early so no worker ends on it alone
 HOLD = 12.0  # seconds of the fake brick's time a press lasts: a few polls of the agent at any load
 
 
