@@ -9,6 +9,7 @@ import random
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -239,13 +240,15 @@ class PaperReader:
 
     def read(self, board: Board) -> SheetReading:
         sheet = self.paper.sheet
-        marks = [""] * (sheet.rows * sheet.cols)
+        strokes: dict[int, list[str]] = {}
         for ink in self.paper.ink:
-            if ink.kind in ("X", "O", "dot"):
-                cell = sheet.cell_at(ink.points[0])
-                if cell is not None and ink.kind != "dot":
-                    marks[cell] = ink.kind
-        return SheetReading(tuple(CellReading(m, 1.0) for m in marks))
+            cell = sheet.cell_at(ink.points[0])
+            if ink.kind in ("X", "O") and cell is not None:
+                strokes.setdefault(cell, []).append(ink.kind)
+        cells = [CellReading("", 1.0)] * (sheet.rows * sheet.cols)
+        for cell, kinds in strokes.items():  # half an X (one stroke) is a mark of no clear shape
+            cells[cell] = CellReading("?", 0.5) if kinds == ["X"] else CellReading(kinds[0], 1.0)
+        return SheetReading(tuple(cells))
 
 
 @pytest.mark.parametrize("opponent", ["easy", "medium", "hard", "perfect"])
@@ -397,3 +400,44 @@ def test_bad_settings_are_a_message_not_a_traceback(tmp_path: Path, capsys: pyte
     assert "the agent's TCP port, a number" in capsys.readouterr().err
     assert main(["--backend", "grbl", "--port", str(tmp_path / "no-such-port"), "--no-scores"], io.StringIO()) == 2
     assert "noughts robot:" in capsys.readouterr().err
+
+
+class Unplugged(SimRobot):
+    """A sim robot whose cable comes out after ``after`` strokes of its next drawing."""
+
+    def __init__(self, machine: Machine, paper: Paper, after: int) -> None:
+        super().__init__(machine, paper)
+        self.after = after
+
+    def draw(self, plan: Any) -> None:
+        from noughts.robot.backend import RobotDisconnected
+        from noughts.robot.strokes import PenPlan
+
+        if self.after >= 0:
+            done = PenPlan(plan.strokes[:self.after], plan.start, plan.finish, 0, 0, 0, 0)
+            super().draw(done)
+            self.after = -1
+            raise RobotDisconnected("the USB cable came out")
+        super().draw(plan)
+
+
+@pytest.mark.parametrize(("after", "redrawn"), [(0, True), (1, True), (2, False)])
+def test_a_lost_robot_reconnects_reads_the_sheet_and_draws_only_what_is_missing(after: int, redrawn: bool) -> None:
+    machine = Machine.plotter()
+    sheet = machine.fit(3, 3)
+    paper = Paper(sheet)
+    human = ScriptedHuman(random.Random(0), games=1)
+    match = Match("easy", first="computer", seed=1)
+    game = RobotGame(match, Unplugged(machine, paper, after=-1), PaperReader(paper), human, sheet,
+                     reconnect=lambda: SimRobot(machine, paper))
+    human.game = game
+    match.new_game()
+    game.draw_sheet()
+    game.robot = Unplugged(machine, paper, after=after)  # the X has two strokes: the cable goes before, between, after
+    game.computer_turn()
+    (cell,) = match.game.moves if match.game else ()
+    x_strokes = [ink for ink in paper.ink if ink.kind == "X" and sheet.cell_at(ink.points[0]) == cell]
+    assert len(x_strokes) == (after + 2 if redrawn else 2)
+    said = "drawing my X in" if redrawn else "is on the sheet already"
+    assert said in human.shown[-2]
+    assert human.shown[-1].startswith("I played")

@@ -16,17 +16,17 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from noughts.board import Board
 from noughts.errors import NoughtsError
 from noughts.match import GameKeeper, Match
 from noughts.robot.backend import CellReading, PenRobot, RobotDisconnected, Sensor, SheetReading
 from noughts.robot.geometry import Point, RobotError, Sheet
-from noughts.robot.strokes import grid_strokes, mark_strokes, marker_strokes, plan_strokes
+from noughts.robot.strokes import Stroke, grid_strokes, mark_strokes, marker_strokes, plan_strokes
 
 __all__ = ["SURE", "Console", "RobotGame", "cell_readings", "judge", "load_kept"]
 
@@ -108,11 +108,12 @@ class RobotGame:
         self.pen: Point = (0.0, 0.0)
 
     # drawing ---------------------------------------------------------------------------------
-    def _draw(self, strokes: list, what: str) -> None:  # type: ignore[type-arg]
-        plan = plan_strokes(strokes, self.robot.machine, self.pen)
+    def _draw(self, strokes: Sequence[Stroke], what: str, drawn: Callable[[], bool] | None = None) -> None:
+        """Draw ``strokes``. If the robot is lost on the way, reconnect once, home, look whether the
+        drawing got finished after all (``drawn``, by reading the sheet) and draw it again if not."""
         for attempt in range(2):
             try:
-                self.robot.draw(plan)
+                self.robot.draw(plan_strokes(strokes, self.robot.machine, self.pen))
                 self.robot.park()
                 self.pen = (self.sheet.width, 0.0)
                 return
@@ -123,6 +124,11 @@ class RobotGame:
                 self.robot = self.reconnect()
                 self.robot.home()
                 self.pen = (0.0, 0.0)
+                if drawn is not None and drawn():
+                    self.console.show(f"Reconnected: {what} is on the sheet already.")
+                    self.robot.park()
+                    self.pen = (self.sheet.width, 0.0)
+                    return
                 self.console.show(f"Reconnected: drawing {what} again over what was drawn.")
 
     def draw_sheet(self) -> None:
@@ -160,9 +166,18 @@ class RobotGame:
         cell = job.run()
         mark = self.match.mark_of(self.match.seat_to_move or 0)
         name = self.match.board.cell_name(cell)
-        self._draw(mark_strokes(self.sheet, cell, mark, self.style), f"my {mark} in {name}")
+        self._draw(mark_strokes(self.sheet, cell, mark, self.style), f"my {mark} in {name}",
+                   lambda: self._reads(cell, mark))
         self.match.apply(job, cell)
         self.console.show(f"I played {name}.")
+
+    def _reads(self, cell: int, mark: str) -> bool:
+        """Whether the sensor sees ``mark`` in ``cell`` for sure (never asks a keyboard: it is the human)."""
+        if self.sensor is cast(object, self.console) or self.style == "dot":
+            return False
+        self.robot.park()
+        reading = self.sensor.read(self.match.board)
+        return reading.found and reading.cells[cell].mark == mark and reading.cells[cell].confidence >= SURE
 
     def play_game(self, *, resume: bool = False) -> bool:
         """One whole game on a fresh sheet (``resume``: carry on the match's game in play on the
