@@ -144,29 +144,43 @@ def link(tmp_path: Path) -> Path:
 
 
 class Host:
-    """The host side: a SerialBoard, a controller against parsons, the real clock."""
+    """The host side: a SerialBoard, a controller against parsons, and a clock of the host's own.
+
+    Each turn of the loop moves the clock on by TICK, and then lets the real time of a short sleep
+    pass, in which the fake firmware's thread answers. The panel's timing (the flash, thinking,
+    retries, the wait for a hello) runs on that clock, so it goes by without being waited for in
+    real time, the same however busy the machine; the line itself is real, a pty or a socket.
+    """
+
+    TICK = 0.01  # seconds of the host's clock per turn of the loop: the flash's frames last 0.025
 
     def __init__(self, port: str, *, thinking: float = 0.2, flash: bool = False, retry: float = 0.1,
                  hello: float = 2.0, thresholds: tuple[int, ...] | None = None) -> None:
         self.messages: list[str] = []
+        self.now = 0.0
         self.board = SerialBoard(port, retry_seconds=retry, hello_seconds=hello, notify=self.messages.append,
                                  thresholds=thresholds)
         settings = PanelSettings(flash=flash, flash_step_seconds=0.025, thinking_seconds=thinking,
                                  opponent="parsons", seed=1)
         self.panel = PanelController(self.board, settings)
-        self.loop = PanelLoop(self.panel, self.board)
+        self.loop = PanelLoop(self.panel, self.board, clock=self.clock)
+
+    def clock(self) -> float:
+        return self.now
 
     def until(self, condition: Callable[[], bool], timeout: float = 5.0, what: str = "") -> None:
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + timeout  # real time: only a test that is stuck gets there
         while not condition():
             if time.monotonic() > deadline:
                 raise AssertionError(f"timed out waiting for {what or condition}; host said {self.messages}")
             self.loop.step()
+            self.now += self.TICK
             time.sleep(0.002)
 
     def run(self, seconds: float) -> None:
-        end = time.monotonic() + seconds
-        self.until(lambda: time.monotonic() >= end, seconds + 1)
+        """Let ``seconds`` of the host's clock go by, the loop turning all the while."""
+        end = self.now + seconds - 1e-9
+        self.until(lambda: self.now >= end, seconds + 5)
 
     def shown(self, firmware: FakeFirmware) -> bool:
         """The board shows exactly what the controller shows."""
