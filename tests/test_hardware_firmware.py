@@ -192,30 +192,19 @@ def simulated(request: pytest.FixtureRequest, build: Path, tmp_path: Path) -> It
 
 
 class Host:
-    """The host side, on a clock of its own that each turn of its loop moves on by TICK (as in
-    test_hardware_serial.py): its thinking pause and retries go by without real waiting, while the
-    simulated board runs on (and burns a core) in real time."""
-
-    TICK = 0.01
-
     def __init__(self, port: str, thresholds: tuple[int, ...] = SEED_THRESHOLDS) -> None:
         self.messages: list[str] = []
-        self.now = 0.0
         self.board = SerialBoard(port, thresholds=thresholds, retry_seconds=0.2, notify=self.messages.append)
         self.panel = PanelController(self.board, PanelSettings(flash=False, thinking_seconds=0.2,
                                                                opponent="parsons", seed=1))
-        self.loop = PanelLoop(self.panel, self.board, clock=self.clock)
-
-    def clock(self) -> float:
-        return self.now
+        self.loop = PanelLoop(self.panel, self.board)
 
     def until(self, condition: Callable[[], bool], timeout: float = 10.0, what: str = "") -> None:
-        deadline = time.monotonic() + timeout  # real time: only a test that is stuck gets there
+        deadline = time.monotonic() + timeout
         while not condition():
             if time.monotonic() > deadline:
                 raise AssertionError(f"timed out waiting for {what}; the host said {self.messages}")
             self.loop.step()
-            self.now += self.TICK
             time.sleep(0.002)
 
     def lit(self) -> set[str]:
