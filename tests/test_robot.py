@@ -441,3 +441,12 @@ def test_a_lost_robot_reconnects_reads_the_sheet_and_draws_only_what_is_missing(
     said = "drawing my X in" if redrawn else "is on the sheet already"
     assert said in human.shown[-2]
     assert human.shown[-1].startswith("I played")
+
+
+def test_files_that_cannot_be_written_are_a_message(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "no-such-folder" / "sheet.svg"
+    assert main(["paper", "--out", str(missing)], io.StringIO()) == 2
+    assert f"noughts robot: {missing}: No such file or directory" in capsys.readouterr().err
+    code, shown = run(["--svg", str(missing), "--no-scores", "--keep", str(tmp_path / "k.json"), "--opponent", "easy",
+                       "--first", "me"], ["", "b2", "q"])
+    assert code == 0 and shown.count("Cannot write") == 1 and "You played b2." in shown

@@ -310,7 +310,12 @@ def play_main(argv: Sequence[str], out: TextIO, read_line: Callable[[str], str] 
             def show_paper(robot: object) -> None:
                 console.show(sim_paper.text_picture())
                 if args.svg:
-                    Path(args.svg).write_text(sim_paper.svg() + "\n", encoding="utf-8")
+                    try:
+                        Path(args.svg).write_text(sim_paper.svg() + "\n", encoding="utf-8")
+                    except OSError as error:  # a game is worth more than its picture: say so, play on
+                        console.show(f"Cannot write {args.svg} ({error.strerror or error}); the game goes on "
+                                     "without it.")
+                        args.svg = None
 
             rig.robot.on_change = show_paper  # type: ignore[attr-defined]
         if match is None:
@@ -369,6 +374,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         return play_main(arguments, stream)
     except NoughtsError as error:
         print(f"noughts robot: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:  # a file named on the command line that cannot be written or read
+        print(f"noughts robot: {error.filename or ''}: {error.strerror or error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(file=sys.stderr)
