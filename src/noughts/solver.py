@@ -334,10 +334,15 @@ class _Solver:
         except RecursionError:
             raise self._too_deep() from None
 
-    def at_least(self, mover: int, other: int, bound: int, search: _Search) -> bool:
-        """Whether the position's exact score is ``bound`` or more (one null-window search)."""
+    def at_least(self, mover: int, other: int, bound: int, search: _Search, key: int | None = None) -> bool:
+        """Whether the position's exact score is ``bound`` or more (one null-window search).
+
+        ``key``: the position's canonical key, if the caller has it already.
+        """
         search.tick()
-        entry = self.table.get(self.orient(mover | other << self.size)[0])
+        if key is None:
+            key = self.orient(mover | other << self.size)[0]
+        entry = self.table.get(key)
         if entry is not None and entry[0] == entry[1]:
             search.tick()  # known exactly: the search would count this one position, as in exact
             return entry[0] >= bound
@@ -893,9 +898,10 @@ def best_moves(board: Board, *, progress: ProgressCallback | None = None,
             elif last:
                 good = score == 0
             else:
-                good = not solver.at_least(other, after, keeps + 1, search)
+                key = solver.orient(other | after << size)[0]
+                good = not solver.at_least(other, after, keeps + 1, search, key)
                 if good:
-                    solver.record(other, after, keeps)
+                    solver._record(key, keeps)
             if good:
                 best.append(cell)
         return tuple(best)
