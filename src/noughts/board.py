@@ -38,7 +38,7 @@ MAX_SIDE = 26  # one column letter per column
 _MARKS = {"x": "X", "o": "O", ".": None, "-": None, "_": None}
 _MARK_CHARS = frozenset("xXoO.-_")  # the characters that lowercase to a key of _MARKS (none beyond ASCII)
 _X_BITS = str.maketrans("xXoO.-_", "1100000")
-_SHOWN = {"00": ".", "10": "X", "01": "O"}  # a cell's (X bit, O bit) as written
+_SHOWN = str.maketrans("012", ".XO")  # a cell's digit in Board.__str__, as written
 _O_BITS = str.maketrans("xXoO.-_", "0011000")
 GEOMETRY_CACHE_SHAPES = 16
 """Shapes whose geometry stays cached besides 3×3 (least recently used first out)."""
@@ -575,11 +575,11 @@ class Board:
     def __str__(self) -> str:
         geometry = self._geometry
         cols, size = geometry.cols, geometry.size
-        # each cell's two bits (X, O) as a digit 0-2 from the binary strings, cell 0 first
-        xs = format(self._x, "b").zfill(size)[::-1]
-        noughts = format(self._o, "b").zfill(size)[::-1]
-        marks = "".join(_SHOWN[a + b] for a, b in zip(xs, noughts, strict=True))
-        text = "/".join(marks[i:i + cols] for i in range(0, size, cols))
+        # Read the bitmasks' binary digits as decimal numbers: X's plus twice O's has one digit a
+        # cell, 0 empty, 1 X, 2 O (the marks never share a cell, so nothing carries); cell 0 is last.
+        digits = str(int(format(self._x, "b")) + 2 * int(format(self._o, "b"))).zfill(size)
+        marks = digits[::-1].translate(_SHOWN)
+        text = "/".join([marks[i:i + cols] for i in range(0, size, cols)])
         return text + "/" if geometry.rows == 1 else text  # "X.." alone would read as 3×3
 
     def __repr__(self) -> str:
