@@ -575,10 +575,13 @@ class Board:
     def __str__(self) -> str:
         geometry = self._geometry
         cols, size = geometry.cols, geometry.size
-        # Read the bitmasks' binary digits as decimal numbers: X's plus twice O's has one digit a
-        # cell, 0 empty, 1 X, 2 O (the marks never share a cell, so nothing carries); cell 0 is last.
-        digits = str(int(format(self._x, "b")) + 2 * int(format(self._o, "b"))).zfill(size)
-        marks = digits[::-1].translate(_SHOWN)
+        if size <= 640:  # the fewest digits Python may be limited to turning into an int and back
+            # Read the bitmasks' binary digits as decimal numbers: X's plus twice O's has one digit
+            # a cell, 0 empty, 1 X, 2 O (the marks never share a cell, so nothing carries); cell 0 last.
+            digits = str(int(format(self._x, "b")) + 2 * int(format(self._o, "b"))).zfill(size)
+            marks = digits[::-1].translate(_SHOWN)
+        else:
+            marks = "".join("X" if self._x >> c & 1 else "O" if self._o >> c & 1 else "." for c in range(size))
         text = "/".join([marks[i:i + cols] for i in range(0, size, cols)])
         return text + "/" if geometry.rows == 1 else text  # "X.." alone would read as 3×3
 
