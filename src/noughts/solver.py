@@ -507,7 +507,7 @@ class _Search:
         size = solver.size
         full = geometry.full
         lines = geometry.line_masks
-        cells_of = geometry.lines
+        line_pairs = tuple(zip(lines, geometry.lines, strict=True))  # (mask, cells) of each line
         table = solver.table
         orient = solver.orient
         perms = solver.perms
@@ -616,15 +616,16 @@ class _Search:
                 # lines count twice the opponent's
                 if marked is None:
                     weight = [0] * size
-                    for line, line_cells in zip(lines, cells_of, strict=True):
+                    for line, line_cells in line_pairs:
                         if not line & other:
-                            w = 2 << (line & mover).bit_count()
-                            for c in line_cells:
-                                weight[c] += w
-                        if not line & mover:
+                            # an empty line adds 1 << 0 for the opponent too: both in one pass
+                            w = 2 << (line & mover).bit_count() if line & mover else 3
+                        elif not line & mover:
                             w = 1 << (line & other).bit_count()
-                            for c in line_cells:
-                                weight[c] += w
+                        else:
+                            continue  # both have marks on it: nobody can complete it
+                        for c in line_cells:
+                            weight[c] += w
                     moves = [c for c in order if empty >> c & 1]
                 else:
                     assert wide is not None
