@@ -74,15 +74,15 @@ def negamax(rows: int, cols: int, k: int) -> Callable[[int, int], Result]:
 
 def reachable(board: Board) -> Iterator[Board]:
     """Every position reachable from ``board``, each once."""
-    seen = {board}
+    seen = {(board.x, board.o)}  # one board's positions: its marks tell them apart
     stack = [board]
     while stack:
         position = stack.pop()
         yield position
         for cell in position.legal_moves:
             child = position.play(cell)
-            if child not in seen:
-                seen.add(child)
+            if (child.x, child.o) not in seen:
+                seen.add((child.x, child.o))
                 stack.append(child)
 
 
@@ -95,15 +95,17 @@ def random_position(rows: int, cols: int, k: int, marks: int, rng: random.Random
 
 def check(board: Board, brute: Callable[[int, int], Result]) -> None:
     """solve, analyse and best_moves of ``board`` all agree with the brute force."""
-    assert tuple(solve(board)) == brute(board.x, board.o), str(board)
+    x, o = board.x, board.o
+    expected = brute(x, o)
+    assert tuple(solve(board)) == expected, str(board)
     result = analyse(board)
     expected_moves = []
-    for cell in board.legal_moves:
-        child = board.play(cell)
-        value, plies = brute(child.x, child.o)
+    x_to_move = x.bit_count() == o.bit_count()
+    for cell in board.legal_moves:  # the position after each move, worked out here
+        value, plies = brute(x | 1 << cell, o) if x_to_move else brute(x, o | 1 << cell)
         expected_moves.append(MoveAnalysis(cell, -value, plies + 1))
     assert result.moves == tuple(expected_moves), str(board)
-    assert (result.value, result.plies) == brute(board.x, board.o), str(board)
+    assert (result.value, result.plies) == expected, str(board)
     assert best_moves(board) == tuple(
         m.index for m in expected_moves if (m.value, m.plies) == (result.value, result.plies))
 

@@ -19,6 +19,8 @@ noughts.errors.IllegalMoveError: cannot play c2: the game is over, X has won
 
 from __future__ import annotations
 
+from itertools import compress
+
 from noughts.errors import (
     CellSyntaxError,
     IllegalMoveError,
@@ -38,7 +40,8 @@ MAX_SIDE = 26  # one column letter per column
 _MARKS = {"x": "X", "o": "O", ".": None, "-": None, "_": None}
 _MARK_CHARS = frozenset("xXoO.-_")  # the characters that lowercase to a key of _MARKS (none beyond ASCII)
 _X_BITS = str.maketrans("xXoO.-_", "1100000")
-_SHOWN = {"00": ".", "10": "X", "01": "O"}  # a cell's (X bit, O bit) as written
+_BIT_BYTES = str.maketrans("01", "\x00\x01")  # binary digits as the bytes 0 and 1
+_SHOWN = str.maketrans("012", ".XO")  # a cell's digit in Board.__str__, as written
 _O_BITS = str.maketrans("xXoO.-_", "0011000")
 GEOMETRY_CACHE_SHAPES = 16
 """Shapes whose geometry stays cached besides 3×3 (least recently used first out)."""
@@ -190,7 +193,12 @@ class Geometry:
         """Empty cells, ascending, given the mask of occupied cells."""
         moves = self._moves_cache.get(occupied)
         if moves is None:
-            moves = tuple(c for c in range(self.size) if not occupied >> c & 1)
+            size = self.size
+            if size <= 16:
+                moves = tuple(c for c in range(size) if not occupied >> c & 1)
+            else:  # the empty cells' bits as one byte (0 or 1) a cell, picked out in C: 4 times quicker on 26×26
+                empty = format(self.full & ~occupied, "b").zfill(size)[::-1]
+                moves = tuple(compress(range(size), empty.translate(_BIT_BYTES).encode()))
             if len(self._moves_cache) >= self._moves_cache_limit:  # bounded: a 26×26 tuple is 5 KB
                 self._moves_cache.clear()
             self._moves_cache[occupied] = moves
@@ -575,11 +583,14 @@ class Board:
     def __str__(self) -> str:
         geometry = self._geometry
         cols, size = geometry.cols, geometry.size
-        # each cell's two bits (X, O) as a digit 0-2 from the binary strings, cell 0 first
-        xs = format(self._x, "b").zfill(size)[::-1]
-        noughts = format(self._o, "b").zfill(size)[::-1]
-        marks = "".join(_SHOWN[a + b] for a, b in zip(xs, noughts, strict=True))
-        text = "/".join(marks[i:i + cols] for i in range(0, size, cols))
+        if size <= 640:  # the fewest digits Python may be limited to turning into an int and back
+            # Read the bitmasks' binary digits as decimal numbers: X's plus twice O's has one digit
+            # a cell, 0 empty, 1 X, 2 O (the marks never share a cell, so nothing carries); cell 0 last.
+            digits = str(int(format(self._x, "b")) + 2 * int(format(self._o, "b"))).zfill(size)
+            marks = digits[::-1].translate(_SHOWN)
+        else:
+            marks = "".join("X" if self._x >> c & 1 else "O" if self._o >> c & 1 else "." for c in range(size))
+        text = "/".join([marks[i:i + cols] for i in range(0, size, cols)])
         return text + "/" if geometry.rows == 1 else text  # "X.." alone would read as 3×3
 
     def __repr__(self) -> str:

@@ -334,10 +334,15 @@ class _Solver:
         except RecursionError:
             raise self._too_deep() from None
 
-    def at_least(self, mover: int, other: int, bound: int, search: _Search) -> bool:
-        """Whether the position's exact score is ``bound`` or more (one null-window search)."""
+    def at_least(self, mover: int, other: int, bound: int, search: _Search, key: int | None = None) -> bool:
+        """Whether the position's exact score is ``bound`` or more (one null-window search).
+
+        ``key``: the position's canonical key, if the caller has it already.
+        """
         search.tick()
-        entry = self.table.get(self.orient(mover | other << self.size)[0])
+        if key is None:
+            key = self.orient(mover | other << self.size)[0]
+        entry = self.table.get(key)
         if entry is not None and entry[0] == entry[1]:
             search.tick()  # known exactly: the search would count this one position, as in exact
             return entry[0] >= bound
@@ -502,7 +507,7 @@ class _Search:
         size = solver.size
         full = geometry.full
         lines = geometry.line_masks
-        cells_of = geometry.lines
+        line_pairs = tuple(zip(lines, geometry.lines, strict=True))  # (mask, cells) of each line
         table = solver.table
         orient = solver.orient
         perms = solver.perms
@@ -611,15 +616,16 @@ class _Search:
                 # lines count twice the opponent's
                 if marked is None:
                     weight = [0] * size
-                    for line, line_cells in zip(lines, cells_of, strict=True):
+                    for line, line_cells in line_pairs:
                         if not line & other:
-                            w = 2 << (line & mover).bit_count()
-                            for c in line_cells:
-                                weight[c] += w
-                        if not line & mover:
+                            # an empty line adds 1 << 0 for the opponent too: both in one pass
+                            w = 2 << (line & mover).bit_count() if line & mover else 3
+                        elif not line & mover:
                             w = 1 << (line & other).bit_count()
-                            for c in line_cells:
-                                weight[c] += w
+                        else:
+                            continue  # both have marks on it: nobody can complete it
+                        for c in line_cells:
+                            weight[c] += w
                     moves = [c for c in order if empty >> c & 1]
                 else:
                     assert wide is not None
@@ -893,9 +899,10 @@ def best_moves(board: Board, *, progress: ProgressCallback | None = None,
             elif last:
                 good = score == 0
             else:
-                good = not solver.at_least(other, after, keeps + 1, search)
+                key = solver.orient(other | after << size)[0]
+                good = not solver.at_least(other, after, keeps + 1, search, key)
                 if good:
-                    solver.record(other, after, keeps)
+                    solver._record(key, keeps)
             if good:
                 best.append(cell)
         return tuple(best)

@@ -120,6 +120,7 @@ def forget_fonts() -> None:
     """Drop the cached fonts: they die with ``pygame.font.quit()``."""
     _font.cache_clear()
     _fitting_size.cache_clear()
+    _paragraph_layout.cache_clear()
 
 
 @lru_cache(maxsize=512)
@@ -168,21 +169,29 @@ def _paragraph(surface: pygame.Surface, text: str, box: Box, colour: Colour, *, 
     """Text wrapped to ``box``: the font shrinks until every line fits, nothing is cut off."""
     if not text or box.w <= 0 or box.h <= 0:
         return
-    size = max_size
-    while True:
-        font = _font(size)
-        lines = _wrap(text, font, box.w)
-        height = len(lines) * font.get_linesize()
-        widest = max(font.size(line)[0] for line in lines)
-        if (height <= box.h and widest <= box.w) or size <= 9:
-            break
-        size -= 1
+    size, lines, height = _paragraph_layout(text, box.w, box.h, max_size)
+    font = _font(size)
     y = box.y + (box.h - height) // 2
     for line in lines:
         image = font.render(line, True, colour)
         x = box.x if align == "left" else box.x + (box.w - image.get_width()) // 2
         surface.blit(image, (x, y))
         y += font.get_linesize()
+
+
+@lru_cache(maxsize=256)
+def _paragraph_layout(text: str, width: int, height: int, max_size: int) -> tuple[int, tuple[str, ...], int]:
+    """The font size, the lines and their height of ``text`` wrapped to ``width``×``height`` (see
+    _paragraph): worked out once, not measured word by word and size by size in every frame."""
+    size = max_size
+    while True:
+        font = _font(size)
+        lines = _wrap(text, font, width)
+        total = len(lines) * font.get_linesize()
+        widest = max(font.size(line)[0] for line in lines)
+        if (total <= height and widest <= width) or size <= 9:
+            return size, tuple(lines), total
+        size -= 1
 
 
 def _label_box(box: Box) -> Box:
