@@ -60,10 +60,12 @@ _PLAYERS: dict[str, tuple[str, str, str, str, str]] = {
                      "win, block, fork, centre, corner, side (3×3)", "3x3"),
     "minimax": ("minimax", "MinimaxPlayer", "Minimax", "alpha-beta search, depth-limited on big boards", "any"),
     "perfect": ("perfect", "PerfectPlayer", "Perfect", "a best move from the exact solver", "solvable"),
+    "strong": ("strong", "StrongPlayer", "Strong", "threat search for forced wins and blocks, then patterns; any board",
+               "any"),
 }
 # Older names, still accepted wherever a player is named.
 _ALIASES = {"seed001-rules": "simple-rules"}
-_SEARCHERS = frozenset({"medium", "hard", "minimax", "perfect"})  # the players that take a budget
+_SEARCHERS = frozenset({"medium", "hard", "minimax", "perfect", "strong"})  # the players that take a budget
 
 PROBE_NODES = 100_000
 """Positions the solver may search to show that a solver-backed player can play a board."""
