@@ -490,30 +490,41 @@ class StrongPlayer:
         self.last_reason = ""  # why the last move was chosen: "win", "block", "vcf", ... (for tests and docs)
 
     def choose(self, board: Board) -> int:
+        return self.choose_within(board, self.budget.renewed())
+
+    def choose_within(self, board: Board, budget: Budget) -> int:
+        """:meth:`choose` on ``budget`` (spent by this move) instead of a fresh copy of the player's own."""
+        cells = self._candidates(board, budget)
+        return cells[0] if len(cells) == 1 else cells[self.rng.randrange(len(cells))]
+
+    def candidates(self, board: Board) -> tuple[int, ...]:
+        """The cells :meth:`choose` picks among: the solver's best moves, or the one cell the search chose."""
+        return self._candidates(board, self.budget.renewed())
+
+    def _candidates(self, board: Board, budget: Budget) -> tuple[int, ...]:
         ensure_playable(board)
-        budget = self.budget.renewed()
         solved = self._solved(board, budget)
-        if solved is not None:
+        if solved:
             self.last_reason = "solved"
             return solved
-        cell, self.last_reason = _Chooser(board, budget, self.rng).choose()
-        return cell
+        cell, self.last_reason = _Chooser(board, budget).choose()
+        return (cell,)
 
-    def _solved(self, board: Board, budget: Budget) -> int | None:
-        """A best move from the exact solver when the position is small enough and it finishes."""
-        empty = board.size - board.ply
-        if empty > SOLVE_EMPTY and (board.rows, board.cols, board.k) != (3, 3, 3):
+    @staticmethod
+    def _solved(board: Board, budget: Budget) -> tuple[int, ...] | None:
+        """The exact solver's best moves when the position is small enough and it finishes in time."""
+        if board.size - board.ply > SOLVE_EMPTY and (board.rows, board.cols, board.k) != (3, 3, 3):
             return None
         from noughts import solver
 
-        share = budget.limited(nodes=_share(budget.nodes_left(), 4))
+        seconds = budget.seconds_left()
+        share = budget.limited(nodes=_share(budget.nodes_left(), 4), seconds=None if seconds is None else seconds / 4)
         try:
-            cells = solver.best_moves(board, budget=share)
+            return solver.best_moves(board, budget=share)
         except BudgetExceeded:
             return None
         finally:
             _charge(budget, share)
-        return cells[0] if len(cells) == 1 else cells[self.rng.randrange(len(cells))]
 
 
 def _share(left: int | None, parts: int) -> int | None:
@@ -528,10 +539,9 @@ def _charge(budget: Budget, part: Budget) -> None:
 class _Chooser:
     """One move's search: the phases of the module docstring, each on a share of the budget."""
 
-    def __init__(self, board: Board, budget: Budget, rng: random.Random) -> None:
+    def __init__(self, board: Board, budget: Budget) -> None:
         self.board = board
         self.budget = budget
-        self.rng = rng
         self.me = 1 if board.ply % 2 == 0 else 2
         self.them = 3 - self.me
 
@@ -551,6 +561,8 @@ class _Chooser:
 
     def choose(self) -> tuple[int, str]:
         me, them = self.me, self.them
+        if self.board.k == 1:
+            return self.board.legal_moves[0], "win"  # every cell completes a line of one
         state = _State(self.board, Budget())
         wins = state.win_cells(me)
         if wins:
@@ -653,9 +665,3 @@ class _Chooser:
         safety = {cell: self._safe(cell, 2 * (len(options) - index) + 1) for index, cell in enumerate(options)}
         safest = max(safety.values())
         return self._searched([cell for cell in options if safety[cell] == safest])
-
-    def _best_pattern(self, ranked: list[tuple[int, int]]) -> int:
-        """The best pattern cell, ties broken by the player's ``rng``."""
-        top = ranked[0][0]
-        best = [cell for score, cell in ranked if score == top]
-        return best[0] if len(best) == 1 else best[self.rng.randrange(len(best))]
