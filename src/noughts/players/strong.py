@@ -54,7 +54,7 @@ SOLVE_EMPTY = 16
 _LOOK_EVERY = 128  # positions between looks at the budget
 _VCF_DEPTH = 30  # attacker's fours in a row, at most
 _DEFENCE_CANDIDATES = 10  # cells tried when looking for a move that stops the opponent's threats
-_THREAT_DEPTH = 4  # attacker moves in the VCT the opponent is checked for
+_MAX_VCT_DEPTH = 7  # attacker moves in a VCT, at most
 _WIN = 1 << 40
 _WIDTH = 8  # moves tried at each node of the alpha-beta search
 _ROOT_WIDTH = 12  # moves tried at its root
@@ -138,7 +138,7 @@ class _State:
         self.counted = 0
         self.next_look = _LOOK_EVERY
         self.failed_vcf: dict[tuple[int, int], int] = {}
-        self.failed_vct: dict[tuple[int, int], int] = {}
+        self.failed_vct: dict[tuple[int, int, int | None], int] = {}
         for cell in range(tables.size):
             mark = board[cell]
             if mark is not None:
@@ -273,12 +273,18 @@ class _State:
                     return True
         return False
 
-    def three_moves(self, side: int) -> list[int]:
-        """Cells after which ``side`` threatens to make two wins at once (k ≥ 4)."""
+    def three_moves(self, side: int, focus: int | None = None) -> list[int]:
+        """Cells after which ``side`` threatens to make two wins at once (k ≥ 4).
+
+        With ``focus``, only cells sharing a window with that cell (the attacker's last move:
+        threats that build on each other, as in Allis's dependency-based search).
+        """
         if self.k < 4:
             return []
         owner, windows = self.owner, self.windows
         candidates = {cell for w in self.level[side][self.k - 3] for cell in windows[w] if not owner[cell]}
+        if focus is not None:
+            candidates &= {cell for w in self.cell_windows[focus] for cell in windows[w]}
         threes = []
         for cell in sorted(candidates):
             self.play(cell, side)
@@ -327,7 +333,7 @@ class _State:
         self.failed_vcf[key] = depth
         return None
 
-    def vct(self, attacker: int, depth: int) -> int | None:
+    def vct(self, attacker: int, depth: int, focus: int | None = None) -> int | None:
         """A first move of a win by fours and threes for ``attacker`` within ``depth`` of its moves."""
         defender = 3 - attacker
         wins = self.win_cells(attacker)
@@ -339,13 +345,13 @@ class _State:
         if blocks:
             block = min(blocks)
             self.play(block, attacker)
-            won = self._defender_loses(attacker, depth - 1)
+            won = self._defender_loses(attacker, depth - 1, block)
             self.undo(block, attacker)
             return block if won else None
         makers = self.open_four_makers(attacker)
         if makers:
             return min(makers)
-        key = (self.hash, attacker)
+        key = (self.hash, attacker, focus)
         if self.failed_vct.get(key, -1) >= depth:
             return None
         found = self.vcf(attacker, min(depth * 2, _VCF_DEPTH))
@@ -354,18 +360,18 @@ class _State:
         moves = sorted(self.four_moves(attacker), key=lambda c: (-self.potential(attacker, c), c))
         if depth > 1:
             fours = set(moves)
-            moves += sorted((c for c in self.three_moves(attacker) if c not in fours),
+            moves += sorted((c for c in self.three_moves(attacker, focus) if c not in fours),
                             key=lambda c: (-self.potential(attacker, c), c))
         for cell in moves:
             self.play(cell, attacker)
-            won = self._defender_loses(attacker, depth - 1)
+            won = self._defender_loses(attacker, depth - 1, cell)
             self.undo(cell, attacker)
             if won:
                 return cell
         self.failed_vct[key] = depth
         return None
 
-    def _defender_loses(self, attacker: int, depth: int) -> bool:
+    def _defender_loses(self, attacker: int, depth: int, last: int) -> bool:
         """The defender is to move: does every answer still lose to ``attacker``'s threats?"""
         defender = 3 - attacker
         if self.win_cells(defender):
@@ -393,7 +399,7 @@ class _State:
             replies |= self.four_moves(defender)
         for reply in sorted(replies):
             self.play(reply, defender)
-            won = self.vct(attacker, depth) is not None
+            won = self.vct(attacker, depth, last) is not None
             self.undo(reply, defender)
             if not won:
                 return False
@@ -544,6 +550,7 @@ class _Chooser:
         self.budget = budget
         self.me = 1 if board.ply % 2 == 0 else 2
         self.them = 3 - self.me
+        self.threat_depth = 0  # the depth of the opponent's VCT, when one was found
 
     def _state(self, parts: int) -> _State:
         left = self.budget.nodes_left()
@@ -575,34 +582,39 @@ class _Chooser:
             board = self.board
             return (board.rows - 1) // 2 * board.cols + (board.cols - 1) // 2, "centre"
         # our win by fours
-        vcf_state = self._state(8)
+        vcf_state = self._state(10)
         found = self._run(vcf_state, lambda: vcf_state.vcf(me))
         if isinstance(found, int):
             return found, "vcf"
         # our win by threats, deepening
-        vct_state = self._state(4)
-
-        def deepening() -> int | None:
-            for depth in range(2, 9):
-                move = vct_state.vct(me, depth)
-                if move is not None:
-                    return move
-            return None
-
-        found = self._run(vct_state, deepening)
-        if isinstance(found, int):
+        found, _ = self._deepening_vct(me, 5)
+        if found is not None:
             return found, "vct"
         # their win by fours or threats, were it their move
-        their_state = self._state(6)
+        their_state = self._state(8)
         theirs = self._run(their_state, lambda: their_state.vcf(them))
-        reason = "defend-vcf"
+        reason, self.threat_depth = "defend-vcf", 0
         if not isinstance(theirs, int):
-            their_state = self._state(6)
-            theirs = self._run(their_state, lambda: their_state.vct(them, _THREAT_DEPTH))
+            theirs, self.threat_depth = self._deepening_vct(them, 3)
             reason = "defend-vct"
         if not isinstance(theirs, int):
             return self._searched([cell for _, cell in ranked[:_ROOT_WIDTH]]), "search"
         return self._defend(ranked, theirs), reason
+
+    def _deepening_vct(self, attacker: int, parts: int) -> tuple[int | None, int]:
+        """A VCT for ``attacker`` by iterative deepening on a share of the budget, and its depth."""
+        state = self._state(parts)
+        found: list[tuple[int, int]] = []
+
+        def deepening() -> None:
+            for depth in range(2, _MAX_VCT_DEPTH + 1):
+                move = state.vct(attacker, depth)
+                if move is not None:
+                    found.append((move, depth))
+                    return
+
+        self._run(state, deepening)
+        return found[0] if found else (None, 0)
 
     def _searched(self, options: list[int]) -> int:
         """The best of ``options`` by iterative-deepening alpha-beta on what is left of the budget."""
@@ -648,7 +660,8 @@ class _Chooser:
                 trial._place(fours.pop(), them)
             if self._run(trial, lambda: trial.vcf(them)) is not None or trial.budget.exhausted:
                 return 0
-            if self._run(trial, lambda: trial.vct(them, _THREAT_DEPTH)) is not None or trial.budget.exhausted:
+            depth = max(2, self.threat_depth)
+            if self._run(trial, lambda: trial.vct(them, depth)) is not None or trial.budget.exhausted:
                 return 1
             return 2
         finally:
