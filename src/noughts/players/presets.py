@@ -16,10 +16,12 @@ solve (see :func:`noughts.players.unable`); ``hard`` and ``easy`` work on any bo
 
 from __future__ import annotations
 
+import contextlib
 import random
 
 from noughts.board import Board
 from noughts.budget import Budget
+from noughts.errors import UnsupportedBoardError
 from noughts.players.base import ensure_playable, make_rng
 from noughts.players.perfect import PerfectPlayer
 from noughts.players.random_player import RandomPlayer
@@ -60,7 +62,8 @@ class HardPlayer:
         ensure_playable(board)
         budget = self.budget.renewed() if self.budget is not None else None
         if self._provable(board, budget):
-            return self.perfect.candidates(board)
+            with contextlib.suppress(UnsupportedBoardError):  # the value was proved, but not the moves
+                return self.perfect.candidates(board)
         return self.strong.candidates(board) if budget is None else self.strong._candidates(board, budget)
 
     def choose(self, board: Board) -> int:
@@ -68,7 +71,10 @@ class HardPlayer:
         budget = self.budget.renewed() if self.budget is not None else None
         if self._provable(board, budget):
             self.last_player = "perfect"
-            return self.perfect.choose(board)
+            try:
+                return self.perfect.choose(board)
+            except UnsupportedBoardError:  # the value was proved, but not which moves keep it
+                pass
         self.last_player = "strong"
         return self.strong.choose(board) if budget is None else self.strong.choose_within(board, budget)
 
