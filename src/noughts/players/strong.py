@@ -55,6 +55,7 @@ _LOOK_EVERY = 128  # positions between looks at the budget
 _VCF_DEPTH = 30  # attacker's fours in a row, at most
 _DEFENCE_CANDIDATES = 10  # cells tried when looking for a move that stops the opponent's threats
 _MAX_VCT_DEPTH = 7  # attacker moves in a VCT, at most
+_SAFE_DEPTH = 5  # a defence must leave the opponent no VCT this deep
 _WIN = 1 << 40
 _WIDTH = 8  # moves tried at each node of the alpha-beta search
 _ROOT_WIDTH = 12  # moves tried at its root
@@ -102,6 +103,7 @@ class _Tables:
             self.defence[marks] = _DEFENCE[min(rank, len(_DEFENCE) - 1)]
         self.attack[0] = self.defence[0] = 0
         self.weight = [0] + [_LINE_BASE ** marks for marks in range(1, k)] + [0]  # a whole line is a win
+        self.step = [self.weight[marks + 1] - self.weight[marks] for marks in range(k)]
         zobrist = random.Random(geometry.size * 1_000 + k)  # fixed: the same hashes every run
         self.zobrist = ((0,) * geometry.size, tuple(zobrist.getrandbits(64) for _ in range(geometry.size)),
                         tuple(zobrist.getrandbits(64) for _ in range(geometry.size)))
@@ -117,7 +119,8 @@ class _Tables:
 class _State:
     """A position being searched: marks per cell, marks per window, and the open windows by count.
 
-    ``level[side][n]`` holds the windows with ``n`` marks of ``side`` and none of the other side.
+    ``level[side][n]`` holds the windows with ``n`` marks of ``side`` and none of the other side
+    (for ``n`` of k-3 and more: the counts the threat searches ask about).
     """
 
     def __init__(self, board: Board, budget: Budget) -> None:
@@ -131,6 +134,7 @@ class _State:
         self.counts = [[0] * count, [0] * count, [0] * count]
         self.level: list[list[set[int]]] = [[], [set() for _ in range(self.k + 1)],
                                             [set() for _ in range(self.k + 1)]]
+        self.low = max(1, self.k - 3)  # the searches read the open windows of this many marks and more
         self.hash = 0
         self.sums = [0, 0, 0]  # per side: the weights of its open windows
         self.budget = budget
@@ -148,19 +152,22 @@ class _State:
     def _place(self, cell: int, side: int) -> None:
         mine, theirs = self.counts[side], self.counts[3 - side]
         my_levels, their_levels = self.level[side], self.level[3 - side]
-        weight = self.tables.weight
+        step, weight, low = self.tables.step, self.tables.weight, self.low
         gain = loss = 0
         for w in self.cell_windows[cell]:
             had = mine[w]
             mine[w] = had + 1
             other = theirs[w]
             if other == 0:
-                if had:
+                if had >= low:
                     my_levels[had].discard(w)
-                my_levels[had + 1].add(w)
-                gain += weight[had + 1] - weight[had]
+                    my_levels[had + 1].add(w)
+                elif had + 1 == low:
+                    my_levels[low].add(w)
+                gain += step[had]
             elif had == 0:
-                their_levels[other].discard(w)  # the window is no longer open for them
+                if other >= low:
+                    their_levels[other].discard(w)  # the window is no longer open for them
                 loss += weight[other]
         self.sums[side] += gain
         self.sums[3 - side] -= loss
@@ -176,19 +183,21 @@ class _State:
     def undo(self, cell: int, side: int) -> None:
         mine, theirs = self.counts[side], self.counts[3 - side]
         my_levels, their_levels = self.level[side], self.level[3 - side]
-        weight = self.tables.weight
+        step, weight, low = self.tables.step, self.tables.weight, self.low
         gain = loss = 0
         for w in self.cell_windows[cell]:
             has = mine[w]
             mine[w] = has - 1
             other = theirs[w]
             if other == 0:
-                my_levels[has].discard(w)
-                if has > 1:
-                    my_levels[has - 1].add(w)
-                gain += weight[has] - weight[has - 1]
+                if has >= low:
+                    my_levels[has].discard(w)
+                    if has > low:
+                        my_levels[has - 1].add(w)
+                gain += step[has - 1]
             elif has == 1:
-                their_levels[other].add(w)
+                if other >= low:
+                    their_levels[other].add(w)
                 loss += weight[other]
         self.sums[side] -= gain
         self.sums[3 - side] += loss
@@ -660,8 +669,14 @@ class _Chooser:
                 trial._place(fours.pop(), them)
             if self._run(trial, lambda: trial.vcf(them)) is not None or trial.budget.exhausted:
                 return 0
-            depth = max(2, self.threat_depth)
-            if self._run(trial, lambda: trial.vct(them, depth)) is not None or trial.budget.exhausted:
+            def deepening() -> int | None:  # shallow first: most defences fail fast
+                for depth in range(2, max(_SAFE_DEPTH, self.threat_depth) + 1):
+                    move = trial.vct(them, depth)
+                    if move is not None:
+                        return move
+                return None
+
+            if self._run(trial, deepening) is not None or trial.budget.exhausted:
                 return 1
             return 2
         finally:
