@@ -2,12 +2,14 @@
 
 Each game starts from a short random opening near the centre (two plies by default: one mark each),
 so games differ; then the two players alternate, each with the same budget per move. Every pairing
-is played with strong as X and as O. Run: ``python benchmarks/strong.py [--games N] [--seconds S]``.
+is played with strong as X and as O. Run: ``python benchmarks/strong.py [--quick] [--games N] [--seconds S]
+[--json FILE]`` (``make bench`` runs it; options it does not know, meant for the other benchmarks, are ignored).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import statistics
 import sys
@@ -16,9 +18,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from noughts.board import Board  # noqa: E402
-from noughts.budget import Budget  # noqa: E402
-from noughts.players import get  # noqa: E402
+from noughts.board import Board
+from noughts.budget import Budget
+from noughts.players import get
 
 
 def opening(board: Board, rng: random.Random, plies: int) -> Board:
@@ -59,23 +61,31 @@ def main() -> None:
     parser.add_argument("--opening", type=int, default=2, help="random opening plies (default 2)")
     parser.add_argument("--opponents", default="minimax,arduino")
     parser.add_argument("--quick", action="store_true", help="2 games per opponent and colour")
-    args = parser.parse_args()
+    parser.add_argument("--json", metavar="FILE", help="also write the figures to FILE-strong.json")
+    args, _ = parser.parse_known_args()
     games = 2 if args.quick else args.games
     budget = Budget(args.nodes, args.seconds)
     print(f"strong on 15×15, five in a row: {games} games per opponent and colour, "
           f"{args.seconds:g} s{'' if args.nodes is None else f' / {args.nodes:,} positions'} per move "
           f"for both sides, {args.opening}-ply random openings")
+    rows = []
     for opponent in args.opponents.split(","):
         for strong_is_x in (True, False):
             times: list[float] = []
             results = [game(opponent, strong_is_x, seed, budget, args.opening, times) for seed in range(games)]
             wins = results.count("win")
             colour = "X (first)" if strong_is_x else "O (second)"
+            median_ms = 1000 * statistics.median(times)
             print(f"  vs {opponent:<8} as {colour:<10}: {wins}/{games} won ({100 * wins / games:.0f} %), "
                   f"{results.count('loss')} lost, {results.count('draw')} drawn; "
-                  f"median {1000 * statistics.median(times):.0f} ms per move (max {1000 * max(times):.0f})",
-                  flush=True)
-
+                  f"median {median_ms:.0f} ms per move (max {1000 * max(times):.0f})", flush=True)
+            rows.append({"opponent": opponent, "strong": "X" if strong_is_x else "O", "games": games, "won": wins,
+                         "lost": results.count("loss"), "drawn": results.count("draw"),
+                         "median_ms_per_move": round(median_ms, 1), "moves": len(times)})
+    if args.json:
+        with open(f"{args.json}-strong.json", "w") as out:
+            json.dump({"seconds_per_move": args.seconds, "nodes_per_move": args.nodes, "opening_plies": args.opening,
+                       "rows": rows}, out, indent=1)
 
 if __name__ == "__main__":
     main()

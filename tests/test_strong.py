@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from functools import cache
+from itertools import pairwise
 
 import pytest
 from hypothesis import given, settings
@@ -261,5 +262,5 @@ def test_hard_plays_perfectly_where_it_can_prove_and_as_strong_elsewhere(monkeyp
     probes = [probe for probe in probes if probe[0] <= 81]  # the 9×9 game's
     assert probes[0] == (81, False) and hard.last_player in ("strong", "perfect")
     # after a probe that fails, the next comes only once a quarter of the empty cells are filled
-    assert all(later <= empty * 3 // 4 for (empty, proved), (later, _) in zip(probes, probes[1:]) if not proved)
+    assert all(later <= empty * 3 // 4 for (empty, proved), (later, _) in pairwise(probes) if not proved)
     assert len(probes) < moves

@@ -96,7 +96,7 @@ class HardPlayer:
                                    seconds=min(players.PROBE_SECONDS, seconds / 2) if seconds is not None else
                                    players.PROBE_SECONDS)
         provable = players._solvable(board, probe)
-        if probe is not None:
+        if budget is not None and probe is not None:
             budget.spent += probe.spent
         if not provable:
             self._gave_up[board.geometry.shape] = empty
