@@ -203,9 +203,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _db_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--db", metavar="PATH",
-                   help="the scores and history database (default: $NOUGHTS_DB, else "
-                        "~/.local/share/noughts/noughts.db)")
+    p.add_argument("--db", metavar="PATH|URL",
+                   help="the scores and history database: a SQLite file, or postgresql://user@host/dbname "
+                        "(default: $NOUGHTS_DB, else ~/.local/share/noughts/noughts.db)")
 
 
 def _add_game_options(p: argparse.ArgumentParser) -> None:
