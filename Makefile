@@ -51,7 +51,7 @@ $(PLAY_READY): pyproject.toml | $(VENV)/.created
 	@touch $@
 
 $(READY): pyproject.toml | $(VENV)/.created
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,desktop,web,panel,robot,rl]'
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,desktop,web,panel,robot,rl,postgres]'
 	@touch $@ $(PLAY_READY)
 
 # OpenSpiel is a baseline only: without a wheel for this platform its rows print as n/a.

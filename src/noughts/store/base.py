@@ -295,90 +295,103 @@ class Store:
 
 # the shared SQL -------------------------------------------------------------------------
 def _write_games(db: Db, games: Sequence[Finished]) -> list[Recorded | StoreError]:
-    """Insert the games in order and apply what they change: each board once, each tally once."""
-    boards: dict[Shape, BoardScores] = {}
-    changed: set[Shape] = set()
-    counts: dict[TallyCount, int] = {}
-    by_key: dict[str, tuple[Finished, Recorded]] = {}
-    answers: list[Recorded | StoreError] = []
+    """Insert the games in order and apply what they change: each board once, each tally once.
+
+    A handful of statements whatever the batch's size (a server is a round trip away): the
+    games' keys and boards are read at once, the scores worked out here, the games inserted
+    together, and each tally and board written once.
+    """
     lock = getattr(db, "lock_boards", None)
     if lock is not None:  # PostgreSQL: one writer per board at a time, taken in order (no deadlock)
         lock(sorted({game.board for game in games if _difficulty(game) is not None}))
+    kept = _kept_keys(db, sorted({game.game_key for game in games if game.game_key is not None}))
+    boards = _boards_scores(db, sorted({game.board for game in games}))
+    changed: set[Shape] = set()
+    counts: dict[TallyCount, int] = {}
+    answers: list[Recorded | StoreError | None] = []
+    new: list[tuple[int, Finished, Recorded]] = []  # (answer's index, game, answer without its number yet)
+    retries: dict[int, int] = {}  # a game's answer index -> the index of its first recording in this batch
+    by_key: dict[str, tuple[Finished, int]] = {}  # games of this batch, by key: the game and its answer's index
     for game in games:
-        if game.game_key is not None:
-            earlier = by_key.get(game.game_key)
-            try:
-                if earlier is not None:
-                    answers.append(_same_game(game.game_key, earlier[1], earlier[0], game))
-                    continue
-                found = _earlier(db, game)
-            except StoreError as error:
-                answers.append(error)
-                continue
-            if found is not None:
-                answers.append(found)
-                continue
-        before = boards.get(game.board)
-        if before is None:
-            before = boards[game.board] = _board_scores(db, game.board)
-        change = score_game(game.x, game.o, game.result, before)
-        outcome = change.recorded(None, game.board)
-        game_id = int(db.execute(
-            "INSERT INTO games (played_at, x_name, x_kind, o_name, o_kind, first, rows, cols, k, record, result,"
-            " game_key, points, run, difficulty, high_score, new_high_score)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-            (_format_time(game.played_at), game.x.name, game.x.kind, game.o.name, game.o.kind, game.first,
-             *game.board, game.record, game.result, game.game_key, outcome.points, outcome.run,
-             outcome.difficulty, outcome.high_score, int(outcome.new_high_score))).fetchone()[0])
+        key = game.game_key
+        if key is not None and key in kept:
+            earlier, record = kept[key]
+            answers.append(earlier if record == (game.x, game.o, game.record) else _different(key, earlier.game_id))
+            continue
+        if key is not None and key in by_key:
+            original, index = by_key[key]
+            same = (original.x, original.o, original.record) == (game.x, game.o, game.record)
+            if same:
+                retries[len(answers)] = index
+            answers.append(None if same else _different(key, None))
+            continue
+        change = score_game(game.x, game.o, game.result, boards.get(game.board, BoardScores.empty()))
         for count in change.counts:
             counts[count] = counts.get(count, 0) + 1
         if change.difficulty is not None:
             boards[game.board] = change.after
             changed.add(game.board)
-        answer = change.recorded(game_id, game.board)
-        if game.game_key is not None:
-            by_key[game.game_key] = (game, answer)
-        answers.append(answer)
-    for (table, name, column), added in sorted(counts.items()):  # in order: writers lock rows alike
+        if key is not None:
+            by_key[key] = (game, len(answers))
+        new.append((len(answers), game, change.recorded(None, game.board)))
+        answers.append(None)
+    ids = db.insert_returning_ids(
+        "INSERT INTO games (played_at, x_name, x_kind, o_name, o_kind, first, rows, cols, k, record, result,"
+        " game_key, points, run, difficulty, high_score, new_high_score)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        [(_format_time(game.played_at), game.x.name, game.x.kind, game.o.name, game.o.kind, game.first,
+          *game.board, game.record, game.result, game.game_key, outcome.points, outcome.run, outcome.difficulty,
+          outcome.high_score, int(outcome.new_high_score)) for _index, game, outcome in new])
+    for (index, _game, outcome), game_id in zip(new, ids, strict=True):
+        answers[index] = _numbered(outcome, game_id)
+    for (table, column) in sorted({(table, column) for table, _name, column in counts}):
         assert table in ("opponents", "people") and column in ("wins", "losses", "draws")
-        db.execute(f"INSERT INTO {table} (name, {column}) VALUES (?, ?) "
-                   f"ON CONFLICT (name) DO UPDATE SET {column} = {table}.{column} + excluded.{column}", (name, added))
+        db.executemany(f"INSERT INTO {table} (name, {column}) VALUES (?, ?) "
+                       f"ON CONFLICT (name) DO UPDATE SET {column} = {table}.{column} + excluded.{column}",
+                       [(name, added) for (t, name, c), added in sorted(counts.items()) if (t, c) == (table, column)])
     if changed:
         db.executemany(
             "INSERT INTO board_scores (rows, cols, k, name, value) VALUES (?, ?, ?, ?, ?) "
             "ON CONFLICT (rows, cols, k, name) DO UPDATE SET value = excluded.value",
             [(*board, name, value) for board in sorted(changed)
              for name, value in [("run", boards[board].run), *boards[board].high.items()]])
-    return answers
+    for index, first in retries.items():  # a retry of a game first seen in this batch answers what that got
+        answers[index] = answers[first]
+    return [answer for answer in answers if answer is not None]
+
+
+def _numbered(outcome: Recorded, game_id: int) -> Recorded:
+    return Recorded(game_id, outcome.points, outcome.run, outcome.difficulty, outcome.high_score,
+                    outcome.new_high_score, outcome.board)
+
+
+def _kept_keys(db: Db, keys: Sequence[str]) -> dict[str, tuple[Recorded, tuple[Participant, Participant, str]]]:
+    """What recording each of these keys returned the first time, and which game it was."""
+    found = {}
+    for start in range(0, len(keys), 500):
+        chunk = keys[start:start + 500]
+        for row in db.execute(f"SELECT {_RECORDED_COLUMNS}, x_name, x_kind, o_name, o_kind, record, game_key "
+                              f"FROM games WHERE game_key IN ({', '.join('?' * len(chunk))})", chunk):
+            game_id, points, run, difficulty, high_score, new_high_score, rows, cols, k, *game, key = row
+            x_name, x_kind, o_name, o_kind, record = game
+            found[key] = (Recorded(game_id, points, run, difficulty, high_score, bool(new_high_score), (rows, cols, k)),
+                          (Participant.stored(x_name, x_kind), Participant.stored(o_name, o_kind), record))
+    return found
+
+
+def _boards_scores(db: Db, boards: Sequence[Shape]) -> dict[Shape, BoardScores]:
+    numbers: dict[Shape, dict[str, int]] = {board: {} for board in boards}
+    for start in range(0, len(boards), 300):
+        chunk = boards[start:start + 300]
+        where = " OR ".join("(rows = ? AND cols = ? AND k = ?)" for _ in chunk)
+        for rows, cols, k, name, value in db.execute(
+                f"SELECT rows, cols, k, name, value FROM board_scores WHERE {where}", [n for b in chunk for n in b]):
+            numbers[(rows, cols, k)][name] = value
+    return {board: BoardScores(values.pop("run", 0), values) for board, values in numbers.items()}
 
 
 def _difficulty(game: Finished) -> str | None:
     return score_game(game.x, game.o, game.result, BoardScores.empty()).difficulty
-
-
-def _board_scores(db: Db, board: Shape) -> BoardScores:
-    values = {name: value for name, value in
-              db.execute("SELECT name, value FROM board_scores WHERE rows = ? AND cols = ? AND k = ?", board)}
-    return BoardScores(values.pop("run", 0), values)
-
-
-def _earlier(db: Db, game: Finished) -> Recorded | None:
-    """What recording the game with this key returned the first time, or None if there was none."""
-    row = db.execute(f"SELECT {_RECORDED_COLUMNS}, x_name, x_kind, o_name, o_kind, record FROM games "
-                     "WHERE game_key = ?", (game.game_key,)).fetchone()
-    if row is None:
-        return None
-    game_id, points, run, difficulty, high_score, new_high_score, rows, cols, k, *kept = row
-    first = Recorded(game_id, points, run, difficulty, high_score, bool(new_high_score), (rows, cols, k))
-    if kept != [game.x.name, game.x.kind, game.o.name, game.o.kind, game.record]:
-        raise _different(game.game_key, game_id)
-    return first
-
-
-def _same_game(key: str, first: Recorded, kept: Finished, game: Finished) -> Recorded:
-    if (kept.x, kept.o, kept.record) != (game.x, game.o, game.record):
-        raise _different(key, first.game_id)
-    return first
 
 
 def _different(key: str | None, game_id: int | None) -> StoreError:

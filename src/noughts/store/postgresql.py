@@ -88,14 +88,24 @@ def open_store(url: str, *, read_only: bool = False) -> Store:
 
 
 class _Off(Exception):
+    """Scores must be turned off; the message says why as part of a sentence, ``detail`` is the server's word."""
+
+    def __init__(self, message: str, detail: str = "") -> None:
+        super().__init__(message)
+        self.detail = detail or message
+
     def reason(self, shown: str) -> str:
         return f"Scores and history are off because {self}. {_OFF_TAIL}"
+
+
+class _Lost(Exception):
+    """The connection was lost and cannot be opened again (the message says why)."""
 
 
 def _one_line(error: BaseException) -> str:
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
     text = lines[0] if lines else type(error).__name__
-    if text.startswith(("connection failed: ", "connection to server")) and " failed: " in text:
+    if text.startswith(("connection failed: ", "connection is bad: ", "connection to server")) and " failed: " in text:
         text = text.rsplit(" failed: ", 1)[1]  # libpq's "connection to server at ..., port ... failed: " prefix
     return text.removeprefix("FATAL:").strip().rstrip(".")
 
@@ -114,10 +124,10 @@ def _connect(url: str) -> psycopg.Connection[Any]:
         text = _one_line(error)
         lowered = text.lower()
         if "authentication" in lowered or "pg_hba.conf" in lowered or ("role" in lowered and "not exist" in lowered):
-            raise _Off(f"the PostgreSQL server for {shown} refused the login ({text})") from None
+            raise _Off(f"the PostgreSQL server for {shown} refused the login ({text})", text) from None
         if "database" in lowered and "does not exist" in lowered:
-            raise _Off(f"the PostgreSQL database {shown} does not exist ({text})") from None
-        raise _Off(f"the PostgreSQL server for {shown} cannot be reached ({text})") from None
+            raise _Off(f"the PostgreSQL database {shown} does not exist ({text})", text) from None
+        raise _Off(f"the PostgreSQL server for {shown} cannot be reached ({text})", text) from None
 
 
 def _close_quietly(connection: psycopg.Connection[Any] | None) -> None:
@@ -130,11 +140,14 @@ def _close_quietly(connection: psycopg.Connection[Any] | None) -> None:
 
 def _version(connection: psycopg.Connection[Any], shown: str) -> int:
     """The schema version (0: noughts has not set this database up); refuses another program's tables."""
-    if connection.execute("SELECT to_regclass('noughts_schema')").fetchone() == (None,):
-        for table in ("games", "people", "opponents", "board_scores"):
-            if connection.execute("SELECT to_regclass(%s)", (table,)).fetchone() != (None,):
-                raise _Off(f"the database {shown} holds a table named {table} that noughts did not make; "
-                           "it was left untouched")
+    # the catalog itself, not to_regclass(): its cache may not have seen another process's new tables yet
+    tables = {name for (name,) in connection.execute(
+        "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND tablename = ANY(%s)",
+        (["noughts_schema", "games", "people", "opponents", "board_scores"],))}
+    if "noughts_schema" not in tables:
+        if tables:
+            raise _Off(f"the database {shown} holds a table named {min(tables)} that noughts did not make; "
+                       "it was left untouched")
         return 0
     row = connection.execute("SELECT max(version) FROM noughts_schema").fetchone()
     return int(row[0]) if row is not None and row[0] is not None else 0
@@ -187,13 +200,25 @@ class _Db:
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
         with self.connection.cursor() as cursor:
-            cursor.executemany(sql.replace("?", "%s"), rows)
+            cursor.executemany(sql.replace("?", "%s"), rows)  # pipelined: one round trip for the lot
+
+    def insert_returning_ids(self, sql: str, rows: Sequence[Sequence[Any]]) -> list[int]:
+        ids: list[int] = []
+        if not rows:
+            return ids
+        with self.connection.cursor() as cursor:
+            cursor.executemany(sql.replace("?", "%s"), rows, returning=True)
+            while True:
+                ids.append(int(cursor.fetchone()[0]))  # type: ignore[index]
+                if not cursor.nextset():
+                    return ids
 
     def lock_boards(self, boards: Sequence[Shape]) -> None:
         """One writer at a time changes a board's run and high scores; held until the transaction ends."""
-        for rows, cols, k in boards:
-            self.connection.execute("SELECT pg_advisory_xact_lock(%s, %s)",
-                                    (schema.APPLICATION_ID, (rows * 65_536 + cols * 256 + k) % 2**31))
+        if boards:
+            keys = [(rows * 65_536 + cols * 256 + k) % 2**31 for rows, cols, k in boards]
+            self.connection.execute("SELECT pg_advisory_xact_lock(%s, key) FROM unnest(%s::int[]) AS key",
+                                    (schema.APPLICATION_ID, keys))
 
 
 class PostgreSQLStore(Store):
@@ -231,7 +256,7 @@ class PostgreSQLStore(Store):
             try:
                 self._connection = _connect(self.url)
             except _Off as off:
-                raise StoreError(f"{str(off)[:1].upper()}{str(off)[1:]}.") from None
+                raise _Lost(f"the connection was lost and cannot be opened again: {off.detail}") from None
         return self._connection
 
     def _run(self, begin: str, work: Callable[[Db], T]) -> T:
@@ -270,4 +295,6 @@ class PostgreSQLStore(Store):
     def _failure(self, error: Exception) -> str | None:
         import psycopg
 
+        if isinstance(error, _Lost):
+            return str(error)
         return _one_line(error) if isinstance(error, psycopg.Error) else None

@@ -40,6 +40,9 @@ if TYPE_CHECKING:
 
         def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None: ...
 
+        def insert_returning_ids(self, sql: str, rows: Sequence[Sequence[Any]]) -> list[int]:
+            """Run an ``INSERT ... RETURNING id`` for each row: the new numbers, in order."""
+
 __all__ = ["APPLICATION_ID", "MIGRATIONS", "Only", "dialect", "migrate"]
 
 # "noug": a SQLite file's application id, and the PostgreSQL advisory lock class noughts takes.

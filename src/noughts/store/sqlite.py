@@ -473,6 +473,9 @@ class _Db:
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
         self.connection.executemany(sql, rows)
 
+    def insert_returning_ids(self, sql: str, rows: Sequence[Sequence[Any]]) -> list[int]:
+        return [int(self.connection.execute(sql, row).fetchone()[0]) for row in rows]
+
 
 # the store ------------------------------------------------------------------------------
 class SQLiteStore(Store):
