@@ -54,6 +54,8 @@ while count == 0 or played < count:
 FORKER = """
 import os, sys
 import noughts.store, noughts.game  # loaded once, before any fork; no connection is open here
+if sys.argv[2].startswith("postgresql://"):
+    import psycopg, noughts.store.postgresql
 
 writer, db, out = sys.argv[1], sys.argv[2], sys.argv[3]
 for line in sys.stdin:
