@@ -51,6 +51,7 @@ class PostgresServer:
         self.port = 0
         self._schemas = itertools.count(1)
         self._as: dict[str, object] = {}
+        self.fsync = False  # tests: nothing must survive a power cut; a benchmark turns it on
         if os.geteuid() == 0:  # PostgreSQL refuses to run as root
             account = pwd.getpwnam("postgres" if _has_user("postgres") else "nobody")
             os.chown(self.folder, account.pw_uid, account.pw_gid)
@@ -69,8 +70,9 @@ class PostgresServer:
             log = open(self.folder / "log", "ab")  # noqa: SIM115 - the server writes it until stopped
             self.process = subprocess.Popen(
                 [bin_dir / "postgres", "-D", self.data, "-p", str(self.port), "-k", self.folder,
-                 "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off",
-                 "-c", "full_page_writes=off", "-c", "shared_buffers=16MB", "-c", "max_connections=100",
+                 "-c", "listen_addresses=127.0.0.1", *(() if self.fsync else ("-c", "fsync=off", "-c",
+                 "synchronous_commit=off", "-c", "full_page_writes=off")), "-c", "shared_buffers=16MB",
+                 "-c", "max_connections=100",
                  "-c", "autovacuum=off", "-c", "logging_collector=off"],
                 stdout=log, stderr=log, **self._as)  # type: ignore[call-overload]
             log.close()
