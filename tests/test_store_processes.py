@@ -138,7 +138,7 @@ def test_killing_the_writer_at_any_moment_loses_no_committed_game(tmp_path: Path
     forker.write_text(FORKER)
     outputs.mkdir()
     db = where
-    rounds = 100 if db.endswith(".db") else 30  # each PostgreSQL connection costs the server a process
+    rounds = 100 if db.endswith(".db") else 20  # each PostgreSQL connection costs the server a process
     rng = random.Random(2024)  # the plan of kills is the same every run; where each lands is up to the machine
     expected: dict[int, str] = {}
     kills_mid_run = 0
