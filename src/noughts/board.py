@@ -39,10 +39,10 @@ __all__ = ["GEOMETRY_CACHE_SHAPES", "MOVES_CACHE_CELLS", "MAX_SIDE", "Board", "G
 MAX_SIDE = 26  # one column letter per column
 _MARKS = {"x": "X", "o": "O", ".": None, "-": None, "_": None}
 _MARK_CHARS = frozenset("xXoO.-_")  # the characters that lowercase to a key of _MARKS (none beyond ASCII)
-_X_BITS = str.maketrans("xXoO.-_", "1100000")
-_BIT_BYTES = str.maketrans("01", "\x00\x01")  # binary digits as the bytes 0 and 1
+_X_BITS = str.maketrans("xXoO.-_", "1100000")  # a position's characters as X's binary digits
+_O_BITS = str.maketrans("xXoO.-_", "0011000")  # and as O's
 _SHOWN = str.maketrans("012", ".XO")  # a cell's digit in Board.__str__, as written
-_O_BITS = str.maketrans("xXoO.-_", "0011000")
+_BIT_BYTES = str.maketrans("01", "\x00\x01")  # binary digits as the bytes 0 and 1
 GEOMETRY_CACHE_SHAPES = 16
 """Shapes whose geometry stays cached besides 3×3 (least recently used first out)."""
 MOVES_CACHE_CELLS = 1 << 20
