@@ -485,6 +485,7 @@ class Board:
 
     @property
     def legal_moves(self) -> tuple[int, ...]:
+        """The empty cells, ascending; none once the game is won."""
         if self._winner is not None:
             return ()
         return self._geometry.moves(self._x | self._o)
