@@ -19,10 +19,10 @@ and are written and read in two forms, several games to a file:
 >>> from noughts import Game
 >>> game = Game.replay("b2 a1 c3 a3 a2 c1 c2".split())
 >>> record = GameRecord.from_game(game, x=Participant.human("Ann"), o=Participant.computer("hard"))
->>> print(to_sgf([record]))  # doctest: +ELLIPSIS
+>>> print(to_sgf([record]), end="")  # doctest: +ELLIPSIS
 (;FF[4]GM[4]CA[UTF-8]AP[noughts:...]SZ[3]NK[3]PB[Ann]PW[hard]NPW[computer]RE[B+]
 ;B[bb];W[aa];B[cc];W[ac];B[ab];W[ca];B[cb])
->>> print(to_pgn([record]))
+>>> print(to_pgn([record]), end="")
 [Event "noughts game"]
 [Site "?"]
 [Date "????.??.??"]
