@@ -18,7 +18,9 @@ True
 
 from __future__ import annotations
 
+import functools
 import math
+import re
 import xml.etree.ElementTree as ET
 
 from noughts.board import Board
@@ -189,13 +191,13 @@ def board(position: Board | Game | None = None, *, size: int | None = None, last
         "width": str(width_px), "height": str(height_px),
         "viewBox": f"0 0 {width_units} {height_units}",
     })
-    ET.SubElement(svg, "title").text = title if title is not None else _default_title(shown)
+    ET.SubElement(svg, "title").text = _xml_text(title) if title is not None else _default_title(shown)
     _rect(svg, 0, 0, width_units, height_units, palette["background"], "background")
     _rect(svg, margin, margin, cols * CELL, rows * CELL, palette["board"], "board")
 
     for cell, colour in (fill or {}).items():
         x, y = at(_cell(shown, cell))
-        _rect(svg, x - CELL / 2, y - CELL / 2, CELL, CELL, colour, "fill")
+        _rect(svg, x - CELL / 2, y - CELL / 2, CELL, CELL, _colour(colour, "a filled cell"), "fill")
     last = _cell(shown, last_move) if last_move is not None else game_last
     if last is not None:
         x, y = at(last)
@@ -223,7 +225,8 @@ def board(position: Board | Game | None = None, *, size: int | None = None, last
     for arrow in [arrows] if isinstance(arrows, str | int) else arrows:
         tail, head, arrow_colour = _arrow(arrow)
         start, end = at(_cell(shown, tail)), at(_cell(shown, head))
-        _arrow_shape(svg, start, end, arrow_colour if arrow_colour is not None else palette["arrow"])
+        _arrow_shape(svg, start, end,
+                     _colour(arrow_colour, "an arrow") if arrow_colour is not None else palette["arrow"])
 
     return Svg(ET.tostring(svg, encoding="unicode"))
 
@@ -247,25 +250,36 @@ def _coordinates(parent: ET.Element, rows: int, cols: int, margin: float, flippe
     group = ET.SubElement(parent, "g", {"class": "coordinates", "fill": "none", "stroke-width": "0.75",
                                         "stroke-linecap": "round", "stroke-linejoin": "round",
                                         **_paint("stroke", colour)})
+    for path, transform in _coordinate_glyphs(rows, cols, margin, flipped):
+        ET.SubElement(group, "path", {"d": path, "transform": transform})
+
+
+@functools.lru_cache(maxsize=64)
+def _coordinate_glyphs(rows: int, cols: int, margin: float, flipped: bool) -> tuple[tuple[str, str], ...]:
+    """Every glyph of the coordinates: its path and where it goes (the same for every board of a shape)."""
     scale = 3.6  # glyph units to picture units: a digit is 25 units (a quarter of a cell) tall
+    glyphs: list[tuple[str, str]] = []
     for col in range(cols):
         shown_col = cols - 1 - col if flipped else col
-        _label(group, chr(ord("a") + col), margin + (shown_col + 0.5) * CELL, margin / 2, scale)
+        glyphs += _label(chr(ord("a") + col), margin + (shown_col + 0.5) * CELL, margin / 2, scale)
     for row in range(rows):
         shown_row = rows - 1 - row if flipped else row
-        _label(group, str(row + 1), margin / 2, margin + (shown_row + 0.5) * CELL, scale)
+        glyphs += _label(str(row + 1), margin / 2, margin + (shown_row + 0.5) * CELL, scale)
+    return tuple(glyphs)
 
 
-def _label(parent: ET.Element, text: str, centre_x: float, centre_y: float, scale: float) -> None:
+def _label(text: str, centre_x: float, centre_y: float, scale: float) -> list[tuple[str, str]]:
     """``text`` in the stroke glyphs, centred on a point (digits and x-height letters alike)."""
     width = sum(_GLYPHS[c][0] for c in text) + _GLYPH_GAP * (len(text) - 1)
     x = centre_x - width * scale / 2
+    glyphs = []
     for char in text:
         advance, path = _GLYPHS[char]
         middle = 3.5 if char.isdigit() else 5  # the middle of a digit, of a small letter's x-height
         y = centre_y - middle * scale
-        ET.SubElement(parent, "path", {"d": path, "transform": f"translate({_n(x)} {_n(y)}) scale({_n(scale)})"})
+        glyphs.append((path, f"translate({_n(x)} {_n(y)}) scale({_n(scale)})"))
         x += (advance + _GLYPH_GAP) * scale
+    return glyphs
 
 
 def _mark(parent: ET.Element, mark: str, x: float, y: float, colour: str, kind: str,
@@ -330,10 +344,22 @@ def _palette(theme: str, colours: Mapping[str, str] | None) -> dict[str, str]:
         if name not in palette:
             raise NoughtsError(f"there is no colour named {name!r:.30} in a picture: "
                                f"the names are {', '.join(palette)}")
-        if not isinstance(colour, str) or not colour.strip():
-            raise NoughtsError(f"the colour of {name!r} is a text such as '#1d4f91' or 'red', not {colour!r:.30}")
-        palette[name] = colour
+        palette[name] = _colour(colour, repr(name))
     return palette
+
+
+def _colour(colour: object, what: str) -> str:
+    if not isinstance(colour, str) or not colour.strip():
+        raise NoughtsError(f"the colour of {what} is a text such as '#1d4f91' or 'red', not {colour!r:.30}")
+    return _xml_text(colour)
+
+
+def _xml_text(text: str) -> str:
+    """Text XML 1.0 can hold: the characters it forbids (most control characters) become U+FFFD."""
+    return _NOT_XML.sub("\ufffd", str(text))
+
+
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 def _size(size: int | None, cols: int, width_units: int) -> int:
@@ -392,5 +418,7 @@ def _default_title(position: Board) -> str:
 
 def _n(value: float) -> str:
     """A number as short as SVG allows: 50, 12.5."""
+    if value == int(value):
+        return str(int(value))
     text = f"{value:.2f}".rstrip("0").rstrip(".")
     return "0" if text == "-0" else text
