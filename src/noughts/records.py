@@ -96,6 +96,8 @@ class GameRecord:
             raise GameRecordError(f"the record says {said}, but after its moves {got}")
         if actual is not None:
             object.__setattr__(self, "result", actual)
+        own = sorted(self.tags, key=lambda tag: ("Event", "Site").index(tag[0]) if tag[0] in ("Event", "Site") else 2)
+        object.__setattr__(self, "tags", tuple(own))  # Event and Site first, as PGN writes them
         if self.played_at is not None:
             when = self.played_at if self.played_at.tzinfo else self.played_at.replace(tzinfo=UTC)
             object.__setattr__(self, "played_at", when.astimezone(UTC).replace(microsecond=0))
@@ -245,6 +247,9 @@ def _sgf_main_lines(text: str) -> list[tuple[list[Node], int]]:
         if i >= end:
             break
         char = text[i]
+        if not stack and not games and char != "(":
+            i += 1  # text before the first tree (a mail header, a note) is skipped, as SGF readers do
+            continue
         if char == "(":
             parent = stack[-1] if stack else None
             main = parent is None or (parent[0] and parent[1] == 0)
@@ -269,9 +274,6 @@ def _sgf_main_lines(text: str) -> list[tuple[list[Node], int]]:
             node, i = _sgf_node(text, i + 1)
             if stack[-1][0]:
                 nodes.append(node)
-        elif not games and not stack:
-            # text before the first tree (a mail header, a note) is skipped, as SGF readers do
-            i += 1
         else:
             raise GameRecordError(f"SGF line {_line(text, i)}: unexpected {char!r} (expected '(', ';' or ')')")
     if stack:
