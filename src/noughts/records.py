@@ -62,6 +62,7 @@ __all__ = ["FORMATS", "GameRecord", "ImportReport", "import_records", "read_pgn"
 
 FORMATS = ("pgn", "sgf")
 MAX_FILE_BYTES = 20_000_000
+MAX_DEPTH = 1000  # variations within variations
 _RESULTS = ("X", "O", "draw")
 
 
@@ -226,20 +227,20 @@ def read_sgf(text: str) -> list[GameRecord]:
     that the moves contradict.
     """
     records = []
-    for number, (nodes, line) in enumerate(_sgf_main_lines(text), start=1):
+    for number, (nodes, offset) in enumerate(_sgf_main_lines(text), start=1):
         try:
             records.append(_sgf_record(nodes))
         except NoughtsError as error:
-            raise GameRecordError(f"SGF game {number} (line {line}): {error}") from None
+            raise GameRecordError(f"SGF game {number} (line {_line(text, offset)}): {error}") from None
     return records
 
 
 def _sgf_main_lines(text: str) -> list[tuple[list[Node], int]]:
-    """The nodes along the main line of each game tree, and the line each tree starts on."""
+    """The nodes along the main line of each game tree, and where in the text each tree starts."""
     games: list[tuple[list[Node], int]] = []
     stack: list[list[Any]] = []  # per open tree: [on the main line, children seen]
     nodes: list[Node] = []
-    start_line = 1
+    start = 0
     i, end = 0, len(text)
     while True:
         while i < end and text[i].isspace():
@@ -256,7 +257,9 @@ def _sgf_main_lines(text: str) -> list[tuple[list[Node], int]]:
             if parent is not None:
                 parent[1] += 1
             else:
-                nodes, start_line = [], text.count("\n", 0, i) + 1
+                nodes, start = [], i
+            if len(stack) >= MAX_DEPTH:
+                raise GameRecordError(f"SGF line {_line(text, i)}: variations nested more than {MAX_DEPTH} deep")
             stack.append([main, 0])
             i += 1
         elif char == ")":
@@ -264,7 +267,7 @@ def _sgf_main_lines(text: str) -> list[tuple[list[Node], int]]:
                 raise GameRecordError(f"SGF line {_line(text, i)}: ')' closes no game tree")
             stack.pop()
             if not stack:
-                games.append((nodes, start_line))
+                games.append((nodes, start))
             i += 1
         elif char == ";":
             if not stack:
@@ -582,7 +585,7 @@ def read_pgn(text: str) -> list[GameRecord]:
     in_moves = False
     depth = 0
     result_token: str | None = None
-    first_line = 1
+    first = 0
     i, end = 0, len(text)
 
     def finish() -> None:
@@ -590,7 +593,7 @@ def read_pgn(text: str) -> list[GameRecord]:
         try:
             records.append(_pgn_record(tags, moves, result_token))
         except NoughtsError as error:
-            raise GameRecordError(f"PGN game {number} (line {first_line}): {error}") from None
+            raise GameRecordError(f"PGN game {number} (line {_line(text, first)}): {error}") from None
 
     while i < end:
         if depth == 0 and text.startswith("%", i) and (i == 0 or text[i - 1] == "\n"):
@@ -619,19 +622,19 @@ def read_pgn(text: str) -> list[GameRecord]:
                 finish()
                 tags, moves, in_moves, result_token = [], [], False, None
             if not tags:
-                first_line = _line(text, match.start())
+                first = match.start()
             value = re.sub(r"\\(.)", r"\1", match.group("value"), flags=re.DOTALL)
             tags.append((match.group("name"), value))
         elif kind == "number":
             in_moves = True
         elif kind == "move":
             if not tags and not in_moves:
-                first_line = _line(text, match.start())
+                first = match.start()
             in_moves = True
             moves.append(match.group("move"))
         elif kind == "result":
             if not tags and not in_moves:
-                first_line = _line(text, match.start())
+                first = match.start()
             result_token = match.group()
             finish()
             tags, moves, in_moves, result_token = [], [], False, None
