@@ -150,6 +150,16 @@ def test_a_file_written_by_a_gomoku_viewer_imports(tmp_path: Path, capsys: pytes
     assert game.x.name == "Kim Seo-yeon" and game.result == "X"
 
 
+def test_a_record_without_a_time_is_imported_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "plain.pgn"
+    path.write_text("1. b2 a1 2. c3 a3 3. a2 c1 4. c2 1-0\n\n1. a1 *\n", encoding="utf-8")
+    for said in ("imported 1 game", "imported 0 games; 1 game already in the store"):
+        assert main(["import", str(path), "--db", str(tmp_path / "s.db")]) == 0
+        assert capsys.readouterr().out.startswith(said + "; 1 game not finished")
+    (game,) = stored(tmp_path / "s.db")
+    assert (game.x, game.o, game.result) == (Participant.human("X"), Participant.human("O"), "X")
+
+
 def test_older_and_looser_sgf_is_read() -> None:
     # FF[3] allowed lower case in property names; no GM means the reader's own game; a rectangle of setup points
     (record,) = read_sgf("(;FF[3]SiZe[5:4]NK[3]AB[aa:ba]AW[ab][bb];PlaYer[B]B[cc])")

@@ -775,7 +775,9 @@ def import_records(store: Store, records: Iterable[GameRecord]) -> ImportReport:
     Imported games count in the scores like games played here, in the order they are recorded.
     """
     report = ImportReport()
-    known = {_identity(GameRecord.from_stored(g)) for g in store.games(limit=max(store.count_games(), 1))}
+    existing = store.games(limit=max(store.count_games(), 1))
+    known = {_identity(GameRecord.from_stored(g)) for g in existing}
+    ids = {g.id for g in existing}
     for record in records:
         if not record.finished:
             report.unfinished += 1
@@ -787,8 +789,11 @@ def import_records(store: Store, records: Iterable[GameRecord]) -> ImportReport:
         x = record.x or Participant.human("X")
         o = record.o or Participant.human("O")
         done = store.record(game, x, o, played_at=record.played_at, game_key=record.key())
-        if done.game_id is not None:
+        if done.game_id in ids:  # recorded before under this key (a record without a time gets the import's)
+            report.already += 1
+        elif done.game_id is not None:
             report.added.append(done.game_id)
+            ids.add(done.game_id)
         known.add(_identity(record))
     return report
 
