@@ -53,11 +53,11 @@ $(VENV)/.created:
 
 $(PLAY_READY): pyproject.toml | $(VENV)/.created
 	@echo "Setting up noughts in $(VENV) (once)..."
-	@$(PY) -m pip install --quiet --disable-pip-version-check -e '.[desktop,web,panel,robot]'
+	@$(PY) -m pip install --quiet --disable-pip-version-check -e '.[desktop,web,panel,robot,picture]'
 	@touch $@
 
 $(READY): pyproject.toml | $(VENV)/.created
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,docs,desktop,web,panel,robot,rl]'
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,docs,desktop,web,panel,robot,rl,picture]'
 	@touch $@ $(PLAY_READY)
 
 # OpenSpiel is a baseline only: without a wheel for this platform its rows print as n/a.

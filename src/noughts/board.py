@@ -599,6 +599,12 @@ class Board:
         default_k = min(g.rows, g.cols, 5)
         return f"Board.parse({str(self)!r}{'' if g.k == default_k else f', k={g.k}'})"
 
+    def _repr_svg_(self) -> str:
+        """The position as a picture, for notebooks (see :mod:`noughts.svg`)."""
+        from noughts import svg
+
+        return svg.board(self)
+
     # symmetry -------------------------------------------------------------------------
     def transform(self, perm: tuple[int, ...]) -> Board:
         """The image of this position under a cell permutation from ``geometry.symmetries``."""

@@ -188,6 +188,48 @@ def build_parser() -> argparse.ArgumentParser:
                    help="delete every score (after asking; the game history is kept)")
     p.add_argument("--yes", action="store_true", help="with --reset: do not ask")
     p.set_defaults(run=_cmd_scores)
+
+    # Pictures and game records: the handlers live in noughts.picture and noughts.records.
+    def handler(module: str, name: str) -> Callable[[argparse.Namespace], int]:
+        def run(args: argparse.Namespace) -> int:
+            import importlib
+
+            function: Callable[[argparse.Namespace], int] = getattr(importlib.import_module(module), name)
+            return function(args)
+        return run
+
+    p = sub.add_parser("picture", help="draw a position as an SVG or PNG picture",
+                       description="Draw POSITION (or an empty board) with its coordinates, the winning line "
+                                   "and, with --move, a hint. --out FILE.svg or FILE.png (PNG needs "
+                                   "pip install 'noughts[picture]'); without --out the SVG goes to stdout.")
+    board_options(p, json_flag=False)
+    p.add_argument("--move", metavar="CELL", help="a cell to suggest: the side to move's mark drawn faintly, ringed")
+    p.add_argument("--last", metavar="CELL", help="the last move, highlighted")
+    p.add_argument("--size", type=int, metavar="PX", help="the picture's width in pixels (default: 64 a cell)")
+    p.add_argument("--theme", default="light", metavar="NAME", help="light (default) or dark")
+    p.add_argument("--no-coordinates", action="store_true", help="leave out the letters and numbers")
+    p.add_argument("--out", metavar="FILE", help="FILE.svg or FILE.png (default: SVG on stdout)")
+    p.set_defaults(run=handler("noughts.picture", "run_picture"))
+
+    p = sub.add_parser("export", help="write stored games as SGF or PGN-like text",
+                       description="Write games from the history (see 'noughts history') as SGF, which Gomoku "
+                                   "and Renju viewers read, or as PGN-like text: players, date, board, result "
+                                   "and moves. See docs/records.md.")
+    p.add_argument("ids", nargs="*", type=int, metavar="ID", help="the games' numbers")
+    p.add_argument("--all", action="store_true", help="every stored game, oldest first")
+    p.add_argument("--format", choices=("sgf", "pgn"),
+                   help="sgf or pgn (default: from --out's ending, else pgn)")
+    p.add_argument("--out", metavar="FILE", help="the file to write (default: stdout)")
+    _db_option(p)
+    p.set_defaults(run=handler("noughts.records", "run_export"))
+
+    p = sub.add_parser("import", help="add the games of an SGF or PGN-like file to the history",
+                       description="Record the finished games of an SGF or PGN-like file (- for stdin) in the "
+                                   "history and scores. Each game is added once: importing a file again adds "
+                                   "nothing.")
+    p.add_argument("file", metavar="FILE", help="the SGF or PGN-like file")
+    _db_option(p)
+    p.set_defaults(run=handler("noughts.records", "run_import"))
     return parser
 
 
