@@ -413,7 +413,12 @@ def run(stdin: IO[bytes], stdout: IO[str], brain: Brain) -> int:
     return 0
 
 
+_abouts: list[str] = []  # worked out once: reading the package's metadata takes milliseconds
+
+
 def _about() -> str:
+    if _abouts:
+        return _abouts[0]
     fields = {"name": "noughts", "version": __version__, "author": "the noughts developers"}
     try:
         from importlib.metadata import PackageNotFoundError, metadata
@@ -429,7 +434,8 @@ def _about() -> str:
             fields["www"] = url
     except Exception:  # metadata is a nicety: ABOUT must answer whatever the installation looks like
         pass
-    return ", ".join(f'{key}="{value}"' for key, value in fields.items())
+    _abouts.append(", ".join(f'{key}="{value}"' for key, value in fields.items()))
+    return _abouts[0]
 
 
 def _whole(text: str, usage: str) -> int:
