@@ -409,7 +409,8 @@ FAKE = {  # brains that misbehave, in a few lines of Python
     "sleeper": "import sys,time\nfor line in sys.stdin:\n    if line.startswith('START'): print('OK', flush=True)\n"
                "    elif line.startswith(('BEGIN','TURN')): time.sleep(30)\n",
     "cheater": "import sys\nfor line in sys.stdin:\n    if line.startswith('START'): print('OK', flush=True)\n"
-               "    elif line.startswith(('BEGIN','TURN')): print('MESSAGE hmm', flush=True); print('0,0', flush=True)\n",
+               "    elif line.startswith(('BEGIN','TURN')):\n"
+               "        print('MESSAGE hmm', flush=True); print('0,0', flush=True)\n",
     "quitter": "import sys\nfor line in sys.stdin:\n    if line.startswith('START'): print('OK', flush=True)\n"
                "    elif line.startswith(('BEGIN','TURN')): sys.exit(3)\n",
 }

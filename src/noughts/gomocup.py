@@ -120,10 +120,7 @@ class Brain:
         if not text or self.ended:
             return []
         try:
-            if self._block is not None:
-                replies = self._block_line(text, started)
-            else:
-                replies = self._command(text, started)
+            replies = self._block_line(text, started) if self._block is not None else self._command(text, started)
         except GomocupError as error:
             replies = [_line("ERROR", str(error))]
         except NoughtsError as error:  # e.g. a position noughts' rules cannot have arisen in
@@ -427,9 +424,9 @@ def _about() -> str:
             meta = metadata("noughts")
         except PackageNotFoundError:
             meta = None
-        url = meta.get("Home-page") if meta is not None else None
-        for entry in (meta.get_all("Project-URL") or []) if meta is not None else []:
-            url = url or entry.partition(",")[2].strip()
+        urls = [*(meta.get_all("Home-page") or []), *(entry.partition(",")[2].strip()
+                                                    for entry in meta.get_all("Project-URL") or [])] if meta else []
+        url = next((u for u in urls if u), None)
         if url:
             fields["www"] = url
     except Exception:  # metadata is a nicety: ABOUT must answer whatever the installation looks like

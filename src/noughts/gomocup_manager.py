@@ -23,6 +23,7 @@ prints the results.
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import subprocess
 import threading
@@ -135,10 +136,8 @@ class BrainProcess:
                 self.process.wait()
         for stream in (self.process.stdin, self.process.stdout):
             if stream is not None:
-                try:
+                with contextlib.suppress(OSError):
                     stream.close()
-                except OSError:
-                    pass
 
     def kill(self) -> None:
         if self.process.poll() is None:
