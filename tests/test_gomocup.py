@@ -347,6 +347,16 @@ def test_ctrl_c_exits_130_without_a_word() -> None:
     assert (process.returncode, out, err) == (130, b"", b"")
 
 
+def test_the_readme_example_is_true() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    example = readme[readme.index("$ printf 'START 15"):]
+    command, *expected = example[:example.index("```")].strip().splitlines()
+    given = command.split("'")[1].encode().decode("unicode_escape").encode()
+    options = command.split("noughts gomocup")[1].split()
+    done = subprocess.run([*BRAIN, *options], input=given, capture_output=True, env=ENV, timeout=60, check=False)
+    assert done.stdout.decode().splitlines() == expected and len(expected) == 3
+
+
 def test_an_unknown_player_is_a_one_line_error() -> None:
     done = subprocess.run([*BRAIN, "--player", "nobody"], capture_output=True, text=True, env=ENV, timeout=60,
                           stdin=subprocess.DEVNULL, check=False)
