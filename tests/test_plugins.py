@@ -50,7 +50,8 @@ def discovered(site: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     monkeypatch.syspath_prepend(str(site))
     monkeypatch.setattr(players, "_plugins", {})
     monkeypatch.setattr(players, "_discovery", [])
-    with pytest.warns(PluginWarning, match="skipped the plug-in player 'perfect' from noughts-broken: its name is taken"):
+    skipped = "skipped the plug-in player 'perfect' from noughts-broken: its name is taken"
+    with pytest.warns(PluginWarning, match=skipped):
         return players.names()
 
 

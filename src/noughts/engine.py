@@ -303,7 +303,8 @@ def _hello(request: dict[str, Any]) -> Reply:
                                 "upgrade noughts (pip install --upgrade noughts), or use the client's protocol "
                                 f"{PROTOCOL} mode")
         elif wanted < 1:
-            reply["message"] = f"there is no protocol {wanted}: versions count from 1, and this engine speaks {PROTOCOL}"
+            reply["message"] = (f"there is no protocol {wanted}: versions count from 1, "
+                                f"and this engine speaks {PROTOCOL}")
         else:
             reply["message"] = (f"this engine speaks protocol {PROTOCOL}, newer than the client's {wanted}: "
                                 f"protocol {wanted} is no longer spoken; update the client, or install the noughts "

@@ -245,7 +245,6 @@ def _warm_up() -> None:
 
     from noughts import players
     from noughts.board import Board
-
     from noughts.errors import NoughtsError
 
     # which players can play the board: worked out once, then kept; only those are offered
