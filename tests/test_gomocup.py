@@ -239,7 +239,7 @@ def test_a_player_that_gives_up_hands_over_to_minimax_in_time(monkeypatch: pytes
     (["START 15", "TURN 15,0"], "ERROR 15,0 is off the 15×15 board (x runs from 0 to 14, y from 0 to 14)"),
     (["START 15", "TURN a,b"], "ERROR TURN takes x,y, like TURN 7,7, not 'a,b'"),
     (["START 15", "TURN -1,3"], "ERROR TURN takes x,y"),
-    (["START 15", "TURN 7,7", "TURN 7,7"], "ERROR 7,7 is already taken"),
+    (["START 15", "INFO timeout_turn 10", "TURN 7,7", "TURN 7,7"], "ERROR 7,7 is already taken"),
     (["START 15", "BOARD", "1,1,1", "1,1,2", "DONE"], "ERROR BOARD line 2: 1,1 is given twice; the board is unchanged"),
     (["START 15", "BOARD", "1,1", "DONE"], "ERROR BOARD line 1: '1,1' is not x,y,field (or DONE)"),
     (["START 15", "BOARD", "1,1,7", "DONE"], "ERROR BOARD line 1: the field is 1 (own stone), 2 (opponent's) or 3"),
