@@ -121,6 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    '{"cmd":"move"|"analyse"|"status"|"players", ...}; see '
                                    "docs/engine-protocol.md.")
     p.set_defaults(run=_cmd_engine)
+    _add_other_programs(sub)
 
     p = sub.add_parser("play", help="play in the terminal: against the computer or another person",
                        description=_PLAY_DESCRIPTION, epilog=_PLAY_EPILOG,
@@ -483,6 +484,34 @@ def _cmd_engine(args: argparse.Namespace | None) -> int:
     from noughts import engine
 
     return engine.run(sys.stdin.buffer, sys.stdout)
+
+
+# other programs: the Gomocup brain ----------------------------------------------------------
+
+def _add_other_programs(sub: Any) -> None:
+    p = sub.add_parser("gomocup", help="play in Gomocup (Piskvork) gomoku managers, on stdin/stdout",
+                       description="Speak the Gomocup brain protocol on stdin and stdout (START, BEGIN, TURN, "
+                                   "BOARD, INFO, END, ABOUT, ...), so noughts plays in Piskvork and other gomoku "
+                                   "managers; coordinates are x,y from 0. Moves keep to the time limits the "
+                                   "manager sends with INFO. See docs/gomocup.md.")
+    p.add_argument("--player", default="minimax", metavar="NAME",
+                   help="the player that moves (default: minimax; see 'noughts players')")
+    p.add_argument("--k", type=int, metavar="K",
+                   help="marks in a row to win (default: five, or the board's smaller side if shorter)")
+    p.add_argument("--seed", type=int, metavar="N", help="seed for the player's random choices")
+    p.add_argument("--nodes", type=_nodes, metavar="N",
+                   help="search at most N positions a move, besides the time limits (the same moves on any machine)")
+    p.set_defaults(run=_cmd_gomocup)
+
+
+def _cmd_gomocup(args: argparse.Namespace) -> int:
+    from noughts import gomocup
+
+    brain = gomocup.Brain(args.player, k=args.k, seed=args.seed, nodes=args.nodes)
+    if sys.stdin.isatty():
+        print(f"{PROG}: a Gomocup brain, waiting for a manager's commands (START 15, BEGIN, TURN 7,7, END); "
+              "see docs/gomocup.md", file=sys.stderr)
+    return gomocup.run(sys.stdin.buffer, sys.stdout, brain)
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
