@@ -300,9 +300,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _guarded(_cmd_play, _QuickArgs(quick))
     args = _parser().parse_args(arguments)
     if args.command is None:
-        print(f"{PROG}: say what to do: play, history, replay, scores, move, analyse, status, players "
-              "or engine "
-              f"(see '{PROG} --help')", file=sys.stderr)
+        print(f"{PROG}: say what to do: play, gui, web, panel, robot, history, replay, scores, export, import, "
+              f"move, analyse, status, players, picture, engine or gomocup (see '{PROG} --help')", file=sys.stderr)
         return EXIT_USAGE
     return _guarded(args.run, args)
 
