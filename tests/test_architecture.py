@@ -13,7 +13,7 @@ FRONT_ENDS = ("noughts.terminal", "noughts.desktop", "noughts.web", "noughts.har
 CORE = ("noughts.board", "noughts.game", "noughts.match", "noughts.text", "noughts.solver", "noughts.players",
         "noughts.store", "noughts.errors", "noughts.svg", "noughts.paths")
 OPTIONAL = ("pygame", "starlette", "uvicorn", "websockets", "gpiozero", "serial", "RPLCD", "smbus2", "cv2", "numpy",
-            "redis", "psycopg", "playwright", "plotink", "ev3dev2", "pygcode", "PIL")
+            "redis", "psycopg", "playwright", "plotink", "ev3dev2", "pygcode", "PIL", "resvg_py")
 # A core backend that is an adapter around one optional dependency, imported only inside its functions.
 BACKENDS = {"noughts.store.postgresql": "psycopg"}
 
