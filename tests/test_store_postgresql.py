@@ -50,6 +50,13 @@ def test_a_server_nobody_listens_on(postgres: PostgresServer) -> None:
                "Connection refused")
 
 
+def test_a_command_that_only_reads_is_not_told_a_game_plays_on(postgres: PostgresServer) -> None:
+    url = f"postgresql://ann@127.0.0.1:{free_port()}/noughts"
+    assert "still plays" in (open_store(url).reason or "")
+    reason = open_store(url, read_only=True).reason or ""
+    assert reason.startswith("Scores and history are off because") and "still plays" not in reason
+
+
 def test_a_wrong_password_is_told_and_never_shown(postgres: PostgresServer) -> None:
     reason = assert_off(open_store(postgres.tcp_url("not-the-password")), "refused the login",
                         "password authentication failed")

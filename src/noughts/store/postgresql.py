@@ -70,20 +70,20 @@ def open_store(url: str, *, read_only: bool = False) -> Store:
     try:
         import psycopg
     except ImportError:
-        return Store.disabled(f"Scores and history are off because keeping them in PostgreSQL needs the psycopg "
-                              f"package: pip install 'noughts[postgres]'. {_OFF_TAIL}")
+        return Store.disabled(_Off("keeping them in PostgreSQL needs the psycopg package: "
+                                   "pip install 'noughts[postgres]'").reason(read_only))
     try:
         connection = _connect(url)
     except _Off as off:
-        return Store.disabled(off.reason(shown))
+        return Store.disabled(off.reason(read_only))
     try:
         version = _prepare(connection, read_only, shown)
     except _Off as off:
         _close_quietly(connection)
-        return Store.disabled(off.reason(shown))
+        return Store.disabled(off.reason(read_only))
     except psycopg.Error as error:
         _close_quietly(connection)
-        return Store.disabled(_Off(f"the database {shown} cannot be used ({_one_line(error)})").reason(shown))
+        return Store.disabled(_Off(f"the database {shown} cannot be used ({_one_line(error)})").reason(read_only))
     return PostgreSQLStore(url, shown, connection, version, read_only=read_only)
 
 
@@ -94,7 +94,10 @@ class _Off(Exception):
         super().__init__(message)
         self.detail = detail or message
 
-    def reason(self, shown: str) -> str:
+    def reason(self, read_only: bool) -> str:
+        """The sentence people read; a command that only reads plays no game, so it is not told one plays on."""
+        if read_only:
+            return f"Scores and history are off because {self}."
         return f"Scores and history are off because {self}. {_OFF_TAIL}"
 
 
