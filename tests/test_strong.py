@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from noughts import Board, solver
+from noughts import Board, ImpossiblePositionError, solver
 from noughts.budget import Budget
 from noughts.errors import IllegalMoveError, InvalidBudgetError
 from noughts.players import describe, get, label, names, unable
@@ -136,7 +136,10 @@ def with_a_line_short(draw: st.DrawFn, mover_short: bool) -> Board:
     extra = counts[short_side] - len(short)
     other = counts["O" if short_side == "X" else "X"]
     cells = {short_side: short + spare[:extra], ("O" if short_side == "X" else "X"): spare[extra:extra + other]}
-    board = Board.from_bits(sum(1 << c for c in cells["X"]), sum(1 << c for c in cells["O"]), 15, 15, 5)
+    try:  # the random marks may already hold a line of either side
+        board = Board.from_bits(sum(1 << c for c in cells["X"]), sum(1 << c for c in cells["O"]), 15, 15, 5)
+    except ImpossiblePositionError:
+        assume(False)
     assume(not board.is_over)
     return board
 
