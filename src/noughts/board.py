@@ -347,6 +347,9 @@ class Board:
             raise ImpossiblePositionError(
                 f"X has {n_x} marks and O has {n_o}: X moves first and the players alternate, "
                 "so X has as many marks as O or one more")
+        wins = geometry.win_table()  # up to 12 cells: a quick "no line at all", the usual answer
+        if wins is not None and not wins[x] and not wins[o]:
+            return cls._make(geometry, x, o, n_x + n_o, 0, None)
         x_lines, o_lines = _winning_mask(geometry, x), _winning_mask(geometry, o)
         k = geometry.k
         if x_lines and o_lines:
@@ -397,7 +400,7 @@ class Board:
         width = len(rows[0])
         x = o = 0
         joined = "".join(rows)
-        if all(len(row) == width for row in rows) and _MARK_CHARS.issuperset(joined):
+        if max(map(len, rows)) == width == min(map(len, rows)) and _MARK_CHARS.issuperset(joined):
             if joined:  # all well: the marks' bits at once, cell 0 the lowest
                 backwards = joined[::-1]
                 x, o = int(backwards.translate(_X_BITS), 2), int(backwards.translate(_O_BITS), 2)
