@@ -150,9 +150,10 @@ class Game:
         self._moves.append(index)
         if kind == "move":  # a new move abandons the undone line, even if a listener fails below
             self._redo.clear()
-        self._tell(GameEvent(kind, board, index, mark))
-        if board.is_over:
-            self._tell(GameEvent("end", board, index, mark, board.winner, board.winning_line))
+        if self._listeners:  # nobody to tell: no events to make
+            self._tell(GameEvent(kind, board, index, mark))
+            if board.is_over:
+                self._tell(GameEvent("end", board, index, mark, board.winner, board.winning_line))
         return board
 
     def undo(self, count: int = 1) -> tuple[int, ...]:

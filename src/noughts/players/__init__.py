@@ -68,6 +68,7 @@ _PLAYERS: dict[str, tuple[str, str, str, str, str]] = {
 # Older names, still accepted wherever a player is named.
 _ALIASES = {"seed001-rules": "simple-rules"}
 _SEARCHERS = frozenset({"medium", "hard", "minimax", "perfect", "strong"})  # the players that take a budget
+_classes: dict[str, Callable[..., Player]] = {}  # registry name -> the player's class, once imported
 
 PROBE_NODES = 100_000
 """Positions the solver may search to show that a solver-backed player can play a board."""
@@ -131,13 +132,14 @@ def get(name: str, rng: random.Random | None = None, *, budget: Budget | None = 
     plugin = _plugin(name)
     if plugin is not None:
         return plugin.make(canonical(name), rng, budget)
-    module_name, class_name, _, _, _ = _entry(name)
-    from importlib import import_module
+    key = canonical(name)
+    make = _classes.get(key)
+    if make is None:  # the first of its kind: import its module (once; an engine asks for many)
+        from importlib import import_module
 
-    module = import_module(f"noughts.players.{module_name}")
-    make = getattr(module, class_name)
-    searches = canonical(name) in _SEARCHERS
-    player: Player = make(rng, budget=budget) if searches and budget is not None else make(rng)
+        module_name, class_name, _, _, _ = _entry(name)
+        make = _classes[key] = getattr(import_module(f"noughts.players.{module_name}"), class_name)
+    player: Player = make(rng, budget=budget) if key in _SEARCHERS and budget is not None else make(rng)
     return player
 
 
