@@ -32,7 +32,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import NamedTuple, TextIO
 
 from noughts import players
 from noughts.board import Board
@@ -85,7 +85,7 @@ def board_name(board: Board) -> str:
 class GameSpec(NamedTuple):
     """One game of the tournament: who plays X and O, and its number within that pairing and colour."""
 
-    index: int  # its place in the schedule
+    place: int  # its place in the schedule
     x: str
     o: str
     game: int
@@ -94,7 +94,7 @@ class GameSpec(NamedTuple):
 class GameRecord(NamedTuple):
     """How a game ended: ``winner`` is ``"X"``, ``"O"`` or ``None`` (a draw); ``moves`` the cells played."""
 
-    index: int
+    place: int  # the game's place in the schedule
     winner: str | None
     moves: tuple[int, ...]
 
@@ -125,7 +125,7 @@ def play_game(spec: GameSpec, shape: tuple[int, int, int], seed: int, nodes: int
                              f"{error}") from None
         board = board.play(cell)
         moves.append(cell)
-    return GameRecord(spec.index, board.winner, tuple(moves))
+    return GameRecord(spec.place, board.winner, tuple(moves))
 
 
 def schedule(names: Sequence[str], games: int) -> list[GameSpec]:
@@ -191,7 +191,8 @@ def play_games(specs: Sequence[GameSpec], board: Board, seed: int, *, jobs: int 
             return records, True
         size, timed = _chunk_size(specs, shape, seed, nodes, jobs)
         finished(timed)  # the games timed to size the chunks count too
-        rest = specs[len(timed):]
+        done = {record.place for record in timed}
+        rest = [spec for spec in specs if spec.place not in done]
         import multiprocessing
 
         with multiprocessing.get_context().Pool(min(jobs, max(1, len(rest) // size + 1)),
@@ -211,10 +212,11 @@ def play_games(specs: Sequence[GameSpec], board: Board, seed: int, *, jobs: int 
 def _chunk_size(specs: Sequence[GameSpec], shape: tuple[int, int, int], seed: int, nodes: int | None,
                 jobs: int) -> tuple[int, list[GameRecord]]:
     """Games per chunk (a chunk should take about _CHUNK_SECONDS, every worker get several chunks),
-    and the first games of ``specs``, played here to time them."""
+    and a few games spread over the schedule, played here to time them (pairings differ in cost)."""
     timed: list[GameRecord] = []
     started = time.perf_counter()
-    for spec in specs[:max(1, min(4, len(specs) // 8))]:
+    sample = max(1, min(8, len(specs) // 8))
+    for spec in specs[::max(1, len(specs) // sample)][:sample]:
         timed.append(play_game(spec, shape, seed, nodes))
         if time.perf_counter() - started > _CHUNK_SECONDS:
             break
@@ -281,7 +283,7 @@ def run_arena(names: Sequence[str], board: Board | None = None, *, games: int = 
     started = time.perf_counter()
     records, _ = play_games(specs, board, seed, jobs=jobs, nodes=nodes, progress=progress)
     for record in sorted(records):
-        result.add(specs[record.index], record)
+        result.add(specs[record.place], record)
     result.seconds = time.perf_counter() - started
     return result
 
@@ -425,7 +427,7 @@ def standings(result: ArenaResult, ratings: dict[str, Rating] | None = None) -> 
         tally[o][0] += o_wins
         tally[o][1] += draws
         tally[o][2] += x_wins
-    rows = [Standing(name, *tally[name], ratings[name]) for name in result.names]
+    rows = [Standing(name, tally[name][0], tally[name][1], tally[name][2], ratings[name]) for name in result.names]
     return sorted(rows, key=lambda row: (-row.rating.value, -row.score, row.name))
 
 
@@ -550,7 +552,7 @@ def _tick_step(span: float) -> float:
         return 100.0
     rough = span / 5
     power = 10 ** math.floor(math.log10(rough))
-    return next(m * power for m in (1, 2, 5, 10) if m * power >= rough)
+    return float(next(m * power for m in (1, 2, 5, 10) if m * power >= rough))
 
 
 # progress -------------------------------------------------------------------------------------
@@ -558,18 +560,18 @@ def _tick_step(span: float) -> float:
 class Progress:
     """Games done on stderr: one line rewritten in place on a terminal, a line every few seconds elsewhere."""
 
-    def __init__(self, what: str = "arena", stream: object = None, every: float = 5.0) -> None:
+    def __init__(self, what: str = "arena", stream: TextIO | None = None, every: float = 5.0) -> None:
         self.what = what
         self.stream = sys.stderr if stream is None else stream
         self.every = every
         self.started = time.perf_counter()
         self.last = self.started
-        self.terminal = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.terminal = self.stream.isatty()
         self.shown = False
 
     def _write(self, text: str) -> None:
-        self.stream.write(text)  # type: ignore[attr-defined]
-        self.stream.flush()  # type: ignore[attr-defined]
+        self.stream.write(text)
+        self.stream.flush()
 
     def __call__(self, done: int, total: int) -> None:
         now = time.perf_counter()
