@@ -14,7 +14,7 @@ reply. It answers
 >>> report = audit("parsons", sides="O")
 >>> side = report.sides[0]
 >>> side.can_lose, side.forced_plies, " ".join(Board().cell_name(c) for c in side.forced_games[0])
-(True, 7, 'a1 b2 c3 c1 a3 b3 a2')
+(True, 7, 'a1 b2 b3 c1 a3 c3 a2')
 >>> audit("newell-simon").never_loses
 True
 
