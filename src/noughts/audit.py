@@ -49,7 +49,10 @@ __all__ = [
 EXHAUSTIVE_MAX_CELLS = 9
 """Boards with at most this many cells are audited exhaustively; bigger ones by sampled games."""
 DEFAULT_SAMPLES = 200
-CHECK_NODES = 200_000  # positions the solver may search to judge one sampled move
+CHECK_NODES = 50_000
+"""Positions the solver may search to judge one sampled move (no time limit: the same on any machine)."""
+JUDGE_NODES = 1_000_000
+"""Positions it may search to judge all the moves of one side's sampled games; the rest are not judged."""
 _analyses: dict[tuple[int, int, int, int], solver.Analysis] = {}  # (rows, cols, k, key) -> analysis, kept per process
 
 
@@ -278,15 +281,19 @@ def _sampled(name: str, board: Board, side: str, opponent: str, samples: int, se
     report.loss_bound = loss_rate_bound(report.losses, report.games, confidence)
     report.moves = len(decisions)
     report.positions = len({key for key, _ in decisions})
+    total = Budget(nodes=JUDGE_NODES)
     for position, cell in decisions.values():
-        if not check:
+        if not check or total.exhausted:
             report.unchecked += 1
             continue
+        budget = total.limited(nodes=CHECK_NODES)
         try:
-            analysis = _analysis(position, Budget(nodes=CHECK_NODES))
+            analysis = _analysis(position, budget)
         except BudgetExceeded:
             report.unchecked += 1
             continue
+        finally:
+            total.spent += budget.spent
         values = {move.index: move.value for move in analysis.moves}
         if values[cell] < analysis.value and analysis.value >= 0:
             keeping = tuple(c for c, value in values.items() if value == analysis.value)
@@ -330,9 +337,14 @@ def audit(name: str, board: Board | None = None, *, sides: str = "both", samples
         opponent_name = _able(opponent, board)
         report = AuditReport(canonical, board, [], opponent=opponent_name, confidence=confidence)
         check = players.unable("perfect", board) is None
-        for side in chosen:
-            part, complete = _sampled(canonical, board, side, opponent_name, samples or DEFAULT_SAMPLES, seed, jobs,
-                                      confidence, progress, check)
+        count = samples or DEFAULT_SAMPLES
+        for number, side in enumerate(chosen):
+            def counted(done: int, total: int, before: int = number * count) -> None:
+                if progress is not None:  # one count over both sides
+                    progress(before + done, count * len(chosen))
+
+            part, complete = _sampled(canonical, board, side, opponent_name, count, seed, jobs,
+                                      confidence, counted, check)
             report.sides.append(part)
             if not complete:
                 report.complete = False
@@ -541,7 +553,8 @@ def markdown_table(reports: list[AuditReport]) -> str:
                          f"{shortest} | {forced} | {len(side.throws_win):,} | {len(side.throws_draw):,} |")
     text = "\n".join(lines)
     if forced_lines:
-        text += "\n\nThe forced lines (the opponent's moves follow one strategy; the audited player's choices branch):\n\n"
+        text += ("\n\nThe forced lines (the opponent's moves follow one strategy; "
+                 "the audited player's choices branch):\n\n")
         text += "\n".join(forced_lines)
     return text + "\n"
 
