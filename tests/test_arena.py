@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from noughts import Board
+from noughts import Board, arena
 from noughts.arena import (
     ArenaError,
     GameSpec,
@@ -53,9 +53,12 @@ def test_the_schedule_is_every_pair_with_both_colours() -> None:
     assert {spec.game for spec in specs} == {0, 1, 2, 3}
 
 
-def test_results_do_not_depend_on_the_number_of_processes(small: object) -> None:
-    parallel = run_arena(THREE, games=30, seed=11, jobs=2)
+def test_results_do_not_depend_on_the_number_of_processes(small: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(arena, "POOL_WORTH_SECONDS", 0.0)  # use the workers however quick the games are
+    reports: list[int] = []
+    parallel = run_arena(THREE, games=30, seed=11, jobs=2, progress=lambda done, total: reports.append(done))
     assert parallel.outcomes == small.outcomes  # type: ignore[attr-defined]
+    assert len(reports) < 30 and reports[-1] == 180  # the workers report in chunks: they did play
     board = Board(4, 4)
     one = run_arena(["random", "arduino", "minimax"], board, games=2, seed=5, jobs=1, nodes=2_000)
     two = run_arena(["random", "arduino", "minimax"], board, games=2, seed=5, jobs=2, nodes=2_000)

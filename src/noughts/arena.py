@@ -50,6 +50,9 @@ DEFAULT_NODES = 100_000
 BOOTSTRAP_SAMPLES = 200
 RATING_SCALE = 400 / math.log(10)  # Elo points per unit of natural-log odds
 _CHUNK_SECONDS = 0.25  # about how long a chunk of games should take in a worker
+POOL_WORTH_SECONDS = 1.0
+"""Games expected to take less than this (in one process) are played in this process even with ``jobs`` > 1:
+starting the workers would cost more than they save."""
 
 
 class ArenaError(NoughtsError):
@@ -189,10 +192,14 @@ def play_games(specs: Sequence[GameSpec], board: Board, seed: int, *, jobs: int 
             for spec in specs:
                 finished([play_game(spec, shape, seed, nodes)])
             return records, True
-        size, timed = _chunk_size(specs, shape, seed, nodes, jobs)
+        size, each, timed = _chunk_size(specs, shape, seed, nodes, jobs)
         finished(timed)  # the games timed to size the chunks count too
         done = {record.place for record in timed}
         rest = [spec for spec in specs if spec.place not in done]
+        if each * len(rest) < POOL_WORTH_SECONDS:
+            for spec in rest:
+                finished([play_game(spec, shape, seed, nodes)])
+            return records, True
         import multiprocessing
 
         with multiprocessing.get_context().Pool(min(jobs, max(1, len(rest) // size + 1)),
@@ -210,9 +217,10 @@ def play_games(specs: Sequence[GameSpec], board: Board, seed: int, *, jobs: int 
 
 
 def _chunk_size(specs: Sequence[GameSpec], shape: tuple[int, int, int], seed: int, nodes: int | None,
-                jobs: int) -> tuple[int, list[GameRecord]]:
-    """Games per chunk (a chunk should take about _CHUNK_SECONDS, every worker get several chunks),
-    and a few games spread over the schedule, played here to time them (pairings differ in cost)."""
+                jobs: int) -> tuple[int, float, list[GameRecord]]:
+    """Games per chunk (a chunk should take about _CHUNK_SECONDS, every worker get several chunks), the
+    seconds a game takes, and a few games spread over the schedule, played here to time them (pairings
+    differ in cost)."""
     timed: list[GameRecord] = []
     started = time.perf_counter()
     sample = max(1, min(8, len(specs) // 8))
@@ -223,7 +231,7 @@ def _chunk_size(specs: Sequence[GameSpec], shape: tuple[int, int, int], seed: in
     each = (time.perf_counter() - started) / len(timed)
     by_time = max(1, int(_CHUNK_SECONDS / max(each, 1e-6)))
     by_spread = max(1, (len(specs) - len(timed)) // (jobs * 4))
-    return min(by_time, by_spread), timed
+    return min(by_time, by_spread), each, timed
 
 
 # results --------------------------------------------------------------------------------------
