@@ -40,8 +40,9 @@ from noughts.budget import Budget
 from noughts.errors import NoughtsError, UnsupportedBoardError
 
 __all__ = [
-    "DEFAULT_NODES", "ArenaError", "ArenaResult", "GameRecord", "GameSpec", "PairRow", "Rating", "Standing",
-    "bootstrap_ratings", "chart_svg", "fit_ratings", "pair_rows", "parse_board", "play_game", "play_games",
+    "DEFAULT_NODES", "MAX_GAMES", "POOL_WORTH_SECONDS", "ArenaError", "ArenaResult", "GameRecord", "GameSpec",
+    "PairRow", "Progress", "Rating", "Standing", "board_name", "bootstrap_ratings", "chart_svg", "check_players",
+    "default_jobs", "fit_ratings", "game_rng", "pair_rows", "parse_board", "play_game", "play_games", "results_json",
     "results_text", "run_arena", "schedule", "standings",
 ]
 
@@ -50,6 +51,8 @@ DEFAULT_NODES = 100_000
 BOOTSTRAP_SAMPLES = 200
 RATING_SCALE = 400 / math.log(10)  # Elo points per unit of natural-log odds
 _CHUNK_SECONDS = 0.25  # about how long a chunk of games should take in a worker
+MAX_GAMES = 1_000_000
+"""The most games one tournament (or one side of a sampled audit) may schedule."""
 POOL_WORTH_SECONDS = 1.0
 """Games expected to take less than this (in one process) are played in this process even with ``jobs`` > 1:
 starting the workers would cost more than they save."""
@@ -285,6 +288,9 @@ def run_arena(names: Sequence[str], board: Board | None = None, *, games: int = 
     if not isinstance(games, int) or games < 1:
         raise ArenaError(f"games per pairing and colour must be a whole number from 1, not {games!r}")
     found = check_players(names, board)
+    if len(found) * (len(found) - 1) * games > MAX_GAMES:
+        raise ArenaError(f"{len(found)} players with {games:,} games per pairing and colour make "
+                         f"{len(found) * (len(found) - 1) * games:,} games; at most {MAX_GAMES:,} per arena")
     specs = schedule(found, games)
     result = ArenaResult(found, board, games, seed, {(s.x, s.o): [0, 0, 0] for s in specs},
                          scheduled=len(specs), jobs=jobs)

@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from noughts import players, solver
-from noughts.arena import ArenaError, GameSpec, board_name, play_games
+from noughts.arena import MAX_GAMES, ArenaError, GameSpec, board_name, play_games
 from noughts.board import Board
 from noughts.budget import Budget
 from noughts.errors import BudgetExceeded, NoughtsError, UnsupportedBoardError
@@ -319,8 +319,8 @@ def audit(name: str, board: Board | None = None, *, sides: str = "both", samples
         raise ArenaError(f"audit as X, O or both, not {str(sides)[:20]!r}")
     if not 0 < confidence < 1:
         raise ArenaError(f"the confidence is a fraction between 0 and 1, like 0.95, not {confidence!r}")
-    if samples is not None and samples < 1:
-        raise ArenaError(f"the number of sampled games must be a whole number from 1, not {samples!r}")
+    if samples is not None and not 1 <= samples <= MAX_GAMES:
+        raise ArenaError(f"the number of sampled games must be a whole number from 1 to {MAX_GAMES:,}, not {samples!r}")
     exhaustive = samples is None and board.size <= EXHAUSTIVE_MAX_CELLS
     started = time.perf_counter()
     if exhaustive:
@@ -395,20 +395,20 @@ def report_text(report: AuditReport, show: int = 3) -> str:
         other = "O" if side.side == "X" else "X"
         lines.append("")
         if side.exhaustive:
-            lines.append(f"as {side.side}: {side.positions:,} positions where it moves, "
-                         f"{side.moves:,} moves it may pick")
+            lines.append(f"as {side.side}: {_count(side.positions, 'position')} where it moves, "
+                         f"{_count(side.moves, 'move')} it may pick")
         else:
-            lines.append(f"as {side.side}: {side.games:,} games ({side.wins:,} won, {side.draws:,} drawn, "
+            lines.append(f"as {side.side}: {_count(side.games, 'game')} ({side.wins:,} won, {side.draws:,} drawn, "
                          f"{side.losses:,} lost); {side.moves:,} distinct moves in {side.positions:,} positions")
         if not side.can_lose:
             if side.exhaustive:
                 lines.append("  never loses")
             else:
-                lines.append(f"  no loss in {side.games:,} games: with {report.confidence:.0%} confidence its loss "
-                             f"rate against {report.opponent} is below {_percent(side.loss_bound)}")
+                lines.append(f"  no loss in {_count(side.games, 'game')}: with {report.confidence:.0%} confidence "
+                             f"its loss rate against {report.opponent} is below {_percent(side.loss_bound)}")
         elif side.forced is not None and side.forced_plies is not None:
-            lines.append(f"  loses to a forced line: {other} wins within {side.forced_plies} plies whatever it picks "
-                         f"({plural(len(side.forced_games), 'game')}, "
+            lines.append(f"  loses to a forced line: {other} wins within {_count(side.forced_plies, 'ply', 'plies')} "
+                         f"whatever it picks ({plural(len(side.forced_games), 'game')}, "
                          f"{plural(len(side.forced), 'position')} where {other} must know the move):")
             lines += [f"    {_line(start, game)}" for game in side.forced_games[:max(show, 1) * 4]]
             if len(side.forced_games) > max(show, 1) * 4:
@@ -441,6 +441,11 @@ def report_text(report: AuditReport, show: int = 3) -> str:
     status = "" if report.complete else " (stopped early: the figures cover the games finished)"
     lines.append(f"audit took {report.seconds:.2f} s{status}")
     return "\n".join(lines)
+
+
+def _count(n: int, word: str, words: str | None = None) -> str:
+    """``1 position``, ``2,345 positions``."""
+    return f"{n:,} {word if n == 1 else words or word + 's'}"
 
 
 def _percent(rate: float | None) -> str:
