@@ -11,8 +11,8 @@ Rows (each the median of five runs):
   v ``newell-simon``, played through :func:`noughts.arena.play_game` exactly as the arena plays
   them (players made from the registry with their seeded generators, every move checked), beside
   the peer: random games through the bare ``Board`` API (``rng.choice(board.legal_moves)``);
-* the wall time of a 4×4 round robin (``random``, ``arduino``, ``minimax`` at 10,000 positions a
-  move) with ``jobs=1`` and with one process per core, and their ratio.
+* the wall and CPU time (workers included) of a 4×4 round robin (``random``, ``arduino``,
+  ``minimax`` at 10,000 positions a move) with ``jobs=1`` and with one process per core.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import resource
 import statistics
 import sys
 import time
@@ -61,13 +62,21 @@ def bare_games(games: int) -> None:
             board = board.play(rng.choice(board.legal_moves))
 
 
-def tournament_seconds(jobs: int, games: int) -> float:
-    times = []
+def cpu_seconds() -> float:
+    """CPU time of this process and of its finished children (the arena's workers)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def tournament_seconds(jobs: int, games: int) -> tuple[float, float]:
+    """Median wall and CPU seconds (workers included) of a 4×4 round robin over three runs."""
+    walls, cpus = [], []
     for _ in range(3):
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), cpu_seconds()
         run_arena(["random", "arduino", "minimax"], Board(4, 4), games=games, seed=1, jobs=jobs, nodes=10_000)
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
+        walls.append(time.perf_counter() - started)
+        cpus.append(cpu_seconds() - cpu)
+    return statistics.median(walls), statistics.median(cpus)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -89,12 +98,13 @@ def main(argv: list[str] | None = None) -> int:
         row(f"3×3 arena game, {x} v {o}, one process", "games/CPU s", rate, f"{rate / bare:.2f}× the bare loop")
     cores = default_jobs()
     per_colour = 2 if options.quick else 6
-    one = tournament_seconds(1, per_colour)
-    many = tournament_seconds(cores, per_colour)
+    one, one_cpu = tournament_seconds(1, per_colour)
+    many, many_cpu = tournament_seconds(cores, per_colour)
     played = 6 * per_colour
-    row(f"4×4 round robin, {played} games, jobs=1", "s wall", one, f"{played / one:,.1f} games/s")
+    row(f"4×4 round robin, {played} games, jobs=1", "s wall", one, f"{played / one:,.1f} games/s, {one_cpu:.2f} s CPU")
     row(f"4×4 round robin, {played} games, jobs={cores}", "s wall", many,
-        f"speed-up {one / many:.2f}× over jobs=1 (on a shared machine other work takes cores too)")
+        f"speed-up {one / many:.2f}× over jobs=1; {many_cpu:.2f} s CPU with the workers, "
+        f"{many_cpu / one_cpu:.2f}× jobs=1's (a shared machine's other work takes cores too)")
 
     width = max(len(r["name"]) for r in rows)
     print(f"{'arena':<{width}}  {'figure':>12}  unit")
