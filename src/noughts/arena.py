@@ -505,8 +505,14 @@ def _escape(text: str) -> str:
 
 def chart_svg(result: ArenaResult, table: list[Standing]) -> str:
     """The ratings as horizontal bars from 0 with their 95% intervals as error bars (stdlib SVG)."""
-    label_width, bar_width, row_height, top = 150, 420, 30, 58
-    width = label_width + bar_width + 150
+    def note(standing: Standing) -> str:
+        rating = standing.rating
+        return f"{rating.value:+.0f} ({rating.low:+.0f}..{rating.high:+.0f}), {100 * standing.score:.0f}%"
+
+    char = 7.5  # about the width of a character at 13 px, sans-serif: room for the longest name and note
+    label_width = 20 + char * max([8, *(len(s.name) for s in table)])
+    bar_width, row_height, top = 420, 30, 58
+    width = round(label_width + bar_width + 20 + char * max([20, *(len(note(s)) for s in table)]))
     height = top + row_height * len(table) + 46
     span_low = min([0.0, *(s.rating.low for s in table)])
     span_high = max([0.0, *(s.rating.high for s in table)])
@@ -547,15 +553,15 @@ def chart_svg(result: ArenaResult, table: list[Standing]) -> str:
         value = standing.rating.value
         left, right = sorted((x_of(0.0), x_of(value)))
         colour = "#4a7ebb" if value >= 0 else "#c0504d"
-        parts.append(f'<text x="{label_width - 8}" y="{mid + 4:.1f}" text-anchor="end">{_escape(standing.name)}</text>')
+        parts.append(f'<text x="{label_width - 8:.0f}" y="{mid + 4:.1f}" text-anchor="end">'
+                     f'{_escape(standing.name)}</text>')
         parts.append(f'<rect x="{left:.1f}" y="{y + 6}" width="{max(right - left, 1):.1f}" height="{row_height - 12}" '
                      f'fill="{colour}"/>')
         lo, hi = x_of(standing.rating.low), x_of(standing.rating.high)
         parts.append(f'<line x1="{lo:.1f}" y1="{mid:.1f}" x2="{hi:.1f}" y2="{mid:.1f}" stroke="black"/>')
         for end in (lo, hi):
             parts.append(f'<line x1="{end:.1f}" y1="{mid - 6:.1f}" x2="{end:.1f}" y2="{mid + 6:.1f}" stroke="black"/>')
-        note = f"{value:+.0f} ({standing.rating.low:+.0f}..{standing.rating.high:+.0f}), {100 * standing.score:.0f}%"
-        parts.append(f'<text x="{label_width + bar_width + 8}" y="{mid + 4:.1f}">{_escape(note)}</text>')
+        parts.append(f'<text x="{label_width + bar_width + 8:.0f}" y="{mid + 4:.1f}">{_escape(note(standing))}</text>')
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
 
