@@ -11,7 +11,7 @@ import threading
 import pytest
 
 from noughts import Board, __version__, solver
-from noughts.cli import main
+from noughts.cli import build_parser, main
 from noughts.engine import handle
 
 COMMANDS = ["move", "analyse", "status", "players", "engine", "play", "history", "replay", "scores"]
@@ -67,6 +67,9 @@ def test_version() -> None:
 def test_no_command_is_a_one_line_error(capsys: pytest.CaptureFixture[str]) -> None:
     status, _, err = run_main(capsys)
     assert_one_line_error(status, err, "move")
+    commands = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    named = set(err.split(": say what to do: ")[1].split(" (see")[0].replace(" or ", ", ").split(", "))
+    assert named == set(commands) - {"analyze"}  # every command, the American spelling aside
 
 
 def test_help_does_not_import_the_solver_or_the_players() -> None:

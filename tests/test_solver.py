@@ -41,6 +41,7 @@ def negamax(rows: int, cols: int, k: int) -> Callable[[int, int], Result]:
     size = rows * cols
     full = (1 << size) - 1
     memo: dict[tuple[int, int], Result] = {}
+    complete: dict[int, bool] = {}  # marks -> whether they hold a whole line (one side's marks recur)
 
     def value(x: int, o: int) -> Result:
         result = memo.get((x, o))
@@ -48,15 +49,19 @@ def negamax(rows: int, cols: int, k: int) -> Callable[[int, int], Result]:
             return result
         x_to_move = x.bit_count() == o.bit_count()
         last_mover = o if x_to_move else x
-        if any(last_mover & line == line for line in lines):
+        won = complete.get(last_mover)
+        if won is None:
+            won = complete[last_mover] = any(last_mover & line == line for line in lines)
+        if won:
             result = (-1, 0)
         elif x | o == full:
             result = (0, 0)
         else:
             best: Result | None = None
             best_rank = (0, 0)
+            taken = x | o
             for cell in range(size):
-                if (x | o) >> cell & 1:
+                if taken >> cell & 1:
                     continue
                 child_x, child_o = (x | 1 << cell, o) if x_to_move else (x, o | 1 << cell)
                 child = memo.get((child_x, child_o)) or value(child_x, child_o)

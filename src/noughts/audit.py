@@ -42,7 +42,7 @@ from noughts.text import plural
 
 __all__ = [
     "EXHAUSTIVE_MAX_CELLS", "TABLE_BEGIN", "TABLE_END", "AuditReport", "Blunder", "SideAudit", "audit",
-    "builtin_reports", "loss_rate_bound", "markdown_table", "moves_of",
+    "builtin_names", "builtin_reports", "loss_rate_bound", "markdown_table", "moves_of",
     "report_json", "report_text", "write_pictures",
 ]
 
@@ -484,33 +484,20 @@ def report_json(report: AuditReport) -> dict[str, object]:
 
 
 def write_pictures(report: AuditReport, directory: str, show: int = 3) -> list[str]:
-    """Draw the audit's positions into ``directory``: SVG when :mod:`noughts.svg` is there, else text.
-
-    Returns the paths written.
-    """
-    import importlib
+    """Draw the audit's positions into ``directory`` as SVG (:mod:`noughts.svg`): each forced or
+    shortest loss, and up to ``show`` of each kind of blunder, the move highlighted. Returns the paths."""
     import os
 
-    try:
-        drawing = importlib.import_module("noughts.svg")
-    except ImportError:
-        drawing = None
-    draw = getattr(drawing, "board", None)
+    from noughts import svg
+
     os.makedirs(directory, exist_ok=True)
     start = Board(report.board.rows, report.board.cols, report.board.k)
     written: list[str] = []
 
-    def save(stem: str, board: Board, last: int | None) -> None:
-        picture = None
-        if draw is not None:
-            try:
-                picture = str(draw(board))
-            except (TypeError, ValueError):
-                picture = None
-        suffix, text = (".svg", picture) if picture is not None else (".txt", _diagram(board, last) + "\n")
-        path = os.path.join(directory, f"{report.name}-{stem}{suffix}")
+    def save(stem: str, board: Board, last: int, title: str) -> None:
+        path = os.path.join(directory, f"{report.name}-{stem}.svg")
         with open(path, "w", encoding="utf-8") as file:
-            file.write(text)
+            file.write(svg.board(board, last_move=last, title=title))
         written.append(path)
 
     for side in report.sides:
@@ -518,10 +505,12 @@ def write_pictures(report: AuditReport, directory: str, show: int = 3) -> list[s
         games = side.forced_games[:show] if side.forced is not None else \
             ([side.shortest_loss] if side.shortest_loss is not None else [])
         for i, game in enumerate(games, 1):
-            save(f"as-{tag}-loss-{i}", _end(start, game), game[-1])
+            save(f"as-{tag}-loss-{i}", _end(start, game), game[-1], f"{report.name} as {side.side} loses: "
+                 + _line(start, game))
         for what, found in (("win", side.throws_win), ("draw", side.throws_draw)):
             for i, blunder in enumerate(found[:show], 1):
-                save(f"as-{tag}-throws-{what}-{i}", blunder.position.play(blunder.cell), blunder.cell)
+                save(f"as-{tag}-throws-{what}-{i}", blunder.position.play(blunder.cell), blunder.cell,
+                     f"{report.name} as {side.side}: {blunder.describe()}")
     return written
 
 
@@ -564,6 +553,12 @@ def markdown_table(reports: list[AuditReport]) -> str:
     return text + "\n"
 
 
+def builtin_names() -> list[str]:
+    """The built-in players (not plug-ins: their classes live in the modules of noughts.players), in menu order."""
+    return [name for name in players.names()
+            if type(players.get(name, random.Random(0))).__module__.startswith("noughts.players.")]
+
+
 def builtin_reports() -> list[AuditReport]:
     """The exhaustive 3×3 audit of every built-in player, in menu order."""
-    return [audit(name) for name in players.names()]
+    return [audit(name) for name in builtin_names()]

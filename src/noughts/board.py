@@ -39,10 +39,10 @@ __all__ = ["GEOMETRY_CACHE_SHAPES", "MOVES_CACHE_CELLS", "MAX_SIDE", "Board", "G
 MAX_SIDE = 26  # one column letter per column
 _MARKS = {"x": "X", "o": "O", ".": None, "-": None, "_": None}
 _MARK_CHARS = frozenset("xXoO.-_")  # the characters that lowercase to a key of _MARKS (none beyond ASCII)
-_X_BITS = str.maketrans("xXoO.-_", "1100000")
-_BIT_BYTES = str.maketrans("01", "\x00\x01")  # binary digits as the bytes 0 and 1
+_X_BITS = str.maketrans("xXoO.-_", "1100000")  # a position's characters as X's binary digits
+_O_BITS = str.maketrans("xXoO.-_", "0011000")  # and as O's
 _SHOWN = str.maketrans("012", ".XO")  # a cell's digit in Board.__str__, as written
-_O_BITS = str.maketrans("xXoO.-_", "0011000")
+_BIT_BYTES = str.maketrans("01", "\x00\x01")  # binary digits as the bytes 0 and 1
 GEOMETRY_CACHE_SHAPES = 16
 """Shapes whose geometry stays cached besides 3×3 (least recently used first out)."""
 MOVES_CACHE_CELLS = 1 << 20
@@ -485,6 +485,7 @@ class Board:
 
     @property
     def legal_moves(self) -> tuple[int, ...]:
+        """The empty cells, ascending; none once the game is won."""
         if self._winner is not None:
             return ()
         return self._geometry.moves(self._x | self._o)
@@ -597,6 +598,12 @@ class Board:
         g = self._geometry
         default_k = min(g.rows, g.cols, 5)
         return f"Board.parse({str(self)!r}{'' if g.k == default_k else f', k={g.k}'})"
+
+    def _repr_svg_(self) -> str:
+        """The position as a picture, for notebooks (see :mod:`noughts.svg`)."""
+        from noughts import svg
+
+        return svg.board(self)
 
     # symmetry -------------------------------------------------------------------------
     def transform(self, perm: tuple[int, ...]) -> Board:

@@ -121,6 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    '{"cmd":"move"|"analyse"|"status"|"players", ...}; see '
                                    "docs/engine-protocol.md.")
     p.set_defaults(run=_cmd_engine)
+    _add_other_programs(sub)
 
     p = sub.add_parser("play", help="play in the terminal: against the computer or another person",
                        description=_PLAY_DESCRIPTION, epilog=_PLAY_EPILOG,
@@ -188,6 +189,48 @@ def build_parser() -> argparse.ArgumentParser:
                    help="delete every score (after asking; the game history is kept)")
     p.add_argument("--yes", action="store_true", help="with --reset: do not ask")
     p.set_defaults(run=_cmd_scores)
+
+    # Pictures and game records: the handlers live in noughts.picture and noughts.records.
+    def handler(module: str, name: str) -> Callable[[argparse.Namespace], int]:
+        def run(args: argparse.Namespace) -> int:
+            import importlib
+
+            function: Callable[[argparse.Namespace], int] = getattr(importlib.import_module(module), name)
+            return function(args)
+        return run
+
+    p = sub.add_parser("picture", help="draw a position as an SVG or PNG picture",
+                       description="Draw POSITION (or an empty board) with its coordinates, the winning line "
+                                   "and, with --move, a hint. --out FILE.svg or FILE.png (PNG needs "
+                                   "pip install 'noughts[picture]'); without --out the SVG goes to stdout.")
+    board_options(p, json_flag=False)
+    p.add_argument("--move", metavar="CELL", help="a cell to suggest: the side to move's mark drawn faintly, ringed")
+    p.add_argument("--last", metavar="CELL", help="the last move, highlighted")
+    p.add_argument("--size", type=int, metavar="PX", help="the picture's width in pixels (default: 64 a cell)")
+    p.add_argument("--theme", default="light", metavar="NAME", help="light (default) or dark")
+    p.add_argument("--no-coordinates", action="store_true", help="leave out the letters and numbers")
+    p.add_argument("--out", metavar="FILE", help="FILE.svg or FILE.png (default: SVG on stdout)")
+    p.set_defaults(run=handler("noughts.picture", "run_picture"))
+
+    p = sub.add_parser("export", help="write stored games as SGF or PGN-like text",
+                       description="Write games from the history (see 'noughts history') as SGF, which Gomoku "
+                                   "and Renju viewers read, or as PGN-like text: players, date, board, result "
+                                   "and moves. See docs/records.md.")
+    p.add_argument("ids", nargs="*", type=int, metavar="ID", help="the games' numbers")
+    p.add_argument("--all", action="store_true", help="every stored game, oldest first")
+    p.add_argument("--format", choices=("sgf", "pgn"),
+                   help="sgf or pgn (default: from --out's ending, else pgn)")
+    p.add_argument("--out", metavar="FILE", help="the file to write (default: stdout)")
+    _db_option(p)
+    p.set_defaults(run=handler("noughts.records", "run_export"))
+
+    p = sub.add_parser("import", help="add the games of an SGF or PGN-like file to the history",
+                       description="Record the finished games of an SGF or PGN-like file (- for stdin) in the "
+                                   "history and scores. Each game is added once: importing a file again adds "
+                                   "nothing.")
+    p.add_argument("file", metavar="FILE", help="the SGF or PGN-like file")
+    _db_option(p)
+    p.set_defaults(run=handler("noughts.records", "run_import"))
     _add_arena_commands(sub)
     return parser
 
@@ -204,9 +247,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _db_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--db", metavar="PATH",
-                   help="the scores and history database (default: $NOUGHTS_DB, else "
-                        "~/.local/share/noughts/noughts.db)")
+    p.add_argument("--db", metavar="PATH|URL",
+                   help="the scores and history database: a SQLite file, or postgresql://user@host/dbname "
+                        "(default: $NOUGHTS_DB, else ~/.local/share/noughts/noughts.db)")
 
 
 def _add_game_options(p: argparse.ArgumentParser) -> None:
@@ -258,9 +301,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _guarded(_cmd_play, _QuickArgs(quick))
     args = _parser().parse_args(arguments)
     if args.command is None:
-        print(f"{PROG}: say what to do: play, history, replay, scores, move, analyse, status, players "
-              "or engine "
-              f"(see '{PROG} --help')", file=sys.stderr)
+        print(f"{PROG}: say what to do: play, gui, web, panel, robot, history, replay, scores, export, import, "
+              f"move, analyse, status, players, picture, arena, audit, engine or gomocup (see '{PROG} --help')",
+              file=sys.stderr)
         return EXIT_USAGE
     return _guarded(args.run, args)
 
@@ -442,6 +485,34 @@ def _cmd_engine(args: argparse.Namespace | None) -> int:
     from noughts import engine
 
     return engine.run(sys.stdin.buffer, sys.stdout)
+
+
+# other programs: the Gomocup brain ----------------------------------------------------------
+
+def _add_other_programs(sub: Any) -> None:
+    p = sub.add_parser("gomocup", help="play in Gomocup (Piskvork) gomoku managers, on stdin/stdout",
+                       description="Speak the Gomocup brain protocol on stdin and stdout (START, BEGIN, TURN, "
+                                   "BOARD, INFO, END, ABOUT, ...), so noughts plays in Piskvork and other gomoku "
+                                   "managers; coordinates are x,y from 0. Moves keep to the time limits the "
+                                   "manager sends with INFO. See docs/gomocup.md.")
+    p.add_argument("--player", default="minimax", metavar="NAME",
+                   help="the player that moves (default: minimax; see 'noughts players')")
+    p.add_argument("--k", type=int, metavar="K",
+                   help="marks in a row to win (default: five, or the board's smaller side if shorter)")
+    p.add_argument("--seed", type=int, metavar="N", help="seed for the player's random choices")
+    p.add_argument("--nodes", type=_nodes, metavar="N",
+                   help="search at most N positions a move, besides the time limits (the same moves on any machine)")
+    p.set_defaults(run=_cmd_gomocup)
+
+
+def _cmd_gomocup(args: argparse.Namespace) -> int:
+    from noughts import gomocup
+
+    brain = gomocup.Brain(args.player, k=args.k, seed=args.seed, nodes=args.nodes)
+    if sys.stdin.isatty():
+        print(f"{PROG}: a Gomocup brain, waiting for a manager's commands (START 15, BEGIN, TURN 7,7, END); "
+              "see docs/gomocup.md", file=sys.stderr)
+    return gomocup.run(sys.stdin.buffer, sys.stdout, brain)
 
 
 def _cmd_play(args: argparse.Namespace) -> int:

@@ -9,7 +9,9 @@ line and read one JSON object per line back. :func:`handle` answers a single req
 >>> handle({"cmd": "status", "position": "XXX/OO./...", "id": 7})
 {'id': 7, 'turn': None, 'winner': 'X', 'line': [0, 1, 2], 'over': True, 'legal': []}
 >>> print(handle({"cmd": "fly"})["error"])
-unknown cmd 'fly': the commands are "move", "analyse", "status" and "players"
+unknown cmd 'fly': the commands are "hello", "move", "analyse", "status" and "players"
+>>> handle({"cmd": "hello", "protocol": 1})["compatible"]
+True
 
 The full description, with an example of every request and reply, is docs/engine-protocol.md.
 """
@@ -33,7 +35,7 @@ if TYPE_CHECKING:
     Reply = dict[str, Any]
 
 __all__ = [
-    "ANALYSE_MAX_NODES", "ANALYSE_MAX_SECONDS", "MAX_LINE_BYTES", "REQUEST_MAX_SECONDS", "ProtocolError",
+    "PROTOCOL", "ANALYSE_MAX_NODES", "ANALYSE_MAX_SECONDS", "MAX_LINE_BYTES", "REQUEST_MAX_SECONDS", "ProtocolError",
     "encode", "handle", "handle_line", "run",
 ]
 
@@ -51,6 +53,12 @@ ANALYSE_MAX_SECONDS = 30.0
 # counts positions, and on a 26×26 board those come slowly).
 REQUEST_MAX_SECONDS = 60.0
 
+PROTOCOL = 1
+"""The protocol's version: it goes up only when a change could break a client (see the compatibility
+promise in docs/engine-protocol.md); additions keep it and show in hello's "commands"."""
+DEPRECATED: dict[str, str] = {}
+"""What still works but will go in the next protocol version: name -> what to use instead."""
+
 _COMMON = frozenset({"cmd", "id", "position", "rows", "cols", "k"})
 _BUDGET = frozenset({"nodes", "seconds"})  # a search's budget, instead of the default one
 _FIELDS = {
@@ -58,9 +66,10 @@ _FIELDS = {
     "analyse": _COMMON | _BUDGET,
     "status": _COMMON,
     "players": _COMMON,
+    "hello": frozenset({"cmd", "id", "protocol"}),
 }
 _ALIASES = {"analyze": "analyse"}
-_COMMAND_LIST = '"move", "analyse", "status" and "players"'
+_COMMAND_LIST = '"hello", "move", "analyse", "status" and "players"'
 
 
 class ProtocolError(NoughtsError):
@@ -282,8 +291,31 @@ def _players(request: dict[str, Any]) -> Reply:
     return {"players": names, "descriptions": {name: players.describe(name) for name in names}}
 
 
+def _hello(request: dict[str, Any]) -> Reply:
+    """Who this is, which protocol it speaks and what it can do; whether the client's version fits."""
+    from noughts import __version__
+
+    wanted = _optional(request, "protocol", int, "a whole number, the protocol version the client was written for")
+    reply: Reply = {"protocol": PROTOCOL, "compatible": wanted is None or wanted == PROTOCOL}
+    if wanted is not None and wanted != PROTOCOL:
+        if wanted > PROTOCOL:
+            reply["message"] = (f"this engine speaks protocol {PROTOCOL}, older than the client's {wanted}: "
+                                "upgrade noughts (pip install --upgrade noughts), or use the client's protocol "
+                                f"{PROTOCOL} mode")
+        elif wanted < 1:
+            reply["message"] = (f"there is no protocol {wanted}: versions count from 1, "
+                                f"and this engine speaks {PROTOCOL}")
+        else:
+            reply["message"] = (f"this engine speaks protocol {PROTOCOL}, newer than the client's {wanted}: "
+                                f"protocol {wanted} is no longer spoken; update the client, or install the noughts "
+                                f"release the client was written for")
+    reply.update({"engine": "noughts", "version": __version__,
+                  "commands": ["hello", "move", "analyse", "status", "players"], "deprecated": dict(DEPRECATED)})
+    return reply
+
+
 _HANDLERS: dict[str, Callable[[dict[str, Any]], Reply]] = {
-    "move": _move, "analyse": _analyse, "status": _status, "players": _players,
+    "move": _move, "analyse": _analyse, "status": _status, "players": _players, "hello": _hello,
 }
 
 

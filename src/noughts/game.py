@@ -178,6 +178,12 @@ class Game:
             raise IllegalMoveError("there is no undone move to redo")
         return self._advance(self._redo.pop(), "redo")
 
+    def _repr_svg_(self) -> str:
+        """The current position with the last move marked, for notebooks (see :mod:`noughts.svg`)."""
+        from noughts import svg
+
+        return svg.board(self)
+
     # records --------------------------------------------------------------------------
     def to_text(self) -> str:
         """The moves as cell names, ``b2 a1 c3``; a header names a non-default start.
