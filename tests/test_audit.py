@@ -162,7 +162,7 @@ def test_random_players_can_lose_but_not_by_force(reports: dict[str, AuditReport
     assert not can_lose_within(name, side, len(part.shortest_loss) - 1)
 
 
-@pytest.mark.parametrize("name", ["newell-simon", "perfect", "hard", "minimax"])
+@pytest.mark.parametrize("name", ["newell-simon", "perfect", "hard", "minimax", "strong"])
 def test_the_strong_players_never_lose(reports: dict[str, AuditReport], name: str) -> None:
     assert reports[name].never_loses
     for part in reports[name].sides:

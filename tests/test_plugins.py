@@ -56,7 +56,7 @@ def discovered(site: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def test_entry_points_are_found_when_names_are_first_asked(discovered: list[str]) -> None:
-    builtin = discovered[:discovered.index("perfect") + 1]
+    builtin = discovered[:discovered.index("strong") + 1]
     assert discovered == [*builtin, "broken", "corner-first", "not-a-factory"]  # built-ins first, then by name
     assert players.label("corner-first") == "Corner first (plug-in)"
     assert players.describe("Corner-First") == "Corner first (plug-in): win, block, else a free corner, else any cell"

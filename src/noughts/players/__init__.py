@@ -20,7 +20,7 @@ cannot play it (``None`` if it can) and :func:`able` names the players that can:
 >>> unable("parsons", Board(4, 4)) is not None, unable("minimax", Board(4, 4))
 (True, None)
 >>> able(Board(26, 26))
-['easy', 'random', 'arduino', 'minimax']
+['easy', 'hard', 'random', 'arduino', 'minimax', 'strong']
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ _PLAYERS: dict[str, tuple[str, str, str, str, str]] = {
     "easy": ("presets", "EasyPlayer", "Easy", "plays any free cell at random", "any"),
     "medium": ("presets", "MediumPlayer", "Medium", "a coin flip each move: a best move or a random one",
                "solvable"),
-    "hard": ("presets", "HardPlayer", "Hard", "always a best move, so it never loses", "solvable"),
+    "hard": ("presets", "HardPlayer", "Hard", "perfect where it can be proved, else the strong player", "any"),
     "random": ("random_player", "RandomPlayer", "Random", "a uniformly random free cell, any board", "any"),
     "arduino": ("arduino", "ArduinoPlayer", "Arduino rules", "win, block, random", "any"),
     "parsons": ("parsons", "ParsonsPlayer", "Centre first", "centre, win, block, a corner, any cell (3×3)", "3x3"),
@@ -62,10 +62,12 @@ _PLAYERS: dict[str, tuple[str, str, str, str, str]] = {
                      "win, block, fork, centre, corner, side (3×3)", "3x3"),
     "minimax": ("minimax", "MinimaxPlayer", "Minimax", "alpha-beta search, depth-limited on big boards", "any"),
     "perfect": ("perfect", "PerfectPlayer", "Perfect", "a best move from the exact solver", "solvable"),
+    "strong": ("strong", "StrongPlayer", "Strong", "threat search for forced wins and blocks, then patterns; any board",
+               "any"),
 }
 # Older names, still accepted wherever a player is named.
 _ALIASES = {"seed001-rules": "simple-rules"}
-_SEARCHERS = frozenset({"medium", "hard", "minimax", "perfect"})  # the players that take a budget
+_SEARCHERS = frozenset({"medium", "hard", "minimax", "perfect", "strong"})  # the players that take a budget
 
 PROBE_NODES = 100_000
 """Positions the solver may search to show that a solver-backed player can play a board."""
@@ -142,8 +144,8 @@ def get(name: str, rng: random.Random | None = None, *, budget: Budget | None = 
 def unable(name: str, board: Board, *, budget: Budget | None = None) -> str | None:
     """Why the player called ``name`` cannot play a game from ``board``, or ``None`` if it can.
 
-    The 3×3 players need 3×3 with 3 in a row. The solver-backed players (perfect, hard,
-    medium) must work out every move exactly, so they are asked to solve ``board`` within
+    The 3×3 players need 3×3 with 3 in a row. The solver-backed players (perfect, medium)
+    must work out every move exactly, so they are asked to solve ``board`` within
     :data:`PROBE_NODES` positions and :data:`PROBE_SECONDS` (or ``budget``): the first move is
     the hardest, and what it solves stays in the solver's tables for the game. Verdicts are
     kept per shape and position, so asking again costs nothing.
