@@ -35,6 +35,7 @@ bench: $(READY) $(BENCH_READY)
 	$(PY) benchmarks/envs.py $(BENCH_ARGS)
 	$(PY) benchmarks/web_load.py $(BENCH_ARGS)
 	$(PY) benchmarks/robot.py $(BENCH_ARGS)
+	$(PY) benchmarks/arena.py $(BENCH_ARGS)
 	$(PY) benchmarks/store.py $(BENCH_ARGS)
 	$(PY) benchmarks/strong.py $(BENCH_ARGS)
 
