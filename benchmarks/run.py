@@ -23,6 +23,7 @@ never crashes.
 from __future__ import annotations
 
 import argparse
+import functools
 import io
 import json
 import os
@@ -345,21 +346,19 @@ def bench_random_games(quick: bool, spiel: Any) -> list[Row]:
     return [row, *bench_per_move_games(quick, spiel)]
 
 
-def board_per_move_game(rng: random.Random) -> object:
-    """A random game through the public per-move API, as a user writes it."""
-    from noughts.board import Board
-
-    board = Board()
+def board_per_move_game(board_class: Any, rng: random.Random) -> object:
+    """A random game through the public per-move API, as a user writes it (``board_class`` is
+    ``Board``, imported once like a user's module does: an import statement per game would cost
+    more than a move)."""
+    board = board_class()
     while not board.is_over:
         board = board.play(rng.choice(board.legal_moves))
     return board.winner
 
 
-def game_per_move_game(rng: random.Random) -> object:
+def game_per_move_game(game_class: Any, rng: random.Random) -> object:
     """The same through Game, which keeps the moves (undo, records, listeners)."""
-    from noughts.game import Game
-
-    game = Game()
+    game = game_class()
     while game.result is None:
         game.play(rng.choice(game.board.legal_moves))
     return game.result
@@ -377,9 +376,13 @@ def bench_per_move_games(quick: bool, spiel: Any) -> list[Row]:
             row.note = baselines.OPENSPIEL_ERROR
         return rows
     log("random games, one move at a time: noughts Board and Game, pyspiel")
+    from noughts.board import Board
+    from noughts.game import Game
+
     game = spiel.load_game("tic_tac_toe")
-    loops = {"board": board_per_move_game, "game": game_per_move_game,
-             "pyspiel": lambda rng: baselines.os_random_game(game, rng)}
+    loops = {"board": functools.partial(board_per_move_game, Board),
+             "game": functools.partial(game_per_move_game, Game),
+             "pyspiel": functools.partial(baselines.os_random_game, game)}
     number, rounds = (500, 7) if quick else (2000, 21)
     rates: dict[str, list[float]] = {name: [] for name in loops}
     try:

@@ -302,7 +302,11 @@ class Board:
     4
     """
 
-    __slots__ = ("_geometry", "_x", "_o", "_ply", "_win_mask", "_winner")
+    # _over, _legal and _children are worked out once a position: the per-move API reads them.
+    # Every 3×3 position is made once and kept (_INTERNED_33, at most 5,478 of them), and
+    # remembers its children by cell, so play() on 3×3 is a lookup; elsewhere _legal and
+    # _children are None and legal moves come from the geometry's cache.
+    __slots__ = ("_geometry", "_x", "_o", "_ply", "_win_mask", "_winner", "_over", "_legal", "_children")
 
     _geometry: Geometry
     _x: int
@@ -310,23 +314,38 @@ class Board:
     _ply: int
     _win_mask: int
     _winner: str | None
+    _over: bool
+    _legal: tuple[int, ...] | None
+    _children: dict[int, Board] | None
 
-    def __init__(self, rows: int = 3, cols: int = 3, k: int | None = None) -> None:
-        if k is None and rows == 3 and cols == 3 and type(rows) is int and type(cols) is int:
-            self._geometry = _CLASSIC  # Board(): what Geometry.get would give, sooner
-        else:
-            self._geometry = Geometry.get(rows, cols, k)
-        self._x = self._o = self._ply = self._win_mask = 0
-        self._winner = None
+    def __new__(cls, rows: int = 3, cols: int = 3, k: int | None = None) -> Board:
+        if type(rows) is int and type(cols) is int and rows == 3 and cols == 3 and k is None and cls is Board:
+            return _EMPTY_33  # Board(): the kept empty 3×3 board, a value like any other
+        geometry = Geometry.get(rows, cols, k)
+        if geometry is _CLASSIC and cls is Board:
+            return _EMPTY_33
+        return cls._make(geometry, 0, 0, 0, 0, None)
 
     # construction -------------------------------------------------------------------
     @classmethod
     def _make(cls, geometry: Geometry, x: int, o: int, ply: int, win_mask: int,
               winner: str | None) -> Board:
+        """A position from parts already checked: on 3×3 the one kept for these marks."""
+        classic = geometry is _CLASSIC and cls is Board
+        if classic:
+            board = _INTERNED_33.get(x | o << 9)
+            if board is not None:
+                return board
         board = object.__new__(cls)
         board._geometry, board._x, board._o, board._ply = geometry, x, o, ply
         board._win_mask, board._winner = win_mask, winner
-        return board
+        board._over = winner is not None or ply == geometry.size
+        if not classic:
+            board._legal = board._children = None
+            return board
+        board._legal = () if winner is not None else geometry.moves(x | o)
+        board._children = {}
+        return _INTERNED_33.setdefault(x | o << 9, board)  # another thread may have made it meanwhile
 
     @classmethod
     def from_bits(cls, x: int, o: int, rows: int = 3, cols: int = 3, k: int | None = None) -> Board:
@@ -342,6 +361,10 @@ class Board:
 
     @classmethod
     def _checked(cls, geometry: Geometry, x: int, o: int) -> Board:
+        if geometry is _CLASSIC and cls is Board:
+            known = _INTERNED_33.get(x | o << 9)
+            if known is not None:  # made before, so already checked
+                return known
         n_x, n_o = x.bit_count(), o.bit_count()
         if n_x not in (n_o, n_o + 1):
             raise ImpossiblePositionError(
@@ -484,22 +507,25 @@ class Board:
     @property
     def is_draw(self) -> bool:
         """Every cell is filled and nobody has won (a win on the last cell is a win)."""
-        return self._winner is None and self._ply == self._geometry.size
+        return self._over and self._winner is None
 
     @property
     def is_over(self) -> bool:
-        return self._winner is not None or self._ply == self._geometry.size
+        return self._over
 
     @property
     def turn(self) -> str | None:
         """The side to move, or ``None`` once the game is over."""
-        if self._winner is not None or self._ply == self._geometry.size:
+        if self._over:
             return None
         return "O" if self._ply & 1 else "X"
 
     @property
     def legal_moves(self) -> tuple[int, ...]:
         """The empty cells, ascending; none once the game is won."""
+        moves = self._legal
+        if moves is not None:  # 3×3
+            return moves
         if self._winner is not None:
             return ()
         occupied = self._x | self._o
@@ -519,6 +545,12 @@ class Board:
     # moves ----------------------------------------------------------------------------
     def play(self, cell: int | str) -> Board:
         """The position after the side to move plays ``cell`` (an index or a name like ``b2``)."""
+        children = self._children
+        if children is not None and type(cell) is int:  # 3×3: a child made before
+            try:
+                return children[cell]
+            except KeyError:  # not played from here yet, or not a legal move: the long way says which
+                pass
         geometry = self._geometry
         x, o = self._x, self._o
         # Every check a legal move passes, at once; anything else goes the long way, which
@@ -532,22 +564,32 @@ class Board:
         else:
             x |= 1 << cell
             bits = x
-        board = _new_object(Board)
-        board._geometry = geometry
-        board._x = x
-        board._o = o
-        board._ply = ply + 1
+        win_mask = 0
         wins = geometry._win_table
         if wins is None:  # the first move on a shape of up to 12 cells builds it
             wins = geometry.win_table()
         if not wins or wins[bits]:  # a line is complete (bigger boards look every time): which
             for m in geometry.lines_through[cell]:
                 if bits & m == m:
-                    board._win_mask = m
-                    board._winner = "O" if ply & 1 else "X"
-                    return board
-        board._win_mask = 0
-        board._winner = None
+                    win_mask = m
+                    break
+        if children is not None:
+            child = Board._make(geometry, x, o, ply + 1, win_mask, ("O" if ply & 1 else "X") if win_mask else None)
+            children[cell] = child
+            return child
+        board = _new_object(Board)
+        board._geometry = geometry
+        board._x = x
+        board._o = o
+        board._ply = ply + 1
+        board._win_mask = win_mask
+        if win_mask:
+            board._winner = "O" if ply & 1 else "X"
+            board._over = True
+        else:
+            board._winner = None
+            board._over = ply + 1 == geometry.size
+        board._legal = board._children = None
         return board
 
     def _play_checked(self, cell: object) -> Board:
@@ -575,7 +617,7 @@ class Board:
         >>> Board().playout(Random(7)).is_over
         True
         """
-        if self.is_over:
+        if self._over:
             return self
         geometry = self._geometry
         x, o, ply = self._x, self._o, self._ply
@@ -694,6 +736,8 @@ def _unpickle_board(rows: int, cols: int, k: int, x: int, o: int) -> Board:
 
 
 _new_object = object.__new__
+_INTERNED_33: dict[int, Board] = {}  # every 3×3 position made so far, by key: at most 5,478
+_EMPTY_33 = Board._make(_CLASSIC, 0, 0, 0, 0, None)
 
 
 def _name(geometry: Geometry, cell: int) -> str:
