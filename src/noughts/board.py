@@ -59,7 +59,7 @@ class Geometry:
 
     __slots__ = (
         "rows", "cols", "k", "shape", "size", "full", "lines", "line_masks", "lines_through",
-        "_symmetries", "_line_of_mask", "_moves_cache", "_moves_cache_limit", "_win_table", "_hash",
+        "_symmetries", "_line_of_mask", "_moves_cache", "_moves_cache_limit", "_win_table", "_hash", "_names",
     )
     _cache: ClassVar[dict[tuple[int, int, int], Geometry]] = {}  # oldest first, 3×3 kept apart
 
@@ -145,6 +145,7 @@ class Geometry:
         self._moves_cache: dict[int, tuple[int, ...]] = {}
         self._moves_cache_limit = max(1, MOVES_CACHE_CELLS // self.size)
         self._win_table: bytes | None = None if self.size <= 12 else b""
+        self._names: tuple[str, ...] | None = None  # every cell's name, made when first asked for
 
     @property
     def symmetries(self) -> tuple[tuple[int, ...], ...]:
@@ -216,8 +217,11 @@ class Geometry:
         """``b2`` for cell 4 of 3×3: column letter, then row number counted from the top."""
         if type(cell) is not int or not 0 <= cell < self.size:
             raise IllegalMoveError(f"cell index {cell} is off the {self.rows}×{self.cols} board")
-        row, col = divmod(cell, self.cols)
-        return f"{chr(ord('a') + col)}{row + 1}"
+        names = self._names
+        if names is None:
+            cols = self.cols
+            names = self._names = tuple(f"{chr(ord('a') + c % cols)}{c // cols + 1}" for c in range(self.size))
+        return names[cell]
 
     def parse_cell(self, text: str) -> int:
         """Read a cell typed by a person: ``1``-``9`` (reading order) or ``a1``-``c3``."""
@@ -410,6 +414,12 @@ class Board:
         if len(text) > MAX_SIDE * (MAX_SIDE + 1) + 64:
             raise ImpossiblePositionError(f"a position of {len(text)} characters is too long for any board")
         cleaned = text.strip()
+        if k is None and (len(cleaned) == 9 or (len(cleaned) == 11 and cleaned[3] == "/" == cleaned[7])):
+            joined = cleaned.replace("/", "")  # 3×3, written well, as the long way below would read it
+            if len(joined) == 9 and _MARK_CHARS.issuperset(joined):
+                backwards = joined[::-1]
+                x, o = int(backwards.translate(_X_BITS), 2), int(backwards.translate(_O_BITS), 2)
+                return cls._checked(_CLASSIC, x, o)
         if cleaned.endswith("/") and cleaned.count("/") == 1:  # a one-row board: "X.O./"
             rows = [cleaned[:-1]]
         elif "/" in cleaned:

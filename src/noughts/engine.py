@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import math
 import time
+from _thread import get_ident
 
 from noughts.board import Board, keep_newest
 from noughts.budget import Budget
@@ -30,8 +31,10 @@ TYPE_CHECKING = False  # `import typing` costs milliseconds at every engine star
 if TYPE_CHECKING:
     import random
     from collections.abc import Callable
+    from types import ModuleType
     from typing import IO, Any
 
+    from noughts.players.base import Player
     from noughts.solver import ProgressCallback
 
     Reply = dict[str, Any]
@@ -77,6 +80,10 @@ POSITIONS_KEPT = 4096
 """Positions whose text the engine remembers read (boards are values): reading one takes longer
 than a perfect move on 3×3, and a client's games go through the same positions again and again."""
 _parsed: dict[tuple[str, int | None], Board] = {}
+PLAYERS_KEPT = 16
+"""Threads whose default player the engine keeps (one each: a player is not shared between threads)."""
+_kept_players: dict[int, Player] = {}
+_move_tools: tuple[ModuleType, Callable[[int], random.Random]] | None = None  # see _import_players
 
 
 class ProtocolError(NoughtsError):
@@ -96,7 +103,9 @@ def handle(request: object, progress: ProgressCallback | None = None) -> Reply:
             raise ProtocolError(
                 f'a request is a JSON object like {{"cmd": "status"}}, not {_json_type(request)}')
         if "id" in request:
-            request_id = _check_id(request["id"])
+            request_id = request["id"]
+            if type(request_id) is not int:  # a whole number is the usual id and always fine
+                request_id = _check_id(request_id)
             has_id = True
         reply = _dispatch(request, progress)
     except NoughtsError as error:
@@ -276,29 +285,61 @@ def _unknown_field(request: dict[Any, Any], cmd: str) -> None:
 
 def _move(request: dict[str, Any]) -> Reply:
     board = _board(request)
-    name = _optional(request, "player", str, "a player name like \"perfect\"")
-    seed = _optional(request, "seed", int, "a whole number")
+    name, seed = request.get("player"), request.get("seed")
+    if not ((name is None or type(name) is str) and (seed is None or type(seed) is int)):
+        name = _optional(request, "player", str, "a player name like \"perfect\"")
+        seed = _optional(request, "seed", int, "a whole number")
     if board.is_over:
         raise IllegalMoveError(f"the game is over ({_outcome(board)}), so there is no move to choose")
-    import random  # only load random and the players when a move is asked for
-
-    import noughts.players
-
-    # A fresh generator per seed: the same seed gives the same move whatever came before.
-    # Unseeded requests share one generator seeded once by the system (seeding takes longer
-    # than a move on 3×3).
+    budget = None if request.get("nodes") is None and request.get("seconds") is None else _budget(request)
+    players, seeded = _move_tools or _import_players()
+    # A generator per seed: the same seed gives the same move whatever came before. It is
+    # seeded only if the player draws (seeding takes longer than most moves on 3×3).
+    # Unseeded requests share one generator seeded once by the system.
     global _unseeded
     if seed is not None:
-        rng = random.Random(seed)
+        rng = seeded(seed)
     else:
         if _unseeded is None:
+            import random
+
             _unseeded = random.Random()
         rng = _unseeded
-    player = noughts.players.get(name if name is not None else DEFAULT_PLAYER, rng=rng, budget=_budget(request))
+    if budget is None and (name is None or name == DEFAULT_PLAYER):
+        player = _default_player(rng)
+    else:
+        player = players.get(name if name is not None else DEFAULT_PLAYER, rng=rng, budget=budget)
     cell = player.choose(board)
     if type(cell) is not int or cell not in board.legal_moves:
         raise RuntimeError(f"player {player.name!r} chose {cell!r}, which is not a legal move")
     return {"index": cell, "cell": board.cell_name(cell)}
+
+
+def _default_player(rng: random.Random) -> Player:
+    """The default player, made once for each thread and given the request's generator.
+
+    The perfect player keeps nothing from one move to the next but its generator (its budget
+    is a template each move copies), so it answers exactly as a new one would.
+    """
+    thread = get_ident()
+    player = _kept_players.get(thread)
+    if player is None:
+        players, _ = _move_tools or _import_players()
+        player = _kept_players[thread] = players.get(DEFAULT_PLAYER, rng=rng)
+        keep_newest(_kept_players, PLAYERS_KEPT)
+    else:
+        player.rng = rng  # type: ignore[attr-defined]
+    return player
+
+
+def _import_players() -> tuple[ModuleType, Callable[[int], random.Random]]:
+    """The players, imported at the first move request (other commands do not need them)."""
+    global _move_tools
+    import noughts.players
+    from noughts.players.base import SeededOnFirstDraw
+
+    _move_tools = noughts.players, SeededOnFirstDraw
+    return _move_tools
 
 
 def _analyse(request: dict[str, Any], progress: ProgressCallback | None = None) -> Reply:
@@ -368,6 +409,12 @@ _HANDLERS: dict[str, Callable[[dict[str, Any]], Reply]] = {
 
 def _board(request: dict[str, Any]) -> Board:
     """The position a request is about: its "position", or the empty board of "rows"×"cols"."""
+    position = request.get("position")
+    if type(position) is str and request.get("rows") is None and request.get("cols") is None \
+            and request.get("k") is None:  # the usual request: a position seen before?
+        board = _parsed.get((position, None))
+        if board is not None:
+            return board
     rows = _optional(request, "rows", int, "a whole number")
     cols = _optional(request, "cols", int, "a whole number")
     k = _optional(request, "k", int, "a whole number")
@@ -423,7 +470,8 @@ def _reject_constant(name: str) -> object:
 
 # What json.loads and json.dumps would make afresh for every line, made once.
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
-_ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+# Replies are made here, never circular: looking for cycles would take a third of encoding one.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False, check_circular=False)
 
 
 def _skip_rest_of_line(stdin: IO[bytes]) -> None:

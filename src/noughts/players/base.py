@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import random
+from _random import Random as _CoreRandom  # random.Random's base, written in C
 
 from noughts.board import Board
 from noughts.errors import IllegalMoveError, UnsupportedBoardError
 
 TYPE_CHECKING = False  # typing takes longer to import than a perfect player's first move; mypy reads the block
 if TYPE_CHECKING:
-    from typing import Protocol
+    from typing import Any, Protocol
 else:
     Protocol = object  # Player only documents the shape: nothing checks against it at run time
 
 __all__ = [
     "CORNERS", "SIDES", "Player", "classic_board_problem", "completing_cells", "empty_cells", "ensure_classic_board",
-    "ensure_playable", "make_rng", "own_and_opponent",
+    "ensure_playable", "make_rng", "own_and_opponent", "SeededOnFirstDraw",
 ]
 
 CORNERS = (0, 2, 6, 8)  # 3×3 corners in reading order
@@ -33,6 +34,55 @@ class Player(Protocol):
 def make_rng(rng: random.Random | None) -> random.Random:
     """The caller's generator, or a fresh unseeded one when they gave none."""
     return rng if rng is not None else random.Random()
+
+
+class SeededOnFirstDraw(random.Random):
+    """``random.Random(seed)`` that seeds itself only when first drawn from: every draw is the same.
+
+    Seeding the Mersenne Twister takes longer than a perfect move on 3×3, and a player with one
+    best move draws nothing; the engine makes one of these per seeded request. The seed is a
+    whole number.
+
+    >>> SeededOnFirstDraw(7).random() == random.Random(7).random()
+    True
+    """
+
+    def __init__(self, seed: int) -> None:  # random.Random.__init__ would seed now
+        if type(seed) is not int:
+            raise TypeError(f"SeededOnFirstDraw takes a whole number as its seed, not {type(seed).__name__}")
+        self._pending: int | None = seed
+        self.gauss_next = None  # what random.Random.__init__ sets
+
+    def _seed_pending(self) -> None:
+        seed, self._pending = self._pending, None
+        _CoreRandom.seed(self, seed)  # what random.Random.seed does with a whole number, past its checks
+
+    # every draw comes through random() or getrandbits(); the state through getstate()
+    def random(self) -> float:
+        if self._pending is not None:
+            self._seed_pending()
+        return super().random()
+
+    def getrandbits(self, k: int, /) -> int:
+        if self._pending is not None:
+            self._seed_pending()
+        return super().getrandbits(k)
+
+    def getstate(self) -> tuple[Any, ...]:
+        if self._pending is not None:
+            self._seed_pending()
+        return super().getstate()
+
+    def seed(self, a: Any = None, version: int = 2) -> None:
+        self._pending = None
+        super().seed(a, version)
+
+    def setstate(self, state: tuple[Any, ...]) -> None:
+        self._pending = None
+        super().setstate(state)
+
+    def __reduce__(self) -> tuple[Any, ...]:  # a copy or pickle is a plain generator in the same state
+        return random.Random, (), self.getstate()
 
 
 def ensure_playable(board: Board) -> None:

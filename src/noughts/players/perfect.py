@@ -37,7 +37,7 @@ import random
 from noughts.board import Board, Geometry
 from noughts.budget import Budget
 from noughts.errors import BudgetExceeded, InvalidBudgetError, UnsupportedBoardError
-from noughts.players.base import ensure_playable, make_rng
+from noughts.players.base import SeededOnFirstDraw, ensure_playable, make_rng
 from noughts.players.perfect_33 import MOVES as _MOVES_33
 
 __all__ = ["DEFAULT_MAX_NODES", "DEFAULT_TIME_LIMIT", "RULE_3_MAX_REPLIES", "PerfectPlayer", "work_out_moves_33"]
@@ -50,6 +50,7 @@ RULE_3_MAX_REPLIES = 2_000
 """Rule 3 tests every reply to every best move; beyond this many it is skipped."""
 
 _G33 = Geometry.get(3, 3, 3)
+_PLAIN_GENERATORS = (random.Random, SeededOnFirstDraw)  # whose randrange(n) is getrandbits' way
 _BIT_LENGTH = tuple(n.bit_length() for n in range(10))  # bits random.randrange(n) draws for a 3×3 tie of n
 
 
@@ -141,9 +142,10 @@ class PerfectPlayer:
     @rng.setter
     def rng(self, rng: random.Random) -> None:
         self._rng = rng
-        # random.Random draws a number below n from getrandbits, which choose() calls itself;
-        # a subclass may draw differently, so choose() asks it with randrange (None here)
-        self._getrandbits = rng.getrandbits if type(rng) is random.Random else None
+        # random.Random draws a number below n from getrandbits, which choose() calls itself
+        # (SeededOnFirstDraw is the same generator); another subclass may draw differently, so
+        # choose() asks it with randrange (None here)
+        self._getrandbits = rng.getrandbits if type(rng) in _PLAIN_GENERATORS else None
 
     @property
     def max_nodes(self) -> int | None:
