@@ -53,6 +53,13 @@ class SeededOnFirstDraw(random.Random):
         self._pending: int | None = seed
         self.gauss_next = None  # what random.Random.__init__ sets
 
+    def start_again(self, seed: int) -> None:
+        """Start again as ``random.Random(seed)`` would (seeded at the next draw), keeping this object."""
+        if type(seed) is not int:
+            raise TypeError(f"SeededOnFirstDraw takes a whole number as its seed, not {type(seed).__name__}")
+        self._pending = seed
+        self.gauss_next = None
+
     def _seed_pending(self) -> None:
         seed, self._pending = self._pending, None
         _CoreRandom.seed(self, seed)  # what random.Random.seed does with a whole number, past its checks
