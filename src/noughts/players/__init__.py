@@ -135,10 +135,11 @@ def get(name: str, rng: random.Random | None = None, *, budget: Budget | None = 
     key = canonical(name)
     make = _classes.get(key)
     if make is None:  # the first of its kind: import its module (once; an engine asks for many)
-        from importlib import import_module
-
         module_name, class_name, _, _, _ = _entry(name)
-        make = _classes[key] = getattr(import_module(f"noughts.players.{module_name}"), class_name)
+        # __import__ with a fromlist gives the module itself; importlib would be one more import
+        # (half a millisecond) before a new process's first move
+        module = __import__(f"noughts.players.{module_name}", fromlist=[class_name])
+        make = _classes[key] = getattr(module, class_name)
     player: Player = make(rng, budget=budget) if key in _SEARCHERS and budget is not None else make(rng)
     return player
 
