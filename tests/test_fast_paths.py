@@ -100,7 +100,10 @@ def test_only_reachable_3x3_positions_are_kept_and_other_shapes_are_not(position
 
 def is_3x3_text(text: str) -> bool:
     cleaned = text.strip()
-    rows = cleaned.split("/") if "/" in cleaned else [cleaned[i:i + 3] for i in range(0, 9, 3)] if len(cleaned) == 9 else []
+    if "/" in cleaned:
+        rows = cleaned.split("/")
+    else:
+        rows = [cleaned[i:i + 3] for i in range(0, 9, 3)] if len(cleaned) == 9 else []
     return len(rows) == 3 and all(len(row) == 3 for row in rows)
 
 
@@ -194,7 +197,8 @@ def test_threads_asking_for_seeded_moves_get_the_same_replies(positions: dict[in
         start.wait()
         replies.extend(engine.handle(request) for request in requests[::step])
 
-    threads = [threading.Thread(target=answer, args=(together[0], 1)), threading.Thread(target=answer, args=(together[1], -1))]
+    threads = [threading.Thread(target=answer, args=(together[0], 1)),
+               threading.Thread(target=answer, args=(together[1], -1))]
     for thread in threads:
         thread.start()
     for thread in threads:
