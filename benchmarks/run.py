@@ -594,6 +594,7 @@ def bench_first_move(quick: bool, spiel: Any) -> list[Row]:
         move.value = statistics.median(r["seconds"] - r["parts"]["import noughts"] for r in results)
         move.note = f"noughts, medians of {runs}: " + ", ".join(
             f"{name} {value * 1e3:.2f} ms" for name, value in parts.items())
+        move.note += f"; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
     except (ChildFailed, KeyError) as exc:
         for row in rows:
             row.note = unavailable(exc)
@@ -611,6 +612,7 @@ def bench_first_move(quick: bool, spiel: Any) -> list[Row]:
             seconds, result = median_child("first_move_openspiel", runs)
             total.base = seconds
             move.base = result["parts"]["alpha_beta_search"]
+            move.note += f"; OpenSpiel's CPU time after import {result['parts']['CPU time after import'] * 1e3:.1f} ms"
         except (ChildFailed, KeyError) as exc:
             total.note = total.note or f"OpenSpiel: {exc}"
     log("first move: whole processes")
@@ -665,21 +667,34 @@ def bench_engine(quick: bool, spiel: Any) -> list[Row]:
     commands = {"noughts": [sys.executable, "-m", "noughts", "engine"],
                 "floor": [sys.executable, str(HERE / "child.py"), "engine_floor", str(replies)]}
 
+    cpu: dict[str, float] = {}  # the CPU time of the last run of each command and input
+
     def seconds(command: list[str], source: Path, output: Path = folder / "out.jsonl") -> float:
         with source.open("rb") as stdin, output.open("wb") as stdout:
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             started = time.perf_counter()
             subprocess.run(command, stdin=stdin, stdout=stdout, env=env, check=True, timeout=600)
-            return time.perf_counter() - started
+            wall = time.perf_counter() - started
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu[source.name] = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+            return wall
 
     try:
         seconds(commands["noughts"], requests, replies)  # the replies the floor writes; bytecode cached
         rates: dict[str, list[float]] = {name: [] for name in commands}
+        cpu_rates: dict[str, list[float]] = {name: [] for name in commands}
         for _ in range(3 if quick else 7):
             for name, command in commands.items():
-                rates[name].append((ENGINE_REQUESTS - 200) / (seconds(command, requests) - seconds(command, few)))
+                whole = seconds(command, requests)
+                whole_cpu = cpu[requests.name]
+                rates[name].append((ENGINE_REQUESTS - 200) / (whole - seconds(command, few)))
+                cpu_rates[name].append((ENGINE_REQUESTS - 200) / (whole_cpu - cpu[few.name]))
         row.value, row.base = statistics.median(rates["noughts"]), statistics.median(rates["floor"])
+        mine, floor = statistics.median(cpu_rates["noughts"]), statistics.median(cpu_rates["floor"])
         row.note = (f"wall time less the same process answering the first 200 requests; {len(rates['floor'])} "
-                    "alternating rounds; the replies are the engine's own, every request seeded")
+                    "alternating rounds; the replies are the engine's own, every request seeded; "
+                    f"by CPU time {mine:,.0f}/s against {floor:,.0f}/s ({mine / floor:.2f}×); "
+                    f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     except Exception as exc:
         row.note = unavailable(exc)
     return [row]
