@@ -91,7 +91,7 @@ class Game:
     @property
     def result(self) -> str | None:
         """``'X'`` or ``'O'`` for a win, ``'draw'``, or ``None`` while the game goes on."""
-        board = self.board
+        board = self._positions[-1]
         return board.winner or ("draw" if board.is_draw else None)
 
     @property
@@ -142,8 +142,7 @@ class Game:
         return cell
 
     def _advance(self, cell: int | str, kind: Literal["move", "redo"]) -> Board:
-        before = self.board
-        mark = before.turn
+        before = self._positions[-1]
         board = before.play(cell)
         index = cell if isinstance(cell, int) else before.parse_cell(cell)
         self._positions.append(board)
@@ -151,6 +150,7 @@ class Game:
         if kind == "move":  # a new move abandons the undone line, even if a listener fails below
             self._redo.clear()
         if self._listeners:  # nobody to tell: no events to make
+            mark = before.turn
             self._tell(GameEvent(kind, board, index, mark))
             if board.is_over:
                 self._tell(GameEvent("end", board, index, mark, board.winner, board.winning_line))
