@@ -594,7 +594,7 @@ def _add_arena_commands(sub: Any) -> None:
     p = sub.add_parser("arena", help="a round robin between computer players, with ratings",
                        description="Every pair of PLAYERs plays GAMES games with each colour. Prints each pair's "
                                    "wins, draws and losses, each player's score and an Elo-style rating with its "
-                                   "95%% interval; --chart draws the ratings as SVG. Games are seeded from --seed, "
+                                   "95%% interval; --chart draws the ratings as SVG or PNG. Games are seeded from --seed, "
                                    "the two names and the game's number: the same command gives the same table "
                                    "with any --jobs. Ctrl-C stops it and prints the games finished. "
                                    "See docs/arena.md.")
@@ -608,7 +608,8 @@ def _add_arena_commands(sub: Any) -> None:
                    help="positions a searching player may look at per move (default 100000; no time limit, so "
                         "the results do not depend on the machine)")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
-    p.add_argument("--chart", metavar="FILE.svg", help="also draw the ratings as an SVG chart")
+    p.add_argument("--chart", metavar="FILE", help="also draw the ratings as a chart: FILE.svg, or FILE.png "
+                                                   "(pip install 'noughts[picture]')")
     p.set_defaults(run=_cmd_arena)
 
     p = sub.add_parser("audit", help="how a computer player can be beaten",
@@ -641,8 +642,9 @@ def _cmd_arena(args: argparse.Namespace) -> int:
 
     from noughts import arena
 
-    if args.chart is not None and not args.chart.lower().endswith(".svg"):
-        raise arena.ArenaError(f"--chart writes SVG: give a file name ending in .svg, not {args.chart[:40]!r}")
+    if args.chart is not None and not args.chart.lower().endswith((".svg", ".png")):
+        raise arena.ArenaError(f"--chart writes SVG or PNG: give a file name ending in .svg or .png, "
+                               f"not {args.chart[:40]!r}")
     board = arena.parse_board(args.board)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1_000_000)
     jobs = args.jobs if args.jobs is not None else arena.default_jobs()
@@ -656,9 +658,16 @@ def _cmd_arena(args: argparse.Namespace) -> int:
         print(f"{PROG}: arena stopped: {result.played:,} of {result.scheduled:,} games played", file=sys.stderr)
     table = arena.standings(result)
     if args.chart is not None:
+        chart = arena.chart_svg(result, table)
+        if args.chart.lower().endswith(".png"):
+            from noughts.picture import png
+
+            data = png(chart)
+        else:
+            data = chart.encode("utf-8")
         try:
-            with open(args.chart, "w", encoding="utf-8") as file:
-                file.write(arena.chart_svg(result, table))
+            with open(args.chart, "wb") as file:
+                file.write(data)
         except OSError as error:
             raise arena.ArenaError(f"cannot write the chart to {args.chart[:60]!r}: {error.strerror}") from None
     print(json.dumps(arena.results_json(result, table)) if args.json else arena.results_text(result, table))
