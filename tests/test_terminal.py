@@ -299,7 +299,7 @@ def test_the_menu_takes_numbers_and_names_and_refuses_anything_else(env: dict[st
     with Player(env, "--seed", "1", "--no-scores") as game:
         game.prompt()
         text = game.send("99")
-        assert "'99' is not on the list: type a number from 1 to 12 or a name" in text
+        assert f"'99' is not on the list: type a number from 1 to {len(players.names()) + 1} or a name" in text
         text = game.send(b"\xff\xfe\x00junk\n")
         assert "is not on the list" in text and text.endswith("Opponent [medium]: ")
         text = game.send("x" * 5000)
