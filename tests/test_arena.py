@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from child_signals import default_sigint
 from noughts import Board, arena
 from noughts.arena import (
     ArenaError,
@@ -213,7 +214,8 @@ def test_ctrl_c_prints_the_games_finished() -> None:
     process = subprocess.Popen(
         [sys.executable, "-m", "noughts", "arena", "random", "minimax", "--board", "7x7k5", "--games", "500",
          "--seed", "1", "--jobs", "2", "--nodes", "5000"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+        preexec_fn=default_sigint)
     time.sleep(1.2)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=60)

@@ -18,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from child_signals import default_sigint
 from noughts import Board, NoughtsError, solver
 from noughts.engine import MAX_LINE_BYTES, encode, handle, handle_line, run
 
@@ -508,13 +509,6 @@ def test_fuzz_the_position_and_cell_parsers(text: str) -> None:
 
 # Without PYTHONUNBUFFERED, so a reply only arrives if the engine really flushes it.
 BUFFERED = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
-
-
-def default_sigint() -> None:
-    """In the child: Ctrl-C as on a terminal, even when pytest itself runs with SIGINT ignored (`&`, nohup)."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def engine_process() -> subprocess.Popen[bytes]:
