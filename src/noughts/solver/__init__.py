@@ -51,6 +51,8 @@ from typing import NamedTuple
 from noughts.board import Board, Geometry, keep_newest
 from noughts.budget import Budget
 from noughts.errors import BudgetExceeded, InvalidBudgetError
+from noughts.solver.proof import ENTRY_BYTES as PROVER_ENTRY_BYTES
+from noughts.solver.proof import Prover
 
 __all__ = [
     "Analysis", "MoveAnalysis", "ProgressCallback", "Solution", "analyse", "best_moves",
@@ -69,6 +71,10 @@ SOLVER_CACHE_SHAPES = 4
 """Shapes whose solver tables are kept (least recently used first out)."""
 TRIM_ENTRIES = 100_000
 """A search that gives up forgets the entries it added if they are more than this (about 15 MB)."""
+PROVER_TABLE_BYTES = 150_000_000
+"""About how much the proof-number search's table of one shape may hold."""
+ALPHA_BETA_MAX_SIZE = 16
+"""Boards of up to this many cells are solved by the alpha-beta search alone (fast enough, and exact)."""
 _TABLE_MAX_SIZE = 64  # boards up to this many cells canonicalise keys by table lookups, bigger ones bit by bit
 _WIDE_LINES = 64  # boards with more lines than this look at the lines through the marks only (_Wide)
 
@@ -256,6 +262,25 @@ class _Solver:
         self.order = sorted(range(size), key=lambda c: -len(geometry.lines_through[c]))
         self.check_every = check_interval(geometry)
         self.wide = _Wide(geometry) if len(geometry.line_masks) > _WIDE_LINES else None
+        self._prover: Prover | None = None  # made on first use: many solvers only read the table
+
+    @property
+    def prover(self) -> Prover:
+        """The proof-number search of this geometry (win, draw or loss), sharing the symmetries."""
+        if self._prover is None:
+            self._prover = Prover(self.geometry, self.orient, PROVER_TABLE_BYTES)
+        return self._prover
+
+    def value(self, mover: int, other: int, search: _Search) -> int:
+        """The value (1, 0, -1) of an unfinished position for ``mover``, by proof-number search:
+        first "does the mover force a win?", then "does the other side?"
+        """
+        prover = self.prover
+        if prover.proves(mover, other, True, search.tick):
+            return 1
+        if prover.proves(other, mover, False, search.tick):
+            return -1
+        return 0
 
     # orient(key): the canonical key of ``key`` and the index of the symmetry that produces it
     def _orient_by_chunks(self, key: int) -> tuple[int, int]:
@@ -304,8 +329,11 @@ class _Solver:
             search.tick()
             return entry[0]
         try:
-            score = search.run(mover, other, -1, 1)
+            # win, draw or loss first: proof-number search, or (small boards) the search below
+            score = self.value(mover, other, search) if self.size > ALPHA_BETA_MAX_SIZE \
+                else search.run(mover, other, -1, 1)
             if score == 0:
+                self._record(key, 0)
                 return 0
             entry = table.get(key)
             lo, hi = (entry[0], entry[1]) if entry is not None else (-size, size)
@@ -347,6 +375,17 @@ class _Solver:
             search.tick()  # known exactly: the search would count this one position, as in exact
             return entry[0] >= bound
         try:
+            if self.size > ALPHA_BETA_MAX_SIZE:
+                # the value alone settles most questions: a draw scores 0, a win 1 or more,
+                # a loss -1 or less
+                value = self.value(mover, other, search)
+                if value == 0:
+                    self._record(key, 0)
+                    return bound <= 0
+                if value > 0 and bound <= 1:
+                    return True
+                if value < 0 and bound > -1:
+                    return False
             return search.run(mover, other, bound - 1, bound) >= bound
         except RecursionError:
             raise self._too_deep() from None
@@ -657,7 +696,9 @@ class _Search:
             else:
                 low = high = best
             if len(table) >= table_limit:
-                table.clear()  # memory over speed: the table only ever speeds things up
+                # memory over speed: forget the older half (the table only ever speeds things up)
+                for old in list(islice(table, len(table) // 2)):
+                    del table[old]
                 solver.clears += 1
             table[key] = (low, high, targets[sym][best_cell])
             return best
@@ -710,6 +751,8 @@ def _tables_bytes(solvers: list[_Solver]) -> int:
     total = 0
     for solver in solvers:
         total += len(solver.table) * solver.entry_bytes  # solver.table_bytes(), without the calls
+        if solver._prover is not None:
+            total += len(solver._prover.table) * PROVER_ENTRY_BYTES
     return total
 
 
@@ -742,12 +785,14 @@ class _searching:  # named as what it is used as: with _searching(...) as (solve
     and most calls (a position already in the table) take microseconds.
     """
 
-    __slots__ = ("solver", "search", "size", "clears")
+    __slots__ = ("solver", "search", "size", "clears", "proved", "collections")
 
     def __init__(self, geometry: Geometry, budget: Budget, progress: ProgressCallback | None) -> None:
         solver = self.solver = _solver(geometry)
         self.search = _Search(solver, budget, progress)
         self.size, self.clears = len(solver.table), solver.clears
+        prover = solver._prover
+        self.proved, self.collections = (len(prover.table), prover.collections) if prover else (0, 0)
 
     def __enter__(self) -> tuple[_Solver, _Search]:
         return self.solver, self.search
@@ -757,6 +802,8 @@ class _searching:  # named as what it is used as: with _searching(...) as (solve
         try:
             if error is not None:  # Ctrl-C too: the bounds found are true, but a lot of them go
                 self.solver.trim(self.size, self.clears)
+                if self.solver._prover is not None:
+                    self.solver._prover.trim(self.proved, self.collections, TRIM_ENTRIES)
                 if isinstance(error, BudgetExceeded):
                     raise _gave_up(error) from None
         finally:

@@ -29,9 +29,9 @@ What makes it fast on k-in-a-row boards:
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import islice
 
 from noughts.board import Geometry
-from noughts.budget import Budget
 from noughts.solver.pairing import find_pairing
 
 __all__ = ["INFINITE", "Prover"]
@@ -44,9 +44,6 @@ ENTRY_BYTES = 220  # a table entry: dict slot, key of 2·size bits, a (pn, dn, w
 _GC_KEEP = 0.5  # a collection keeps about this share of the table, the most costly subtrees
 _PROVEN = 1
 _DISPROVEN = 2
-
-ProgressCallback = Callable[[int, float], None]
-
 
 class Prover:
     """Proof-number search on one geometry; its table lives as long as the prover.
@@ -64,27 +61,28 @@ class Prover:
         self.full = geometry.full
         self.lines = geometry.line_masks
         self.through = geometry.lines_through
+        self.line_pairs = tuple(zip(geometry.line_masks, geometry.lines, strict=True))
         self.k = geometry.k
         # (canonical key << 1 | attacker to move) -> (proof number, disproof number, work)
         self.table: dict[int, tuple[int, int, int]] = {}
         self.table_limit = max(10_000, table_bytes // ENTRY_BYTES)
         self.collections = 0  # how often the table was thinned
         self.nodes = 0  # positions expanded, over the prover's life
-        # static order: cells on more lines first
-        self.order = sorted(range(self.size), key=lambda c: -len(self.through[c]))
         self.use_pairing = self.k >= 3  # below that no pairing covers a live line of two cells
 
     # ------------------------------------------------------------------------------------
-    def proves(self, attacker: int, defender: int, attacker_to_move: bool, budget: Budget,
-               progress: ProgressCallback | None = None) -> bool:
-        """Whether ``attacker`` forces a win (``budget`` raises BudgetExceeded when spent)."""
-        run = _Run(self, budget, progress)
+    def proves(self, attacker: int, defender: int, attacker_to_move: bool, tick: Callable[[], None]) -> bool:
+        """Whether ``attacker`` forces a win.
+
+        ``tick()`` is called once for every position searched: it spends the caller's budget
+        (and raises when that runs out) and reports progress.
+        """
+        run = _Run(self, tick)
         key = self.orient(attacker | defender << self.size)[0] << 1 | attacker_to_move
         entry = self.table.get(key)
         if entry is not None and (entry[0] == 0 or entry[1] == 0):
             return entry[0] == 0
         pn, dn = run.mid(attacker, defender, attacker_to_move, key, INFINITE - 1, INFINITE - 1)
-        run.flush()
         return pn == 0
 
     def known(self, attacker: int, defender: int, attacker_to_move: bool) -> bool | None:
@@ -98,8 +96,7 @@ class Prover:
     # ------------------------------------------------------------------------------------
     def evaluate(self, attacker: int, defender: int, attacker_to_move: bool) -> int | list[int]:
         """``_PROVEN``, ``_DISPROVEN``, or the moves worth searching, best first."""
-        full = self.full
-        empty = full & ~(attacker | defender)
+        empty = self.full & ~(attacker | defender)
         if not empty:
             return _DISPROVEN  # a full board: a draw
         if attacker_to_move:
@@ -109,14 +106,15 @@ class Prover:
         n = empty.bit_count()
         mover_left = (n + 1) >> 1
         other_left = n >> 1
-        attacker_left = mover_left if attacker_to_move else other_left
         threats = 0  # cells where the other side completes a line
-        mover_two: dict[int, int] = {}  # cell -> the cells that would become threats (union)
+        mover_two: dict[int, int] = {}  # cell bit -> the cells that would become the mover's threats
         other_two: dict[int, int] = {}
-        attacker_alive = False
+        mover_alive = other_alive = False
         live = 0  # cells on a line either side can still complete
-        lines = self.lines
-        for line in lines:
+        weight = [0] * self.size
+        # attack first: a cell scores for each line through it either side can still complete,
+        # doubling per mark already on it; the mover's own lines count twice
+        for line, cells_of_line in self.line_pairs:
             if not line & other:
                 cells = line & empty
                 c = cells.bit_count()
@@ -124,13 +122,26 @@ class Prover:
                     return _PROVEN if attacker_to_move else _DISPROVEN  # the mover completes it now
                 if c <= mover_left:
                     live |= cells
-                    if attacker_to_move:
-                        attacker_alive = True
+                    mover_alive = True
+                    w = 2 << (self.k - c)
                     if c == 2:
                         low = cells & -cells
                         high = cells ^ low
                         mover_two[low] = mover_two.get(low, 0) | high
                         mover_two[high] = mover_two.get(high, 0) | low
+                    if line & mover:
+                        for cell in cells_of_line:
+                            weight[cell] += w
+                    else:  # an empty line: the other side's too
+                        if c <= other_left:
+                            other_alive = True
+                            if c == 2:
+                                other_two[low] = other_two.get(low, 0) | high
+                                other_two[high] = other_two.get(high, 0) | low
+                            w += 1
+                        for cell in cells_of_line:
+                            weight[cell] += w
+                        continue
             if not line & mover:
                 cells = line & empty
                 c = cells.bit_count()
@@ -138,57 +149,58 @@ class Prover:
                     threats |= cells
                 elif c <= other_left:
                     live |= cells
-                    if not attacker_to_move:
-                        attacker_alive = True
+                    other_alive = True
                     if c == 2:
                         low = cells & -cells
                         high = cells ^ low
                         other_two[low] = other_two.get(low, 0) | high
                         other_two[high] = other_two.get(high, 0) | low
+                    w = 1 << (self.k - c)
+                    for cell in cells_of_line:
+                        weight[cell] += w
         if threats:
             if threats & (threats - 1):
                 # two threats: the mover blocks one and the other side completes the other
                 return _DISPROVEN if attacker_to_move else _PROVEN
             return [threats.bit_length() - 1]  # the block is forced
         # a cell that makes two threats at once wins for the mover (the other has no threat)
-        for cell_bit, made in mover_two.items():
+        for made in mover_two.values():
             if made & (made - 1):
                 return _PROVEN if attacker_to_move else _DISPROVEN
-        if not attacker_alive or attacker_left == 0:
+        if not (mover_alive if attacker_to_move else other_alive):
+            return _DISPROVEN  # the attacker has no line it can complete in time
+        if self.use_pairing and attacker_to_move and find_pairing(self.geometry, attacker, defender) is not None:
             return _DISPROVEN
-        if self.use_pairing:
-            if find_pairing(self.geometry, attacker, defender) is not None:
-                return _DISPROVEN
         # the other side's doubles: the mover must take a cell of each, or make a threat
         zone = live
         for cell_bit, made in other_two.items():
             if made & (made - 1):
                 zone &= cell_bit | made
         if zone != live:
-            forcing = 0  # cells where the mover makes a threat of its own
-            for cell_bit, made in mover_two.items():
-                forcing |= cell_bit
-            zone |= forcing & live
+            for cell_bit in mover_two:
+                zone |= cell_bit  # a threat of the mover's own
         if not zone:
             return _DISPROVEN if attacker_to_move else _PROVEN
-        # attack first: a cell scores for each line through it either side can still complete,
-        # doubling per mark already on it; the mover's own lines count twice
-        weight: dict[int, int] = {}
-        through = self.through
         moves = []
-        for cell in self.order:
-            if not zone >> cell & 1:
-                continue
-            w = 0
-            for line in through[cell]:
-                if not line & other:
-                    w += 2 << (line & mover).bit_count()
-                if not line & mover:
-                    w += 1 << (line & other).bit_count()
-            weight[cell] = w
-            moves.append(cell)
+        while zone:
+            low = zone & -zone
+            moves.append(low.bit_length() - 1)
+            zone ^= low
         moves.sort(key=weight.__getitem__, reverse=True)
         return moves
+
+    def trim(self, size_before: int, collections_before: int, most: int) -> None:
+        """After a search that gave up: forget what it added if that is more than ``most`` entries
+        (new keys come last in the table; all of them if the table was thinned meanwhile)."""
+        table = self.table
+        if self.collections != collections_before:
+            size_before = 0
+        if len(table) - size_before > most:
+            if size_before == 0:
+                table.clear()
+            else:
+                for key in list(islice(table, size_before, None)):
+                    del table[key]
 
     # ------------------------------------------------------------------------------------
     def collect(self) -> None:
@@ -211,39 +223,18 @@ def _sample(table: dict[int, tuple[int, int, int]], count: int) -> list[tuple[in
 
 
 class _Run:
-    """One question to the prover: the search, counting positions against ``budget``."""
+    """One question to the prover: the search, counting its positions with ``tick``."""
 
-    CHECK_EVERY = 64
-
-    def __init__(self, prover: Prover, budget: Budget, progress: ProgressCallback | None) -> None:
+    def __init__(self, prover: Prover, tick: Callable[[], None]) -> None:
         self.prover = prover
-        self.budget = budget
-        self.progress = progress
-        self.pending = 0
-        self.next_report = budget.clock() + 0.5
-
-    def flush(self) -> None:
-        if self.pending:
-            self.budget.spent += self.pending
-            self.pending = 0
-
-    def _check(self) -> None:
-        nodes, self.pending = self.pending, 0
-        self.budget.check(nodes)
-        if self.progress is not None:
-            now = self.budget.clock()
-            if now >= self.next_report:
-                self.next_report = now + 0.5
-                self.progress(self.budget.spent, now - self.budget.started)
+        self.tick = tick
 
     def mid(self, attacker: int, defender: int, attacker_to_move: bool, key: int,
             th_pn: int, th_dn: int) -> tuple[int, int]:
         """Search until the node's proof number reaches ``th_pn`` or its disproof number ``th_dn``."""
         prover = self.prover
         prover.nodes += 1
-        self.pending += 1
-        if self.pending >= self.CHECK_EVERY:
-            self._check()
+        self.tick()
         table = prover.table
         nodes_before = prover.nodes
         found = prover.evaluate(attacker, defender, attacker_to_move)
