@@ -51,12 +51,13 @@ from typing import NamedTuple
 from noughts.board import Board, Geometry, keep_newest
 from noughts.budget import Budget
 from noughts.errors import BudgetExceeded, InvalidBudgetError
+from noughts.solver.pairing import Pairs, find_pairing, pairing_diagram
 from noughts.solver.proof import ENTRY_BYTES as PROVER_ENTRY_BYTES
 from noughts.solver.proof import Prover
 
 __all__ = [
-    "Analysis", "MoveAnalysis", "ProgressCallback", "Solution", "analyse", "best_moves",
-    "check_interval", "clear_cache", "solve",
+    "Analysis", "MoveAnalysis", "Pairs", "ProgressCallback", "Solution", "analyse", "best_moves",
+    "check_interval", "clear_cache", "pairing", "pairing_diagram", "solve",
 ]
 
 ProgressCallback = Callable[[int, float], None]
@@ -961,3 +962,21 @@ def _completes(marks: int, lines: tuple[int, ...]) -> bool:
         if marks & line == line:
             return True
     return False
+
+
+def pairing(board: Board, defender: str) -> Pairs | None:
+    """A pairing with which ``defender`` ("X" or "O") stops the other side completing any line.
+
+    Whenever the other side takes one cell of a pair, the defender takes the other one; the
+    pairs cover every line the other side could still complete, so it never does. ``None``
+    when none is found (see :mod:`noughts.solver.pairing`), ``()`` when the other side has no
+    line left at all.
+
+    >>> len(pairing(Board(5, 5, 5), "O"))
+    12
+    """
+    if defender not in ("X", "O"):
+        raise ValueError(f"the defender is X or O, not {defender!r:.20}")
+    mine, theirs = (board.x, board.o) if defender == "X" else (board.o, board.x)
+    return find_pairing(board.geometry, theirs, mine)
+

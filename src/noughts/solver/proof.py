@@ -54,7 +54,7 @@ class Prover:
     """
 
     def __init__(self, geometry: Geometry, orient: Callable[[int], tuple[int, int]],
-                 table_bytes: int = 200_000_000) -> None:
+                 table_bytes: int = 200_000_000, symmetric_plies: int = 1000) -> None:
         self.geometry = geometry
         self.orient = orient
         self.size = geometry.size
@@ -68,6 +68,7 @@ class Prover:
         self.table_limit = max(10_000, table_bytes // ENTRY_BYTES)
         self.collections = 0  # how often the table was thinned
         self.nodes = 0  # positions expanded, over the prover's life
+        self.symmetric_plies = symmetric_plies
         self.use_pairing = self.k >= 3  # below that no pairing covers a live line of two cells
 
     # ------------------------------------------------------------------------------------
@@ -78,17 +79,22 @@ class Prover:
         (and raises when that runs out) and reports progress.
         """
         run = _Run(self, tick)
-        key = self.orient(attacker | defender << self.size)[0] << 1 | attacker_to_move
+        key = self._key(attacker, defender, attacker_to_move)
         entry = self.table.get(key)
         if entry is not None and (entry[0] == 0 or entry[1] == 0):
             return entry[0] == 0
         pn, dn = run.mid(attacker, defender, attacker_to_move, key, INFINITE - 1, INFINITE - 1)
         return pn == 0
 
+    def _key(self, attacker: int, defender: int, attacker_to_move: bool) -> int:
+        marks = attacker | defender << self.size
+        if (attacker | defender).bit_count() < self.symmetric_plies:
+            marks = self.orient(marks)[0]
+        return marks << 1 | attacker_to_move
+
     def known(self, attacker: int, defender: int, attacker_to_move: bool) -> bool | None:
         """The answer if the table holds it (``None`` otherwise)."""
-        key = self.orient(attacker | defender << self.size)[0] << 1 | attacker_to_move
-        entry = self.table.get(key)
+        entry = self.table.get(self._key(attacker, defender, attacker_to_move))
         if entry is None or (entry[0] and entry[1]):
             return None
         return entry[0] == 0
@@ -249,13 +255,15 @@ class _Run:
         children: list[tuple[int, int, int]] = []  # (child key, attacker, defender)
         seen: set[int] = set()
         child_turn = not attacker_to_move
+        # symmetric positions are common in the opening only: deeper, a plain key is cheaper
+        shallow = (attacker | defender).bit_count() < prover.symmetric_plies
         for cell in found:
             bit = 1 << cell
             if attacker_to_move:
                 a, d = attacker | bit, defender
             else:
                 a, d = attacker, defender | bit
-            child_key = orient(a | d << size)[0] << 1 | child_turn
+            child_key = (orient(a | d << size)[0] if shallow else a | d << size) << 1 | child_turn
             if child_key in seen:
                 continue  # a symmetric move: the same position
             seen.add(child_key)
