@@ -35,6 +35,7 @@ bench: $(READY) $(BENCH_READY)
 	$(PY) benchmarks/envs.py $(BENCH_ARGS)
 	$(PY) benchmarks/web_load.py $(BENCH_ARGS)
 	$(PY) benchmarks/robot.py $(BENCH_ARGS)
+	$(PY) benchmarks/proofs.py $(BENCH_ARGS)
 
 lint: $(READY)
 	$(VENV)/bin/ruff check src tests benchmarks examples

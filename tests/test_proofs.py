@@ -73,7 +73,7 @@ def sides(board: Board) -> tuple[int, int]:
     return (board.o, board.x) if board.ply & 1 else (board.x, board.o)
 
 
-@pytest.mark.parametrize("shape", SMALL, ids=lambda s: "%dx%dk%d" % s)
+@pytest.mark.parametrize("shape", SMALL, ids=lambda s: f"{s[0]}x{s[1]}k{s[2]}")
 def test_the_prover_agrees_with_plain_search_on_small_boards(shape: tuple[int, int, int]) -> None:
     geometry = Geometry.get(*shape)
     plain = plain_values(geometry)

@@ -32,6 +32,15 @@ still needs bound how soon it can win; a cell that makes two threats at once win
 tried attack-first (cells on lines with more of the mover's marks). That proves 4×4 with four
 in a row a draw in about 0.3 s and 30,000 positions (5×5 with four in a row: about 5 s).
 
+Boards of more than 16 cells first settle win, draw or loss by proof-number search
+(:mod:`noughts.solver.proof`: "does the mover force a win?", then "does the other side?"),
+which stops wherever the defender holds a *pairing* (:mod:`noughts.solver.pairing`) and
+searches only the moves that answer the opponent's double threats; a draw is then known
+exactly (its plies are the empty cells), and only a win or loss goes on to the alpha-beta
+search above for its distance, with its sign already known. That proves 5×5 and 6×6 with five
+in a row draws in milliseconds, 5×5 with four in half a second, and 4×7 with four in about
+half a minute (see docs/proofs.md).
+
 Long searches report progress, can be stopped with Ctrl-C (the table only ever holds bounds of
 searches that finished, so it stays correct), and accept a :class:`~noughts.budget.Budget` of
 positions and seconds that raises :class:`~noughts.errors.BudgetExceeded` when it runs out. The

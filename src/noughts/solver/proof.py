@@ -83,7 +83,7 @@ class Prover:
         entry = self.table.get(key)
         if entry is not None and (entry[0] == 0 or entry[1] == 0):
             return entry[0] == 0
-        pn, dn = run.mid(attacker, defender, attacker_to_move, key, INFINITE - 1, INFINITE - 1)
+        pn, _ = run.mid(attacker, defender, attacker_to_move, key, INFINITE - 1, INFINITE - 1)
         return pn == 0
 
     def _key(self, attacker: int, defender: int, attacker_to_move: bool) -> int:
@@ -244,7 +244,7 @@ class _Run:
         table = prover.table
         nodes_before = prover.nodes
         found = prover.evaluate(attacker, defender, attacker_to_move)
-        if found == _PROVEN or found == _DISPROVEN:
+        if found in (_PROVEN, _DISPROVEN):
             result = (0, INFINITE) if found == _PROVEN else (INFINITE, 0)
             old = table.get(key)
             table[key] = (*result, old[2] if old is not None else 1)
