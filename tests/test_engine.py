@@ -355,7 +355,7 @@ def test_run_stops_a_request_that_takes_too_long_and_carries_on(monkeypatch: pyt
     monkeypatch.setattr(engine, "ANALYSE_MAX_NODES", None)
     monkeypatch.setattr(engine, "ANALYSE_MAX_SECONDS", 1000.0)
     solver.clear_cache()
-    data = b'{"cmd":"analyse","rows":6,"cols":6,"k":5,"id":1}\n{"cmd":"status","id":2}\n'
+    data = b'{"cmd":"analyse","rows":15,"cols":15,"k":5,"id":1}\n{"cmd":"status","id":2}\n'
     out = io.StringIO()
     start = time.monotonic()
     assert run(io.BytesIO(data), out, max_seconds=0.5) == 0

@@ -102,6 +102,9 @@ def build_parser() -> argparse.ArgumentParser:
                                    "with an error on boards too big to solve in the engine's budget.")
     board_options(p)
     budget_options(p, "default: 30 s or 2,000,000 positions")
+    p.add_argument("--explain", action="store_true",
+                   help="also show how a draw is held without search, if it is: a pairing of cells "
+                        "(a diagram with each pair's letter)")
     p.set_defaults(run=_cmd_analyse)
 
     p = sub.add_parser("status", help="whose turn, who has won, the legal moves",
@@ -457,7 +460,33 @@ def _cmd_analyse(args: argparse.Namespace) -> int:
     reply = _ask(args, "analyse", seconds=args.seconds, nodes=args.nodes)
     if not args.json:
         print(_analysis_text(_board(args), reply))
+    if args.explain:
+        print(_pairing_text(_board(args)))
     return 0
+
+
+def _pairing_text(board: Board) -> str:
+    """The pairings that hold each side's draw here, as diagrams, or a line saying there are none."""
+    from noughts import solver
+
+    if board.is_over:
+        return "the game is over: nothing to explain"
+    parts = []
+    for defender, attacker in (("O", "X"), ("X", "O")):
+        pairs = solver.pairing(board, defender)
+        if pairs is None:
+            continue
+        if not pairs:
+            parts.append(f"{attacker} has no line left to complete.")
+            continue
+        parts.append(f"{defender} stops {attacker} by pairing ({len(pairs)} pairs): whenever {attacker} "
+                     f"takes a lettered cell, {defender} takes the other cell with the same letter, "
+                     f"and every line {attacker} could complete holds both cells of a pair.")
+        parts.append(solver.pairing_diagram(board, pairs))
+    if not parts:
+        return ("no pairing covers every line here: the value was proved by search "
+                "(pairings deeper in the game cut it short)")
+    return "\n".join(parts)
 
 
 def _cmd_status(args: argparse.Namespace) -> int:
