@@ -154,7 +154,7 @@ def unable(name: str, board: Board, *, budget: Budget | None = None) -> str | No
     The sentence fits after the player's label: "Perfect cannot play this board: <reason>".
 
     >>> from noughts import Board
-    >>> unable("perfect", Board(5, 5))
+    >>> unable("perfect", Board(15, 15))
     'it works out every move exactly, and this board is too big for that'
     >>> unable("parsons", Board(4, 4))
     'it only plays 3×3 with 3 in a row'
