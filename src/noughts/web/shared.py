@@ -1,0 +1,445 @@
+"""Rooms shared by several server processes, in Redis (``noughts web --redis redis://HOST:PORT/N``).
+
+:class:`RedisRoomStore` keeps each room as one key, ``noughts:room:CODE``, holding
+``VERSION|JSON`` (``Room.to_dict()``), with an expiry that every write renews. A write is a
+short Lua script that checks the stored version is still the one the writer read, so two
+processes never both accept a move: the loser gets :class:`~noughts.web.rooms.Conflict`, reads
+the room again and applies its message to the newer room (where it is usually refused). A new
+room is written only if its code is free; a sorted set, ``noughts:rooms`` (code → last
+activity), counts the rooms for the room limit and lets one process at a time expire them.
+
+:class:`RedisHub` carries each change to the sockets of every process: each process subscribes
+to the channel ``noughts:room:CODE`` of each room its sockets are in, and publishes there every
+new state, every message for the room's people (``recorded``, ``scores``) and a room's closing.
+Who is in a room (the ``connected`` seats and ``watchers`` of a state) is a hash per room,
+``noughts:presence:CODE`` (process → its sockets in seat 0, seat 1, watching), kept current by
+each process and announced on the same channel. A process that stops beating its heart
+(``noughts:processes``, killed, say) is taken out of every room's presence by the others.
+
+Nothing here runs unless ``--redis`` is given; the ``redis`` package comes with the web extra.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+import time
+from typing import TYPE_CHECKING, Any
+
+from redis.asyncio import Redis
+from redis.exceptions import RedisError
+
+from noughts.errors import NoughtsError
+from noughts.web.hub import Hub, Presence, with_presence
+from noughts.web.protocol import Rejection, encode
+from noughts.web.rooms import Conflict, Room
+
+if TYPE_CHECKING:
+    from noughts.web.connection import Connection
+
+__all__ = ["PREFIX", "RedisHub", "RedisRoomStore", "open_redis"]
+
+log = logging.getLogger("noughts.web")
+
+PREFIX = "noughts:"
+GRACE_MS = 60_000  # a room's key outlives its time to live a little, so the sweep can tell its people
+
+# KEYS: the room, the set of rooms. ARGV: VERSION|JSON, the version read ('' for a new room),
+# the key's life in ms, the last activity, the room limit, the code.
+_PUT = """
+local current = redis.call('GET', KEYS[1])
+if ARGV[2] == '' then
+  if current then return 'taken' end
+  if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[5]) then return 'full' end
+else
+  if not current then return 'gone' end
+  local bar = string.find(current, '|', 1, true)
+  if not bar or string.sub(current, 1, bar - 1) ~= ARGV[2] then return 'changed' end
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+redis.call('ZADD', KEYS[2], ARGV[4], ARGV[6])
+return 'ok'
+"""
+
+# KEYS: the set of rooms. ARGV: rooms idle since before this are gone, the key prefix.
+# Only the process whose script removes a code tells its people: each room closes once.
+_EXPIRE = """
+local gone = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, 1000)
+for _, code in ipairs(gone) do
+  redis.call('ZREM', KEYS[1], code)
+  redis.call('DEL', ARGV[2] .. 'room:' .. code, ARGV[2] .. 'presence:' .. code)
+end
+return gone
+"""
+
+
+def open_redis(url: str) -> Redis:
+    """An asyncio client for ``url`` (``redis://HOST:PORT/N``); a malformed URL is a NoughtsError."""
+    try:
+        return Redis.from_url(url, decode_responses=True, health_check_interval=30)
+    except ValueError as error:
+        raise NoughtsError(f"{url!r} is not a Redis address like redis://127.0.0.1:6379/0 ({error})") from None
+
+
+def check_redis(url: str, timeout: float = 3.0) -> None:
+    """Reach the Redis at ``url`` once, or raise a NoughtsError saying why not (before serving)."""
+    import redis
+
+    try:
+        client = redis.Redis.from_url(url, socket_connect_timeout=timeout, socket_timeout=timeout)
+    except ValueError as error:
+        raise NoughtsError(f"{url!r} is not a Redis address like redis://127.0.0.1:6379/0 ({error})") from None
+    try:
+        client.ping()
+    except RedisError as error:
+        raise NoughtsError(f"cannot reach Redis at {url}: {error}") from None
+    finally:
+        client.close()
+
+
+def _unavailable(error: RedisError) -> Rejection:
+    log.warning("Redis did not answer: %s", error)
+    return Rejection("unavailable", "The server cannot reach its game store just now; try again in a moment.")
+
+
+class RedisRoomStore:
+    """Rooms as Redis keys with an expiry; writes only over the version read (see the module)."""
+
+    def __init__(self, client: Redis, max_rooms: int = 10_000, ttl: float = 1800.0, prefix: str = PREFIX) -> None:
+        self.client = client
+        self.max_rooms = max_rooms
+        self.ttl = ttl
+        self.prefix = prefix
+        self.index = prefix + "rooms"
+        self._put = client.register_script(_PUT)
+        self._expire = client.register_script(_EXPIRE)
+
+    def key(self, code: str) -> str:
+        return f"{self.prefix}room:{code}"
+
+    async def get(self, code: str) -> Room | None:
+        try:
+            raw = await self.client.get(self.key(code))
+        except RedisError as error:
+            raise _unavailable(error) from None
+        if raw is None:
+            return None
+        version, _, body = _text(raw).partition("|")
+        try:
+            room = Room.from_dict(json.loads(body))
+            room.version = max(room.version, int(version))
+        except (ValueError, NoughtsError) as error:
+            log.warning("room %s in Redis is damaged, treated as gone: %s", code, error)
+            return None
+        room.stored_version = int(version)
+        return room
+
+    async def put(self, room: Room) -> None:
+        read = room.stored_version
+        version = room.version if read is None else max(room.version, read + 1)
+        body = json.dumps({**room.to_dict(), "version": version}, separators=(",", ":"))
+        try:
+            outcome = await self._put(keys=[self.key(room.code), self.index],
+                                      args=[f"{version}|{body}", "" if read is None else str(read),
+                                            int(self.ttl * 1000) + GRACE_MS, repr(room.touched), self.max_rooms,
+                                            room.code])
+        except RedisError as error:
+            raise _unavailable(error) from None
+        if outcome == "ok":
+            room.version = room.stored_version = version
+        elif outcome in ("taken", "changed"):
+            raise Conflict(f"room {room.code} is {outcome}")
+        elif outcome == "full":
+            raise Rejection("full", f"The server is busy: it already holds {self.max_rooms} games. "
+                                    "Try again in a few minutes.")
+        else:
+            raise Rejection("no_room", f"Game {room.code} is over and gone (it expired).")
+
+    async def delete(self, code: str) -> None:
+        try:
+            await self.client.delete(self.key(code))
+            await self.client.zrem(self.index, code)
+        except RedisError as error:
+            raise _unavailable(error) from None
+
+    async def expire(self, now: float) -> list[str]:
+        try:
+            gone: list[str] = await self._expire(keys=[self.index], args=[repr(now - self.ttl), self.prefix])
+        except RedisError as error:
+            raise _unavailable(error) from None
+        return gone
+
+    async def count(self) -> int:
+        """Rooms held (expired ones included until the next sweep)."""
+        return int(await self.client.zcard(self.index))
+
+
+def _text(value: object) -> str:
+    """A reply as text (the client decodes replies; its types allow bytes too)."""
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _presence(text: str) -> Presence:
+    s0, s1, watching = (int(n) for n in text.split(","))
+    return s0, s1, watching
+
+
+class RedisHub(Hub):
+    """The hub of one process among several: changes go to every process through Redis."""
+
+    def __init__(self, rooms: RedisRoomStore, *, heartbeat: float = 5.0) -> None:
+        super().__init__(rooms)
+        self.store = rooms
+        self.client = rooms.client
+        self.prefix = rooms.prefix
+        self.heartbeat = heartbeat
+        self.process = secrets.token_hex(8)  # this process's name in the presence hashes
+        self.others: dict[str, dict[str, Presence]] = {}  # room → another process → its sockets there
+        self.shown: dict[str, tuple[int, dict[str, Any]]] = {}  # room → the newest version and state known
+        self.published: dict[str, Presence] = {}  # room → this process's sockets there, as last published
+        self.subscribed: set[str] = set()
+        self._outbox: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._forgetting: set[asyncio.Task[None]] = set()
+        self.pubsub: Any = None
+
+    def channel(self, code: str) -> str:
+        return f"{self.prefix}room:{code}"
+
+    def _presence_key(self, code: str) -> str:
+        return f"{self.prefix}presence:{code}"
+
+    def _rooms_of(self, process: str) -> str:
+        return f"{self.prefix}process:{process}:rooms"
+
+    # lifecycle --------------------------------------------------------------------------------
+    async def start(self) -> None:
+        try:
+            await self.client.ping()
+            self.pubsub = self.client.pubsub(ignore_subscribe_messages=True)
+            # a channel of its own keeps the listener's connection subscribed while no room is open
+            await self.pubsub.subscribe(f"{self.prefix}process:{self.process}")
+        except RedisError as error:
+            raise NoughtsError(f"cannot reach Redis: {error}") from None
+        self._tasks = [asyncio.create_task(self._listen()), asyncio.create_task(self._publish()),
+                       asyncio.create_task(self._beat())]
+
+    async def stop(self) -> None:
+        with contextlib.suppress(RedisError, OSError):
+            await asyncio.wait_for(self._drain(), 5)
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        with contextlib.suppress(RedisError, OSError):
+            async with self.client.pipeline(transaction=False) as pipe:
+                for code in self.published:
+                    pipe.hdel(self._presence_key(code), self.process)
+                    pipe.publish(self.channel(code), self._event("p", p=[0, 0, 0]))
+                pipe.delete(self._rooms_of(self.process))
+                pipe.zrem(f"{self.prefix}processes", self.process)
+                await pipe.execute()
+        with contextlib.suppress(RedisError, OSError):
+            if self.pubsub is not None:
+                await self.pubsub.aclose()
+            await self.client.aclose()
+
+    async def _drain(self) -> None:
+        while not self._outbox.empty():
+            await asyncio.sleep(0.01)
+
+    # who is where -----------------------------------------------------------------------------
+    def presence(self, code: str) -> Presence:
+        s0, s1, watching = self.local_presence(code)
+        for a, b, c in self.others.get(code, {}).values():
+            s0, s1, watching = s0 + a, s1 + b, watching + c
+        return s0, s1, watching
+
+    async def watchers(self, code: str, besides: Connection | None = None) -> int:
+        if code in self.others:
+            count = self.presence(code)[2]
+        else:
+            try:
+                held = await self.client.hgetall(self._presence_key(code))
+            except RedisError as error:
+                raise _unavailable(error) from None
+            count = sum(_presence(_text(v))[2] for p, v in held.items() if _text(p) != self.process)
+            count += self.local_presence(code)[2]
+        mine = besides is not None and besides.room == code and besides.seat is None
+        return count - int(mine)
+
+    async def _present(self, code: str) -> None:
+        local = self.local_presence(code)
+        if self.published.get(code, (0, 0, 0)) == local:
+            return
+        event = self._event("p", p=list(local))
+        if any(local):
+            self.published[code] = local
+            if code not in self.subscribed:
+                self.subscribed.add(code)
+                try:
+                    await self.pubsub.subscribe(self.channel(code))
+                    held = await self.client.hgetall(self._presence_key(code))
+                except RedisError as error:
+                    raise _unavailable(error) from None
+                self.others[code] = {_text(p): _presence(_text(v)) for p, v in held.items() if _text(p) != self.process}
+            self._send(("HSET", self._presence_key(code), self.process, ",".join(map(str, local))),
+                       ("PEXPIRE", self._presence_key(code), int(self.store.ttl * 1000) + GRACE_MS),
+                       ("SADD", self._rooms_of(self.process), code),
+                       ("PUBLISH", self.channel(code), event))
+        else:
+            self.published.pop(code, None)
+            self._send(("HDEL", self._presence_key(code), self.process),
+                       ("SREM", self._rooms_of(self.process), code),
+                       ("PUBLISH", self.channel(code), event))
+            await self._forget(code)
+
+    async def _forget(self, code: str) -> None:
+        """No socket of this process is in the room any more: stop listening to it."""
+        if code in self.watching or code not in self.subscribed:
+            return
+        self.subscribed.discard(code)
+        self.others.pop(code, None)
+        self.shown.pop(code, None)
+        with contextlib.suppress(RedisError, OSError):
+            await self.pubsub.unsubscribe(self.channel(code))
+
+    async def _show_presence(self, code: str) -> None:
+        self._reshow(code)
+
+    def _reshow(self, code: str) -> None:
+        shown = self.shown.get(code)
+        if shown is not None and code in self.watching:
+            self.push_local(code, encode(with_presence(shown[1], self.presence(code))))
+
+    # changes ------------------------------------------------------------------------------------
+    def broadcast(self, room: Room) -> None:
+        state = room.state()
+        self._show(room.code, room.version, state)
+        self._send(("PUBLISH", self.channel(room.code), self._event("s", v=room.version, s=state)))
+
+    def _show(self, code: str, version: int, state: dict[str, Any]) -> None:
+        """Show a state to this process's sockets, unless a newer one was shown already."""
+        if code not in self.watching:
+            return
+        shown = self.shown.get(code)
+        if shown is not None and shown[0] > version:
+            return  # an older change arriving late (another process published it after ours)
+        self.shown[code] = (version, state)
+        self.push_local(code, encode(with_presence(state, self.presence(code))))
+
+    def tell(self, code: str, message: dict[str, Any], *, seated: bool = False) -> None:
+        text = encode(message)
+        self.push_local(code, text, seated=seated)
+        self._send(("PUBLISH", self.channel(code), self._event("m", m=text, seated=seated)))
+
+    def closed(self, codes: list[str], minutes: int) -> None:
+        for code in codes:
+            self.close_local(code, minutes)
+            self._send(("PUBLISH", self.channel(code), self._event("c", n=minutes)))
+
+    def close_local(self, code: str, minutes: int) -> None:
+        super().close_local(code, minutes)
+        self.published.pop(code, None)
+        task = asyncio.get_running_loop().create_task(self._forget(code))
+        self._forgetting.add(task)  # a task nobody references can be collected mid-flight
+        task.add_done_callback(self._forgetting.discard)
+
+    def _event(self, kind: str, **fields: Any) -> str:
+        return json.dumps({"t": kind, "o": self.process, **fields}, separators=(",", ":"), ensure_ascii=False)
+
+    def _send(self, *commands: tuple[Any, ...]) -> None:
+        for command in commands:
+            self._outbox.put_nowait(command)
+
+    # tasks --------------------------------------------------------------------------------------
+    async def _publish(self) -> None:
+        """Send queued commands in order, as many as are waiting in one round trip."""
+        while True:
+            commands = [await self._outbox.get()]
+            while not self._outbox.empty() and len(commands) < 1000:
+                commands.append(self._outbox.get_nowait())
+            try:
+                async with self.client.pipeline(transaction=False) as pipe:
+                    for command in commands:
+                        pipe.execute_command(*command)
+                    await pipe.execute()
+            except RedisError as error:
+                log.warning("could not tell the other processes about %d changes: %s", len(commands), error)
+                await asyncio.sleep(0.5)
+
+    async def _listen(self) -> None:
+        channels = len(self.prefix) + len("room:")
+        failing = False
+        while True:
+            try:
+                message = await self.pubsub.get_message(timeout=None)
+                failing = False
+            except RedisError as error:
+                if not failing:
+                    log.warning("lost the Redis subscription, reconnecting: %s", error)
+                failing = True
+                await asyncio.sleep(0.5)
+                continue
+            if message is None or message.get("type") != "message":
+                continue
+            code = message["channel"][channels:]
+            if code not in self.watching:
+                continue
+            try:
+                self._on_event(code, json.loads(message["data"]))
+            except Exception:
+                log.exception("a change published for room %s could not be passed on", code)
+
+    def _on_event(self, code: str, event: dict[str, Any]) -> None:
+        origin = event["o"]
+        if origin == self.process:
+            return
+        kind = event["t"]
+        if kind == "s":
+            self._show(code, int(event["v"]), event["s"])
+        elif kind == "p":
+            presence = tuple(int(n) for n in event["p"])
+            others = self.others.setdefault(code, {})
+            if any(presence):
+                others[origin] = (presence[0], presence[1], presence[2])
+            else:
+                others.pop(origin, None)
+            self._reshow(code)
+        elif kind == "m":
+            self.push_local(code, event["m"], seated=bool(event["seated"]))
+        elif kind == "c":
+            self.close_local(code, int(event["n"]))
+
+    async def _beat(self) -> None:
+        """Say this process is alive; take processes that stopped saying so out of every room."""
+        processes = f"{self.prefix}processes"
+        while True:
+            try:
+                now = time.time()
+                await self.client.zadd(processes, {self.process: now})
+                for dead in map(_text, await self.client.zrangebyscore(processes, "-inf", now - 3 * self.heartbeat)):
+                    if await self.client.zrem(processes, dead):  # one process cleans up after each
+                        await self._bury(dead)
+            except RedisError as error:
+                log.warning("could not reach Redis for the heartbeat: %s", error)
+            await asyncio.sleep(self.heartbeat)
+
+    async def _bury(self, dead: str) -> None:
+        codes = [_text(code) for code in await self.client.smembers(self._rooms_of(dead))]
+        event = json.dumps({"t": "p", "o": dead, "p": [0, 0, 0]}, separators=(",", ":"))
+        async with self.client.pipeline(transaction=False) as pipe:
+            for code in codes:
+                pipe.hdel(self._presence_key(code), dead)
+                pipe.publish(self.channel(code), event)
+            pipe.delete(self._rooms_of(dead))
+            await pipe.execute()
+        for code in codes:
+            if code in self.watching:
+                self._on_event(code, json.loads(event))
+        if codes:
+            log.info("a server process stopped answering; %d rooms no longer count its sockets", len(codes))
