@@ -465,3 +465,43 @@ def test_more_than_one_worker_needs_redis_and_an_unreachable_redis_is_one_line(
     assert err.startswith(f"noughts: cannot reach Redis at redis://127.0.0.1:{port}/0") and err.count("\n") == 1
     assert main(["web", "--redis", "http://example.com"]) == 2
     assert "is not a Redis address" in capsys.readouterr().err
+
+
+def test_the_page_says_it_is_reconnecting_and_resumes_its_seat_when_its_process_comes_back(
+        three: list[WebProcess]) -> None:
+    from playwright.sync_api import expect, sync_playwright
+    from tests.test_web_browser import CHROMIUM_ARGS, DESKTOP, chromium_path
+
+    server = three[0]
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport=DESKTOP)
+            page.set_default_timeout(15_000)
+            problems: list[str] = []
+            page.on("pageerror", lambda error: problems.append(str(error)))
+            page.goto(f"http://127.0.0.1:{server.port}/")
+            page.select_option("#opponent", "parsons")
+            page.select_option("#first", "me")
+            page.get_by_role("button", name="Play the computer").click()
+            page.wait_for_function("() => window.noughts.state && window.noughts.state.turn === 'X'")
+            page.locator("#board .cell[data-index='0']").click()
+            page.wait_for_function("() => window.noughts.state.moves.length === 2")  # mine and the computer's
+            before = page.evaluate("window.noughts.state")
+
+            server.kill()
+            connection = page.locator("#connection")
+            expect(connection).to_have_text("Connection lost. Reconnecting…")
+            expect(connection).to_have_class("connection lost")
+            server.start()  # the same port: as a restarted service, or another process behind a proxy
+            expect(connection).to_have_text("Reconnected.")
+            page.wait_for_function("() => window.noughts.seat === 0 && window.noughts.state.moves.length === 2")
+            assert page.evaluate("window.noughts.state")["moves"] == before["moves"]
+            assert page.evaluate("window.noughts.state")["room"] == before["room"]
+            free = next(n for n, mark in enumerate(before["cells"]) if mark is None)
+            page.locator(f"#board .cell[data-index='{free}']").click()
+            page.wait_for_function("() => window.noughts.state.moves.length >= 3")
+            assert page.evaluate("window.noughts.state")["moves"][2] == free
+            assert not problems, problems
+        finally:
+            browser.close()
