@@ -29,7 +29,7 @@ import secrets
 import time
 from typing import TYPE_CHECKING, Any
 
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
 from redis.exceptions import RedisError
 
 from noughts.errors import NoughtsError
@@ -45,6 +45,7 @@ __all__ = ["PREFIX", "RedisHub", "RedisRoomStore", "open_redis"]
 log = logging.getLogger("noughts.web")
 
 PREFIX = "noughts:"
+CONNECTIONS = 32  # to Redis, per process: each request holds one for a round trip
 GRACE_MS = 60_000  # a room's key outlives its time to live a little, so the sweep can tell its people
 
 # KEYS: the room, the set of rooms. ARGV: VERSION|JSON, the version read ('' for a new room),
@@ -76,10 +77,16 @@ return gone
 """
 
 
-def open_redis(url: str) -> Redis:
-    """An asyncio client for ``url`` (``redis://HOST:PORT/N``); a malformed URL is a NoughtsError."""
+def open_redis(url: str, connections: int = CONNECTIONS) -> Redis:
+    """An asyncio client for ``url`` (``redis://HOST:PORT/N``); a malformed URL is a NoughtsError.
+
+    Its pool holds at most ``connections``; a request beyond them waits for one (rather than
+    failing, as the default pool does past 100), so a burst of messages queues up briefly.
+    """
     try:
-        return Redis.from_url(url, decode_responses=True, health_check_interval=30)
+        pool = BlockingConnectionPool.from_url(url, max_connections=connections, timeout=10,
+                                               decode_responses=True, health_check_interval=30)
+        return Redis.from_pool(pool)
     except ValueError as error:
         raise NoughtsError(f"{url!r} is not a Redis address like redis://127.0.0.1:6379/0 ({error})") from None
 
