@@ -345,6 +345,20 @@ def test_a_room_store_writes_only_over_the_version_it_read(redis_url: str) -> No
         twin.code = room.code
         with pytest.raises(Conflict):
             await two.put(twin)  # a new room never takes a code in use
+        listener = one.client.pubsub(ignore_subscribe_messages=True)
+        await listener.subscribe(one.channel(room.code))
+        again.play(1, 0)
+        await two.put(again)  # nobody else is in the room: the write publishes nothing
+        await one.client.hset(one.presence_key(room.code), two.process, "1,0,0")
+        again.play(0, 8)
+        await two.put(again)  # its own presence only: still nothing
+        await one.client.hset(one.presence_key(room.code), one.process, "0,1,0")
+        again.play(1, 2)
+        await two.put(again)  # another process has a socket there: the state goes out with the write
+        heard = [m for m in [await listener.get_message(timeout=1) for _ in range(3)] if m is not None]
+        assert [json.loads(m["data"])["s"]["moves"] for m in heard] == [[4, 0, 8, 2]]
+        assert json.loads(heard[0]["data"])["v"] == again.stored_version
+        await listener.aclose()
         ttl = await one.client.pttl(one.key(room.code))
         assert 60_000 < ttl <= 120_000  # the time to live and a minute's grace, renewed by each write
         for _ in range(2):

@@ -27,6 +27,7 @@ import json
 import logging
 import secrets
 import time
+from collections.abc import Container
 from typing import TYPE_CHECKING, Any
 
 from redis.asyncio import BlockingConnectionPool, Redis
@@ -48,8 +49,11 @@ PREFIX = "noughts:"
 CONNECTIONS = 32  # to Redis, per process: each request holds one for a round trip
 GRACE_MS = 60_000  # a room's key outlives its time to live a little, so the sweep can tell its people
 
-# KEYS: the room, the set of rooms. ARGV: VERSION|JSON, the version read ('' for a new room),
-# the key's life in ms, the last activity, the room limit, the code.
+# KEYS: the room, the set of rooms, the room's presence. ARGV: VERSION|JSON, the version read
+# ('' for a new room), the key's life in ms, the last activity, the room limit, the code, the
+# writing process, the room's channel, the state event. The state is published in the same
+# step, so every process hears a room's changes in order, and only if another process has
+# sockets in the room: a game whose people are all on one process costs no publish.
 _PUT = """
 local current = redis.call('GET', KEYS[1])
 if ARGV[2] == '' then
@@ -62,6 +66,10 @@ else
 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
 redis.call('ZADD', KEYS[2], ARGV[4], ARGV[6])
+local present = redis.call('HLEN', KEYS[3])
+if present > 1 or (present == 1 and redis.call('HEXISTS', KEYS[3], ARGV[7]) == 0) then
+  redis.call('PUBLISH', ARGV[8], ARGV[9])
+end
 return 'ok'
 """
 
@@ -113,7 +121,13 @@ def _unavailable(error: RedisError) -> Rejection:
 
 
 class RedisRoomStore:
-    """Rooms as Redis keys with an expiry; writes only over the version read (see the module)."""
+    """Rooms as Redis keys with an expiry; writes only over the version read (see the module).
+
+    The rooms this process's sockets are in (``local``, the hub's) are also kept here as last
+    written, so the next message for one usually needs no read: the write checks the version
+    all the same, and a change by another process (heard from its channel, or found by a
+    write that conflicts) drops the kept copy.
+    """
 
     def __init__(self, client: Redis, max_rooms: int = 10_000, ttl: float = 1800.0, prefix: str = PREFIX) -> None:
         self.client = client
@@ -121,13 +135,31 @@ class RedisRoomStore:
         self.ttl = ttl
         self.prefix = prefix
         self.index = prefix + "rooms"
+        self.process = secrets.token_hex(8)  # this process's name in the presence hashes
+        self.local: Container[str] = ()  # rooms worth keeping here (the hub's rooms with sockets)
+        self._kept: dict[str, Room] = {}  # room → this process's last write of it, for the next get
         self._put = client.register_script(_PUT)
         self._expire = client.register_script(_EXPIRE)
 
     def key(self, code: str) -> str:
         return f"{self.prefix}room:{code}"
 
+    def channel(self, code: str) -> str:
+        return f"{self.prefix}room:{code}"
+
+    def presence_key(self, code: str) -> str:
+        return f"{self.prefix}presence:{code}"
+
+    def forget(self, code: str, older_than: int | None = None) -> None:
+        """Drop the kept copy of a room (only if older than ``older_than``, when given)."""
+        kept = self._kept.get(code)
+        if kept is not None and (older_than is None or kept.version < older_than):
+            del self._kept[code]
+
     async def get(self, code: str) -> Room | None:
+        kept = self._kept.pop(code, None)  # taken: a message handled meanwhile reads from Redis
+        if kept is not None:
+            return kept
         try:
             raw = await self.client.get(self.key(code))
         except RedisError as error:
@@ -147,18 +179,26 @@ class RedisRoomStore:
     async def put(self, room: Room) -> None:
         read = room.stored_version
         version = room.version if read is None else max(room.version, read + 1)
+        code = room.code
         body = json.dumps({**room.to_dict(), "version": version}, separators=(",", ":"))
+        event = json.dumps({"t": "s", "o": self.process, "v": version, "s": room.state()}, separators=(",", ":"),
+                           ensure_ascii=False)
         try:
-            outcome = await self._put(keys=[self.key(room.code), self.index],
+            outcome = await self._put(keys=[self.key(code), self.index, self.presence_key(code)],
                                       args=[f"{version}|{body}", "" if read is None else str(read),
                                             int(self.ttl * 1000) + GRACE_MS, repr(room.touched), self.max_rooms,
-                                            room.code])
+                                            code, self.process, self.channel(code), event])
         except RedisError as error:
+            self._kept.pop(code, None)
             raise _unavailable(error) from None
         if outcome == "ok":
             room.version = room.stored_version = version
-        elif outcome in ("taken", "changed"):
-            raise Conflict(f"room {room.code} is {outcome}")
+            if code in self.local:
+                self._kept[code] = room
+            return
+        self._kept.pop(code, None)
+        if outcome in ("taken", "changed"):
+            raise Conflict(f"room {code} is {outcome}")
         elif outcome == "full":
             raise Rejection("full", f"The server is busy: it already holds {self.max_rooms} games. "
                                     "Try again in a few minutes.")
@@ -166,6 +206,7 @@ class RedisRoomStore:
             raise Rejection("no_room", f"Game {room.code} is over and gone (it expired).")
 
     async def delete(self, code: str) -> None:
+        self._kept.pop(code, None)
         try:
             await self.client.delete(self.key(code))
             await self.client.zrem(self.index, code)
@@ -203,21 +244,23 @@ class RedisHub(Hub):
         self.client = rooms.client
         self.prefix = rooms.prefix
         self.heartbeat = heartbeat
-        self.process = secrets.token_hex(8)  # this process's name in the presence hashes
+        self.process = rooms.process
+        rooms.local = self.watching
         self.others: dict[str, dict[str, Presence]] = {}  # room → another process → its sockets there
         self.shown: dict[str, tuple[int, dict[str, Any]]] = {}  # room → the newest version and state known
         self.published: dict[str, Presence] = {}  # room → this process's sockets there, as last published
         self.subscribed: set[str] = set()
-        self._outbox: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
+        # commands for Redis in order, and a future to finish once those before it are sent
+        self._outbox: asyncio.Queue[tuple[tuple[Any, ...], asyncio.Future[None] | None]] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
         self._forgetting: set[asyncio.Task[None]] = set()
         self.pubsub: Any = None
 
     def channel(self, code: str) -> str:
-        return f"{self.prefix}room:{code}"
+        return self.store.channel(code)
 
     def _presence_key(self, code: str) -> str:
-        return f"{self.prefix}presence:{code}"
+        return self.store.presence_key(code)
 
     def _rooms_of(self, process: str) -> str:
         return f"{self.prefix}process:{process}:rooms"
@@ -286,24 +329,47 @@ class RedisHub(Hub):
         event = self._event("p", p=list(local))
         if any(local):
             self.published[code] = local
-            if code not in self.subscribed:
+            first = code not in self.subscribed
+            if first:
                 self.subscribed.add(code)
                 try:
                     await self.pubsub.subscribe(self.channel(code))
-                    held = await self.client.hgetall(self._presence_key(code))
                 except RedisError as error:
                     raise _unavailable(error) from None
-                self.others[code] = {_text(p): _presence(_text(v)) for p, v in held.items() if _text(p) != self.process}
-            self._send(("HSET", self._presence_key(code), self.process, ",".join(map(str, local))),
-                       ("PEXPIRE", self._presence_key(code), int(self.store.ttl * 1000) + GRACE_MS),
-                       ("SADD", self._rooms_of(self.process), code),
-                       ("PUBLISH", self.channel(code), event))
+            written = self._send(("HSET", self._presence_key(code), self.process, ",".join(map(str, local))),
+                                 ("PEXPIRE", self._presence_key(code), int(self.store.ttl * 1000) + GRACE_MS),
+                                 ("SADD", self._rooms_of(self.process), code),
+                                 ("PUBLISH", self.channel(code), event))
+            if first:
+                await self._catch_up(code, written)
         else:
             self.published.pop(code, None)
             self._send(("HDEL", self._presence_key(code), self.process),
                        ("SREM", self._rooms_of(self.process), code),
                        ("PUBLISH", self.channel(code), event))
             await self._forget(code)
+
+    async def _catch_up(self, code: str, written: asyncio.Future[None]) -> None:
+        """The first socket of a room here: learn who else is in it, and any change made meanwhile.
+
+        Writes publish a room's change only while another process is present in it, so a
+        change written after this process read the room but before its presence was written
+        was published to nobody here: read the room again once the presence is in.
+        """
+        try:
+            await written
+            held = await self.client.hgetall(self._presence_key(code))
+            raw = await self.client.get(self.store.key(code))
+        except RedisError as error:
+            raise _unavailable(error) from None
+        self.others[code] = {_text(p): _presence(_text(v)) for p, v in held.items() if _text(p) != self.process}
+        if raw is not None:
+            version, _, body = _text(raw).partition("|")
+            shown = self.shown.get(code)
+            with contextlib.suppress(ValueError, NoughtsError):
+                if shown is None or shown[0] < int(version):
+                    self.store.forget(code, older_than=int(version))
+                    self._show(code, int(version), Room.from_dict(json.loads(body)).state())
 
     async def _forget(self, code: str) -> None:
         """No socket of this process is in the room any more: stop listening to it."""
@@ -312,6 +378,7 @@ class RedisHub(Hub):
         self.subscribed.discard(code)
         self.others.pop(code, None)
         self.shown.pop(code, None)
+        self.store.forget(code)
         with contextlib.suppress(RedisError, OSError):
             await self.pubsub.unsubscribe(self.channel(code))
 
@@ -325,9 +392,8 @@ class RedisHub(Hub):
 
     # changes ------------------------------------------------------------------------------------
     def broadcast(self, room: Room) -> None:
-        state = room.state()
-        self._show(room.code, room.version, state)
-        self._send(("PUBLISH", self.channel(room.code), self._event("s", v=room.version, s=state)))
+        # the other processes heard of the change from the write itself (RedisRoomStore.put)
+        self._show(room.code, room.version, room.state())
 
     def _show(self, code: str, version: int, state: dict[str, Any]) -> None:
         """Show a state to this process's sockets, unless a newer one was shown already."""
@@ -359,17 +425,22 @@ class RedisHub(Hub):
     def _event(self, kind: str, **fields: Any) -> str:
         return json.dumps({"t": kind, "o": self.process, **fields}, separators=(",", ":"), ensure_ascii=False)
 
-    def _send(self, *commands: tuple[Any, ...]) -> None:
+    def _send(self, *commands: tuple[Any, ...]) -> asyncio.Future[None]:
+        """Queue commands for the publisher task; the future is done once they have been sent."""
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         for command in commands:
-            self._outbox.put_nowait(command)
+            self._outbox.put_nowait((command, None))
+        self._outbox.put_nowait(((), done))
+        return done
 
     # tasks --------------------------------------------------------------------------------------
     async def _publish(self) -> None:
         """Send queued commands in order, as many as are waiting in one round trip."""
         while True:
-            commands = [await self._outbox.get()]
-            while not self._outbox.empty() and len(commands) < 1000:
-                commands.append(self._outbox.get_nowait())
+            items = [await self._outbox.get()]
+            while not self._outbox.empty() and len(items) < 1000:
+                items.append(self._outbox.get_nowait())
+            commands = [command for command, _ in items if command]
             try:
                 async with self.client.pipeline(transaction=False) as pipe:
                     for command in commands:
@@ -378,6 +449,9 @@ class RedisHub(Hub):
             except RedisError as error:
                 log.warning("could not tell the other processes about %d changes: %s", len(commands), error)
                 await asyncio.sleep(0.5)
+            for _, done in items:
+                if done is not None and not done.done():
+                    done.set_result(None)
 
     async def _listen(self) -> None:
         channels = len(self.prefix) + len("room:")
@@ -408,7 +482,9 @@ class RedisHub(Hub):
             return
         kind = event["t"]
         if kind == "s":
-            self._show(code, int(event["v"]), event["s"])
+            version = int(event["v"])
+            self.store.forget(code, older_than=version)
+            self._show(code, version, event["s"])
         elif kind == "p":
             presence = tuple(int(n) for n in event["p"])
             others = self.others.setdefault(code, {})
