@@ -252,6 +252,10 @@ async def room_seat(ws: Any, seat: int, stats: Stats, stop_at: float, rng: rando
         if waiting and state["game"] == waiting[1] and len(state["moves"]) >= waiting[2]:
             stats.add("room", waiting[0], time.perf_counter())
             waiting = None
+        elif waiting and state["game"] > waiting[1]:
+            # With rooms shared between processes a socket may be shown only the newest of two
+            # quick changes: here the end of the game the move was for never came, its rematch did.
+            waiting = None
         if state["result"] is not None:
             if seat == 0:
                 stats.games += 1

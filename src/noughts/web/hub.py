@@ -52,6 +52,7 @@ class Hub:
         """Put ``conn`` in room ``code`` (leaving any other room) in ``seat``, or watching."""
         if conn.room != code:
             await self.detach(conn)
+            conn.shown = None
         conn.room, conn.seat = code, seat
         self.watching.setdefault(code, set()).add(conn)
         await self._present(code)

@@ -246,7 +246,12 @@ class Lobby:
                     await self.leave(leaving)
                 raise Rejection("no_room", missing)
             records = self._recording(room)
-            outcome = change(room)
+            try:
+                outcome = change(room)
+            except Rejection:
+                if room.cached:  # refused on a copy that may be behind another process's change: read it
+                    continue
+                raise
             room.touched = time.time()
             failure = await self._computer(room) if computer else None
             try:

@@ -69,6 +69,7 @@ class Room:
         # The version the store held when this copy was read (None: never stored). A shared
         # store writes only over that version, so two processes never both change one room.
         self.stored_version: int | None = None
+        self.cached = False  # handed out from a copy the store kept, not read just now: it may be behind
 
     # making rooms ---------------------------------------------------------------------------
     @classmethod

@@ -79,7 +79,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, s
     if workers > 1 and redis is None:
         raise NoughtsError(NEEDS_REDIS)
     if redis is not None:
-        from noughts.web.shared import check_redis
+        from noughts.web.shared import check_redis, shown_url
 
         check_redis(redis)  # one clear line now rather than a traceback from every worker
     sock = listen(host, port)
@@ -88,7 +88,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, s
     everywhere = " (every network interface)" if host in ("0.0.0.0", "::", "") else ""
     shared = ""
     if redis is not None:
-        shared = f" {workers} worker process{'es' if workers > 1 else ''}, rooms in Redis at {redis};"
+        shared = f" {workers} worker process{'es' if workers > 1 else ''}, rooms in Redis at {shown_url(redis)};"
     with contextlib.closing(sock), contextlib.suppress(KeyboardInterrupt):
         if workers == 1:
             app = create_app(db, scores=scores, limits=limits, redis=redis)

@@ -96,7 +96,7 @@ def open_redis(url: str, connections: int = CONNECTIONS) -> Redis:
                                                decode_responses=True, health_check_interval=30)
         return Redis.from_pool(pool)
     except ValueError as error:
-        raise NoughtsError(f"{url!r} is not a Redis address like redis://127.0.0.1:6379/0 ({error})") from None
+        raise NoughtsError(_not_an_address(url, error)) from None
 
 
 def check_redis(url: str, timeout: float = 3.0) -> None:
@@ -106,13 +106,33 @@ def check_redis(url: str, timeout: float = 3.0) -> None:
     try:
         client = redis.Redis.from_url(url, socket_connect_timeout=timeout, socket_timeout=timeout)
     except ValueError as error:
-        raise NoughtsError(f"{url!r} is not a Redis address like redis://127.0.0.1:6379/0 ({error})") from None
+        raise NoughtsError(_not_an_address(url, error)) from None
     try:
         client.ping()
     except RedisError as error:
-        raise NoughtsError(f"cannot reach Redis at {url}: {error}") from None
+        raise NoughtsError(f"cannot reach Redis at {shown_url(url)}: {error}") from None
     finally:
         client.close()
+
+
+def shown_url(url: str) -> str:
+    """A Redis URL fit to print: any password replaced by ***.
+
+    >>> shown_url("redis://:secret@cache:6379/0")
+    'redis://:***@cache:6379/0'
+    """
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    user = parts.username or ""
+    host = parts.netloc.rsplit("@", 1)[1]
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+
+
+def _not_an_address(url: str, error: ValueError) -> str:
+    return f"{shown_url(url)!r} is not a Redis address like redis://127.0.0.1:6379/0 ({error})"
 
 
 def _unavailable(error: RedisError) -> Rejection:
@@ -138,6 +158,7 @@ class RedisRoomStore:
         self.process = secrets.token_hex(8)  # this process's name in the presence hashes
         self.local: Container[str] = ()  # rooms worth keeping here (the hub's rooms with sockets)
         self._kept: dict[str, Room] = {}  # room → this process's last write of it, for the next get
+        self._heard: dict[str, int] = {}  # room → the newest version another process announced
         self._put = client.register_script(_PUT)
         self._expire = client.register_script(_EXPIRE)
 
@@ -152,13 +173,19 @@ class RedisRoomStore:
 
     def forget(self, code: str, older_than: int | None = None) -> None:
         """Drop the kept copy of a room (only if older than ``older_than``, when given)."""
+        if older_than is None:
+            self._kept.pop(code, None)
+            self._heard.pop(code, None)
+            return
+        self._heard[code] = max(older_than, self._heard.get(code, 0))  # also for a copy being written now
         kept = self._kept.get(code)
-        if kept is not None and (older_than is None or kept.version < older_than):
+        if kept is not None and kept.version < older_than:
             del self._kept[code]
 
     async def get(self, code: str) -> Room | None:
         kept = self._kept.pop(code, None)  # taken: a message handled meanwhile reads from Redis
         if kept is not None:
+            kept.cached = True  # not read just now: the lobby reads afresh before refusing a message
             return kept
         try:
             raw = await self.client.get(self.key(code))
@@ -193,8 +220,8 @@ class RedisRoomStore:
             raise _unavailable(error) from None
         if outcome == "ok":
             room.version = room.stored_version = version
-            if code in self.local:
-                self._kept[code] = room
+            if code in self.local and self._heard.get(code, 0) <= version:
+                self._kept[code] = room  # unless another process's newer change was heard meanwhile
             return
         self._kept.pop(code, None)
         if outcome in ("taken", "changed"):
@@ -369,7 +396,8 @@ class RedisHub(Hub):
             with contextlib.suppress(ValueError, NoughtsError):
                 if shown is None or shown[0] < int(version):
                     self.store.forget(code, older_than=int(version))
-                    self._show(code, int(version), Room.from_dict(json.loads(body)).state())
+                    # kept, not sent: the lobby says "joined" first, then shows the newest state
+                    self.shown[code] = (int(version), Room.from_dict(json.loads(body)).state())
 
     async def _forget(self, code: str) -> None:
         """No socket of this process is in the room any more: stop listening to it."""
@@ -387,8 +415,8 @@ class RedisHub(Hub):
 
     def _reshow(self, code: str) -> None:
         shown = self.shown.get(code)
-        if shown is not None and code in self.watching:
-            self.push_local(code, encode(with_presence(shown[1], self.presence(code))))
+        if shown is not None:
+            self._push_state(code, *shown)
 
     # changes ------------------------------------------------------------------------------------
     def broadcast(self, room: Room) -> None:
@@ -396,19 +424,33 @@ class RedisHub(Hub):
         self._show(room.code, room.version, room.state())
 
     def _show(self, code: str, version: int, state: dict[str, Any]) -> None:
-        """Show a state to this process's sockets, unless a newer one was shown already."""
+        """Show this process's sockets the newest state known of the room.
+
+        Changes reach a process by two ways (its own writes, the others' through Redis), and
+        another process's newer change can arrive before this process shows its own older one.
+        """
         if code not in self.watching:
             return
         shown = self.shown.get(code)
-        if shown is not None and shown[0] > version:
-            return  # an older change arriving late (another process published it after ours)
-        self.shown[code] = (version, state)
-        self.push_local(code, encode(with_presence(state, self.presence(code))))
+        if shown is None or shown[0] <= version:
+            self.shown[code] = shown = (version, state)
+        self._push_state(code, *shown)
+
+    def _push_state(self, code: str, version: int, state: dict[str, Any]) -> None:
+        """Send a state to each socket in the room that has not had it (or a newer one) already."""
+        text = encode(with_presence(state, self.presence(code)))
+        for conn in self.watching.get(code, ()):
+            last = conn.shown
+            if last is not None and (last[0] > version or (last[0] == version and last[1] == text)):
+                continue
+            conn.shown = (version, text)  # the one string for every socket
+            conn.push(text)
 
     def tell(self, code: str, message: dict[str, Any], *, seated: bool = False) -> None:
         text = encode(message)
         self.push_local(code, text, seated=seated)
-        self._send(("PUBLISH", self.channel(code), self._event("m", m=text, seated=seated)))
+        if code not in self.subscribed or self.others.get(code):  # someone elsewhere may be in the room
+            self._send(("PUBLISH", self.channel(code), self._event("m", m=text, seated=seated)))
 
     def closed(self, codes: list[str], minutes: int) -> None:
         for code in codes:
