@@ -515,3 +515,99 @@ def test_the_page_says_it_is_reconnecting_and_resumes_its_seat_when_its_process_
             assert not problems, problems
         finally:
             browser.close()
+
+
+def test_quick_games_between_two_processes_are_never_refused_a_fair_move(three: list[WebProcess]) -> None:
+    """Six rooms, each host on one process and each guest on another, moving quickly.
+
+    Every refusal here would be the server's fault: a player moves only when a state says it is
+    their turn, on a free cell (a copy of a room kept by a process must never be behind).
+    """
+    first, second, _ = three
+
+    async def seat(ws: ClientConnection, number: int, stop_at: float, finished: list[int]) -> None:
+        waiting: tuple[int, int] | None = None  # the game and the number of moves a sent move awaits
+        while True:
+            message = json.loads(await asyncio.wait_for(ws.recv(), WAIT))
+            assert message["type"] != "error", message
+            if message["type"] != "state":
+                continue
+            state = message
+            if waiting and (state["game"] > waiting[0] or len(state["moves"]) >= waiting[1]):
+                waiting = None
+            if state["result"] is not None:
+                if number == 0:
+                    finished.append(state["game"])
+                if time.monotonic() >= stop_at:
+                    return
+                if number == 0:
+                    await ws.send('{"type":"rematch"}')
+                continue
+            mine = state["seats"][number]
+            if waiting is None and mine is not None and mine["mark"] == state["turn"]:
+                await asyncio.sleep(0.015)  # within the default 20 messages a second after a burst of 40
+                cell = next(n for n, mark in enumerate(state["cells"]) if mark is None)
+                waiting = (state["game"], len(state["moves"]) + 1)
+                await ws.send(json.dumps({"type": "move", "cell": cell, "game": state["game"]}))
+
+    async def room(stop_at: float, finished: list[int]) -> None:
+        ann, bo, _, _ = await friends(first.port, second.port, first="alternate")
+        try:
+            await asyncio.wait_for(asyncio.gather(seat(ann.ws, 0, stop_at, finished),
+                                                  seat(bo.ws, 1, stop_at, finished)), 30)
+        except TimeoutError:
+            pass  # a guest still waiting for a rematch its host, past the end, will not ask for
+        finally:
+            await ann.close()
+            await bo.close()
+
+    async def scenario() -> list[int]:
+        finished: list[int] = []
+        stop_at = time.monotonic() + 1.5
+        await asyncio.gather(*(room(stop_at, finished) for _ in range(6)))
+        return finished
+
+    finished = run(scenario())
+    assert len(finished) >= 6  # every room finished at least one game, and nothing was refused
+
+
+def test_a_kept_copy_behind_another_process_is_read_afresh_before_a_move_is_refused(redis_url: str) -> None:
+    """A process keeps the rooms of its sockets as it last wrote them; another process moves
+    meanwhile and its news has not arrived yet. The next move must be judged on the room as it is."""
+    from noughts.web.hub import Hub
+    from noughts.web.lobby import Lobby
+    from noughts.web.recording import Recorder
+
+    async def scenario() -> None:
+        mine, other = (RedisRoomStore(open_redis(redis_url)) for _ in range(2))
+        room = Room.for_friend(name="Ann", first="me")
+        room.take_free_seat("Bo")
+        mine.local = {room.code}
+        await mine.put(room)  # kept by this process as written: Ann (X) to move
+        lobby = Lobby(Limits(), mine, Recorder(None, enabled=False), Hub(mine))
+        await lobby._update(room.code, lambda r: r.play(0, 4), "gone")
+        elsewhere = await other.get(room.code)
+        assert elsewhere is not None
+        elsewhere.play(1, 0)  # Bo moves on another process; this one has not heard yet
+        await other.put(elsewhere)
+        played, _ = await lobby._update(room.code, lambda r: r.play(0, 8), "gone")
+        assert played.moves == (4, 0, 8)  # not "It is not your turn": the kept copy was behind
+        with pytest.raises(Rejection) as refused:  # a refusal the room as it is deserves still comes
+            await lobby._update(room.code, lambda r: r.play(0, 2), "gone")
+        assert refused.value.code == "not_your_turn"
+        stored = await other.get(room.code)
+        assert stored is not None and stored.moves == (4, 0, 8)
+        fresh = await mine.get(room.code)
+        assert fresh is not None and not fresh.cached
+        await mine.put(fresh)
+        writing = await mine.get(room.code)
+        assert writing is not None and writing.cached  # kept from the last write
+        assert writing.stored_version is not None
+        mine.forget(room.code, older_than=writing.stored_version + 2)  # news of a later change, mid-write
+        await mine.put(writing)
+        after = await mine.get(room.code)
+        assert after is not None and not after.cached  # not kept over the newer change it heard of
+        for store in (mine, other):
+            await store.client.aclose()
+
+    run(scenario())
