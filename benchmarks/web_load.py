@@ -159,13 +159,18 @@ class Server:
         return process_cpu_seconds(pid) + sum(process_cpu_seconds(child) for child in children(pid))
 
     def stop(self) -> None:
+        workers = children(self.process.pid)
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGINT)
             try:
-                self.process.wait(10)
+                self.process.wait(20)
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        for pid in workers:  # a supervisor killed before its workers stopped leaves them running
+            with contextlib.suppress(OSError):
+                if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes():  # still the worker
+                    os.kill(pid, signal.SIGKILL)
         self.folder.cleanup()
 
 

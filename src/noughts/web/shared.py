@@ -31,7 +31,7 @@ from collections.abc import Container
 from typing import TYPE_CHECKING, Any
 
 from redis.asyncio import BlockingConnectionPool, Redis
-from redis.exceptions import RedisError
+from redis.exceptions import NoScriptError, RedisError
 
 from noughts.errors import NoughtsError
 from noughts.web.hub import Hub, Presence, with_presence
@@ -140,6 +140,53 @@ def _unavailable(error: RedisError) -> Rejection:
     return Rejection("unavailable", "The server cannot reach its game store just now; try again in a moment.")
 
 
+class Batch:
+    """Commands issued in the same turn of the event loop go to Redis together, in one pipeline.
+
+    Under load, many rooms' reads and writes are waiting at once; one round trip (and one
+    turn of the client library's connection handling) for all of them costs far less than
+    one each. A lone command goes at once, as before.
+    """
+
+    def __init__(self, client: Redis) -> None:
+        self.client = client
+        self._waiting: list[tuple[tuple[Any, ...], asyncio.Future[Any]]] = []
+        self._sending: set[asyncio.Task[None]] = set()
+
+    async def call(self, *command: Any) -> Any:
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+        if not self._waiting:
+            loop.call_soon(self._send)  # after the other tasks ready in this turn have queued theirs
+        self._waiting.append((command, future))
+        return await future
+
+    def _send(self) -> None:
+        waiting, self._waiting = self._waiting, []
+        task = asyncio.get_running_loop().create_task(self._execute(waiting))
+        self._sending.add(task)
+        task.add_done_callback(self._sending.discard)
+
+    async def _execute(self, waiting: list[tuple[tuple[Any, ...], asyncio.Future[Any]]]) -> None:
+        try:
+            async with self.client.pipeline(transaction=False) as pipe:
+                for command, _ in waiting:
+                    pipe.execute_command(*command)
+                replies = await pipe.execute(raise_on_error=False)
+        except Exception as error:  # the connection failed: every command in it did
+            for _, future in waiting:
+                if not future.done():
+                    future.set_exception(error)
+            return
+        for (_, future), reply in zip(waiting, replies, strict=True):
+            if future.done():
+                continue
+            if isinstance(reply, Exception):
+                future.set_exception(reply)
+            else:
+                future.set_result(reply)
+
+
 class RedisRoomStore:
     """Rooms as Redis keys with an expiry; writes only over the version read (see the module).
 
@@ -160,6 +207,7 @@ class RedisRoomStore:
         self._kept: dict[str, Room] = {}  # room → this process's last write of it, for the next get
         self._heard: dict[str, int] = {}  # room → the newest version another process announced
         self._put = client.register_script(_PUT)
+        self.batch = Batch(client)
         self._expire = client.register_script(_EXPIRE)
 
     def key(self, code: str) -> str:
@@ -188,7 +236,7 @@ class RedisRoomStore:
             kept.cached = True  # not read just now: the lobby reads afresh before refusing a message
             return kept
         try:
-            raw = await self.client.get(self.key(code))
+            raw = await self.batch.call("GET", self.key(code))
         except RedisError as error:
             raise _unavailable(error) from None
         if raw is None:
@@ -210,11 +258,14 @@ class RedisRoomStore:
         body = json.dumps({**room.to_dict(), "version": version}, separators=(",", ":"))
         event = json.dumps({"t": "s", "o": self.process, "v": version, "s": room.state()}, separators=(",", ":"),
                            ensure_ascii=False)
+        keys = [self.key(code), self.index, self.presence_key(code)]
+        args: list[Any] = [f"{version}|{body}", "" if read is None else str(read), int(self.ttl * 1000) + GRACE_MS,
+                repr(room.touched), self.max_rooms, code, self.process, self.channel(code), event]
         try:
-            outcome = await self._put(keys=[self.key(code), self.index, self.presence_key(code)],
-                                      args=[f"{version}|{body}", "" if read is None else str(read),
-                                            int(self.ttl * 1000) + GRACE_MS, repr(room.touched), self.max_rooms,
-                                            code, self.process, self.channel(code), event])
+            try:
+                outcome = await self.batch.call("EVALSHA", self._put.sha, len(keys), *keys, *args)
+            except NoScriptError:  # Redis restarted and forgot the script: this loads it again
+                outcome = await self._put(keys=keys, args=args)
         except RedisError as error:
             self._kept.pop(code, None)
             raise _unavailable(error) from None
