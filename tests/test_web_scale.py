@@ -611,3 +611,13 @@ def test_a_kept_copy_behind_another_process_is_read_afresh_before_a_move_is_refu
             await store.client.aclose()
 
     run(scenario())
+
+
+def test_without_the_redis_package_the_error_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    from noughts import web
+    from noughts.errors import NoughtsError
+
+    monkeypatch.setitem(sys.modules, "redis", None)  # an import of it now fails
+    with pytest.raises(NoughtsError) as caught:
+        web.serve(port=0, redis="redis://127.0.0.1:6379/0")
+    assert str(caught.value) == web.MISSING

@@ -70,6 +70,7 @@ class Room:
         # store writes only over that version, so two processes never both change one room.
         self.stored_version: int | None = None
         self.cached = False  # handed out from a copy the store kept, not read just now: it may be behind
+        self.written_state: tuple[int, dict[str, Any]] | None = None  # a shared store's last state written, by version
 
     # making rooms ---------------------------------------------------------------------------
     @classmethod

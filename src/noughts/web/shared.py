@@ -16,6 +16,10 @@ Who is in a room (the ``connected`` seats and ``watchers`` of a state) is a hash
 each process and announced on the same channel. A process that stops beating its heart
 (``noughts:processes``, killed, say) is taken out of every room's presence by the others.
 
+Each process keeps the rooms its sockets are in as it last wrote them (the write still checks
+the version), so a move is usually one scripted write, and the reads and writes of one turn of
+the event loop go to Redis in one pipeline (:class:`Batch`).
+
 Nothing here runs unless ``--redis`` is given; the ``redis`` package comes with the web extra.
 """
 
@@ -256,7 +260,8 @@ class RedisRoomStore:
         version = room.version if read is None else max(room.version, read + 1)
         code = room.code
         body = json.dumps({**room.to_dict(), "version": version}, separators=(",", ":"))
-        event = json.dumps({"t": "s", "o": self.process, "v": version, "s": room.state()}, separators=(",", ":"),
+        state = room.state()
+        event = json.dumps({"t": "s", "o": self.process, "v": version, "s": state}, separators=(",", ":"),
                            ensure_ascii=False)
         keys = [self.key(code), self.index, self.presence_key(code)]
         args: list[Any] = [f"{version}|{body}", "" if read is None else str(read), int(self.ttl * 1000) + GRACE_MS,
@@ -271,6 +276,7 @@ class RedisRoomStore:
             raise _unavailable(error) from None
         if outcome == "ok":
             room.version = room.stored_version = version
+            room.written_state = (version, state)  # what the hub shows next: worked out once
             if code in self.local and self._heard.get(code, 0) <= version:
                 self._kept[code] = room  # unless another process's newer change was heard meanwhile
             return
@@ -472,7 +478,9 @@ class RedisHub(Hub):
     # changes ------------------------------------------------------------------------------------
     def broadcast(self, room: Room) -> None:
         # the other processes heard of the change from the write itself (RedisRoomStore.put)
-        self._show(room.code, room.version, room.state())
+        written = room.written_state
+        state = written[1] if written is not None and written[0] == room.version else room.state()
+        self._show(room.code, room.version, state)
 
     def _show(self, code: str, version: int, state: dict[str, Any]) -> None:
         """Show this process's sockets the newest state known of the room.
