@@ -33,7 +33,7 @@ endif
 bench: $(READY) $(BENCH_READY)
 	$(PY) benchmarks/run.py $(BENCH_ARGS)
 	$(PY) benchmarks/envs.py $(BENCH_ARGS)
-	$(PY) benchmarks/web_load.py $(BENCH_ARGS)
+	$(PY) benchmarks/web_load.py --redis $(BENCH_ARGS)
 	$(PY) benchmarks/robot.py $(BENCH_ARGS)
 	$(PY) benchmarks/arena.py $(BENCH_ARGS)
 	$(PY) benchmarks/store.py $(BENCH_ARGS)

@@ -154,6 +154,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
     _db_option(p)
     p.add_argument("--no-scores", action="store_true", help="record nothing: no scores, no history")
+    p.add_argument("--redis", metavar="URL", help="keep the rooms in Redis (redis://HOST:PORT/N), shared by every "
+                                                  "server process given the same URL")
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="serve the port from N processes (default 1; more than 1 needs --redis)")
     p.set_defaults(run=_cmd_web)
 
     # Listed for --help only: main() hands 'panel ...' to noughts.hardware before argparse.
@@ -565,7 +569,8 @@ def _cmd_gui(args: argparse.Namespace) -> int:
 def _cmd_web(args: argparse.Namespace) -> int:
     from noughts.web import serve
 
-    serve(host=args.host, port=args.port, db=args.db, scores=not args.no_scores)
+    serve(host=args.host, port=args.port, db=args.db, scores=not args.no_scores, redis=args.redis,
+          workers=args.workers)
     return 0
 
 
