@@ -628,8 +628,8 @@ def _add_arena_commands(sub: Any) -> None:
     p = sub.add_parser("arena", help="a round robin between computer players, with ratings",
                        description="Every pair of PLAYERs plays GAMES games with each colour. Prints each pair's "
                                    "wins, draws and losses, each player's score and an Elo-style rating with its "
-                                   "95%% interval; --chart draws the ratings as SVG or PNG. Games are seeded from --seed, "
-                                   "the two names and the game's number: the same command gives the same table "
+                                   "95%% interval; --chart draws the ratings as SVG or PNG. Games are seeded from "
+                                   "--seed, the two names and the game's number: the same command gives the same table "
                                    "with any --jobs. Ctrl-C stops it and prints the games finished. "
                                    "See docs/arena.md.")
     p.add_argument("players", nargs="+", metavar="PLAYER", help="two or more players (see 'noughts players')")
