@@ -33,11 +33,12 @@ endif
 bench: $(READY) $(BENCH_READY)
 	$(PY) benchmarks/run.py $(BENCH_ARGS)
 	$(PY) benchmarks/envs.py $(BENCH_ARGS)
-	$(PY) benchmarks/web_load.py $(BENCH_ARGS)
+	$(PY) benchmarks/web_load.py --redis $(BENCH_ARGS)
 	$(PY) benchmarks/robot.py $(BENCH_ARGS)
 	$(PY) benchmarks/arena.py $(BENCH_ARGS)
 	$(PY) benchmarks/store.py $(BENCH_ARGS)
 	$(PY) benchmarks/strong.py $(BENCH_ARGS)
+	$(PY) benchmarks/proofs.py $(BENCH_ARGS)
 
 # The documentation site in site/: the pages in docs/ and the API from the docstrings (mkdocs.yml);
 # strict, so a broken link or reference fails. Open site/index.html.

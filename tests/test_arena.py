@@ -7,6 +7,7 @@ import json
 import math
 import os
 import signal
+import struct
 import subprocess
 import sys
 import time
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from child_signals import default_sigint
 from noughts import Board, arena
 from noughts.arena import (
     ArenaError,
@@ -192,23 +194,28 @@ def test_command_line(tmp_path: Path) -> None:
     chart = tmp_path / "ratings.svg"
     one = run_cli("arena", "random", "arduino", "mdttt", "--games", "8", "--seed", "3", "--jobs", "1", "--json",
                   "--chart", str(chart))
-    two = run_cli("arena", "random", "arduino", "mdttt", "--games", "8", "--seed", "3", "--jobs", "2", "--json")
+    picture = tmp_path / "ratings.png"
+    two = run_cli("arena", "random", "arduino", "mdttt", "--games", "8", "--seed", "3", "--jobs", "2", "--json",
+                  "--chart", str(picture))
     assert one.returncode == two.returncode == 0, one.stderr + two.stderr
     first, second = json.loads(one.stdout), json.loads(two.stdout)
     assert first["pairs"] == second["pairs"] and first["players"] == second["players"]
     assert first["played"] == 48 and first["complete"]
     ET.parse(chart)
+    width, height = struct.unpack(">II", picture.read_bytes()[16:24])  # the PNG header's size
+    assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and width > 200 and height > 100
     refused = run_cli("arena", "random", "parsons", "--board", "4x4")
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1 and "cannot play 4x4k4" in refused.stderr
-    bad = run_cli("arena", "random", "arduino", "--chart", "ratings.png")
-    assert bad.returncode == 2 and "--chart writes SVG" in bad.stderr
+    bad = run_cli("arena", "random", "arduino", "--chart", "ratings.jpg")
+    assert bad.returncode == 2 and "--chart writes SVG or PNG" in bad.stderr
 
 
 def test_ctrl_c_prints_the_games_finished() -> None:
     process = subprocess.Popen(
         [sys.executable, "-m", "noughts", "arena", "random", "minimax", "--board", "7x7k5", "--games", "500",
          "--seed", "1", "--jobs", "2", "--nodes", "5000"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+        preexec_fn=default_sigint)
     time.sleep(1.2)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=60)

@@ -267,12 +267,12 @@ def test_analyse_on_a_board_too_big_to_solve_is_an_error_not_a_hang(capsys: pyte
     assert engine.ANALYSE_MAX_NODES == 2_000_000  # what the command really allows
     # A smaller budget (about 0.1 s of search), and the clock only as a backstop far beyond it: the
     # node budget stops this search, however busy the machine (the clock's own error: test_engine.py).
-    monkeypatch.setattr(engine, "ANALYSE_MAX_NODES", 20_000)
+    monkeypatch.setattr(engine, "ANALYSE_MAX_NODES", 2_000)
     monkeypatch.setattr(engine, "ANALYSE_MAX_SECONDS", 300.0)
     solver.clear_cache()
-    status, out, err = run_main(capsys, "analyse", "--rows", "3", "--cols", "8", "--k", "4")
+    status, out, err = run_main(capsys, "analyse", "--rows", "4", "--cols", "9", "--k", "4")
     assert (status, out) == (2, "")
-    assert err == ("noughts: the solver gave up after searching 20,000 positions, its budget "
+    assert err == ("noughts: the solver gave up after searching 2,000 positions, its budget "
                    "(max_nodes); this board is too big to solve exactly in that budget\n")
 
 

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from child_signals import default_sigint
 from noughts import Board, players
 from noughts.gomocup import FAST_SECONDS, MARGIN_SECONDS, SHARE, Brain, run
 from noughts.gomocup_manager import GameResult, play_game, play_match
@@ -337,7 +338,7 @@ def test_the_command_reads_crlf_and_answers_in_lf() -> None:
 
 def test_ctrl_c_exits_130_without_a_word() -> None:
     process = subprocess.Popen(BRAIN, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               env=ENV)
+                               env=ENV, preexec_fn=default_sigint)
     assert process.stdin is not None and process.stdout is not None
     process.stdin.write(b"START 3\n")
     process.stdin.flush()

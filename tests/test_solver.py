@@ -306,6 +306,7 @@ def test_progress_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_interrupt_propagates_and_leaves_only_true_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(solver, "ALPHA_BETA_MAX_SIZE", 30)  # the alpha-beta table (test_proofs: the prover)
     monkeypatch.setattr(solver, "PROGRESS_INTERVAL", 0.0)
     solver.clear_cache()
     calls = 0
@@ -472,6 +473,7 @@ def test_all_tables_together_stay_within_their_limit(monkeypatch: pytest.MonkeyP
 
 
 def test_a_search_that_gives_up_forgets_what_it_added(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(solver, "ALPHA_BETA_MAX_SIZE", 30)  # the alpha-beta table (test_proofs: the prover)
     monkeypatch.setattr(solver, "TRIM_ENTRIES", 500)
     solver.clear_cache()
     geometry = Geometry.get(5, 5, 4)
@@ -485,6 +487,7 @@ def test_a_search_that_gives_up_forgets_what_it_added(monkeypatch: pytest.Monkey
 
 
 def test_a_search_that_gives_up_keeps_what_earlier_searches_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(solver, "ALPHA_BETA_MAX_SIZE", 30)  # the alpha-beta table (test_proofs: the prover)
     monkeypatch.setattr(solver, "TRIM_ENTRIES", 500)
     solver.clear_cache()
     solve(Board(4, 5, 4).play(0).play(19))

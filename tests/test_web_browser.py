@@ -103,7 +103,7 @@ def press(page: Page, index: int) -> None:
 
 def open_game(page: Page, url: str, opponent: str = "hard", first: str = "alternate") -> None:
     page.goto(url)
-    expect(page.locator("#opponent option")).to_have_count(11)
+    expect(page.locator("#opponent option")).to_have_count(len(players.names()))  # every computer player
     page.select_option("#opponent", opponent)
     page.select_option("#first", first)
     page.get_by_role("button", name="Play the computer").click()
@@ -181,7 +181,7 @@ def test_a_whole_game_against_the_computer_by_clicks(url: str, new_page: Callabl
 def test_a_whole_game_by_keyboard_alone(url: str, new_page: Callable[..., Page]) -> None:
     page = new_page()
     page.goto(url)
-    expect(page.locator("#opponent option")).to_have_count(11)
+    expect(page.locator("#opponent option")).to_have_count(len(players.names()))  # every computer player
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.className") == "skip"
     for _ in range(12):  # through the form to its button, choosing Hard on the way
@@ -233,7 +233,7 @@ def test_two_browsers_play_through_a_room_with_a_reload_rejections_and_a_spectat
         url: str, new_page: Callable[..., Page], shots: Path) -> None:
     ann = new_page("Ann")
     ann.goto(url)
-    expect(ann.locator("#opponent option")).to_have_count(11)
+    expect(ann.locator("#opponent option")).to_have_count(len(players.names()))  # every computer player
     ann.get_by_role("button", name="Play a friend").click()
     expect(ann.locator("#room")).to_be_visible()
     expect(ann.locator("#status")).to_have_text(

@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 from starlette.websockets import WebSocketDisconnect
 
+from child_signals import default_sigint
 from noughts import players
 from noughts.errors import NoughtsError
 from noughts.match import DEFAULT_FIRST, DEFAULT_OPPONENT, FIRST_RULES, ComputerMove, Match
@@ -558,11 +559,6 @@ def test_the_server_log_has_no_colour_when_no_color_is_set() -> None:
     app = create_app(notify=lambda line: None)
     assert _config(app, Limits(), "warning", environ={"NO_COLOR": "1"}).use_colors is False
     assert _config(app, Limits(), "warning", environ={"TERM": "xterm"}).use_colors is None  # uvicorn: if a tty
-
-
-def default_sigint() -> None:
-    """In the child: Ctrl-C as on a terminal, even when pytest itself runs with SIGINT ignored (`&`, nohup)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def test_serve_listens_says_where_and_stops_on_ctrl_c(tmp_path: Path) -> None:

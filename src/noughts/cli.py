@@ -102,6 +102,9 @@ def build_parser() -> argparse.ArgumentParser:
                                    "with an error on boards too big to solve in the engine's budget.")
     board_options(p)
     budget_options(p, "default: 30 s or 2,000,000 positions")
+    p.add_argument("--explain", action="store_true",
+                   help="also show how a draw is held without search, if it is: a pairing of cells "
+                        "(a diagram with each pair's letter)")
     p.set_defaults(run=_cmd_analyse)
 
     p = sub.add_parser("status", help="whose turn, who has won, the legal moves",
@@ -151,6 +154,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
     _db_option(p)
     p.add_argument("--no-scores", action="store_true", help="record nothing: no scores, no history")
+    p.add_argument("--redis", metavar="URL", help="keep the rooms in Redis (redis://HOST:PORT/N), shared by every "
+                                                  "server process given the same URL")
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="serve the port from N processes (default 1; more than 1 needs --redis)")
     p.set_defaults(run=_cmd_web)
 
     # Listed for --help only: main() hands 'panel ...' to noughts.hardware before argparse.
@@ -457,7 +464,33 @@ def _cmd_analyse(args: argparse.Namespace) -> int:
     reply = _ask(args, "analyse", seconds=args.seconds, nodes=args.nodes)
     if not args.json:
         print(_analysis_text(_board(args), reply))
+    if args.explain:
+        print(_pairing_text(_board(args)))
     return 0
+
+
+def _pairing_text(board: Board) -> str:
+    """The pairings that hold each side's draw here, as diagrams, or a line saying there are none."""
+    from noughts import solver
+
+    if board.is_over:
+        return "the game is over: nothing to explain"
+    parts = []
+    for defender, attacker in (("O", "X"), ("X", "O")):
+        pairs = solver.pairing(board, defender)
+        if pairs is None:
+            continue
+        if not pairs:
+            parts.append(f"{attacker} has no line left to complete.")
+            continue
+        parts.append(f"{defender} stops {attacker} by pairing ({len(pairs)} pairs): whenever {attacker} "
+                     f"takes a lettered cell, {defender} takes the other cell with the same letter, "
+                     f"and every line {attacker} could complete holds both cells of a pair.")
+        parts.append(solver.pairing_diagram(board, pairs))
+    if not parts:
+        return ("no pairing covers every line here: the value was proved by search "
+                "(pairings deeper in the game cut it short)")
+    return "\n".join(parts)
 
 
 def _cmd_status(args: argparse.Namespace) -> int:
@@ -536,7 +569,8 @@ def _cmd_gui(args: argparse.Namespace) -> int:
 def _cmd_web(args: argparse.Namespace) -> int:
     from noughts.web import serve
 
-    serve(host=args.host, port=args.port, db=args.db, scores=not args.no_scores)
+    serve(host=args.host, port=args.port, db=args.db, scores=not args.no_scores, redis=args.redis,
+          workers=args.workers)
     return 0
 
 
@@ -594,8 +628,8 @@ def _add_arena_commands(sub: Any) -> None:
     p = sub.add_parser("arena", help="a round robin between computer players, with ratings",
                        description="Every pair of PLAYERs plays GAMES games with each colour. Prints each pair's "
                                    "wins, draws and losses, each player's score and an Elo-style rating with its "
-                                   "95%% interval; --chart draws the ratings as SVG. Games are seeded from --seed, "
-                                   "the two names and the game's number: the same command gives the same table "
+                                   "95%% interval; --chart draws the ratings as SVG or PNG. Games are seeded from "
+                                   "--seed, the two names and the game's number: the same command gives the same table "
                                    "with any --jobs. Ctrl-C stops it and prints the games finished. "
                                    "See docs/arena.md.")
     p.add_argument("players", nargs="+", metavar="PLAYER", help="two or more players (see 'noughts players')")
@@ -608,7 +642,8 @@ def _add_arena_commands(sub: Any) -> None:
                    help="positions a searching player may look at per move (default 100000; no time limit, so "
                         "the results do not depend on the machine)")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
-    p.add_argument("--chart", metavar="FILE.svg", help="also draw the ratings as an SVG chart")
+    p.add_argument("--chart", metavar="FILE", help="also draw the ratings as a chart: FILE.svg, or FILE.png "
+                                                   "(pip install 'noughts[picture]')")
     p.set_defaults(run=_cmd_arena)
 
     p = sub.add_parser("audit", help="how a computer player can be beaten",
@@ -641,8 +676,9 @@ def _cmd_arena(args: argparse.Namespace) -> int:
 
     from noughts import arena
 
-    if args.chart is not None and not args.chart.lower().endswith(".svg"):
-        raise arena.ArenaError(f"--chart writes SVG: give a file name ending in .svg, not {args.chart[:40]!r}")
+    if args.chart is not None and not args.chart.lower().endswith((".svg", ".png")):
+        raise arena.ArenaError(f"--chart writes SVG or PNG: give a file name ending in .svg or .png, "
+                               f"not {args.chart[:40]!r}")
     board = arena.parse_board(args.board)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1_000_000)
     jobs = args.jobs if args.jobs is not None else arena.default_jobs()
@@ -656,9 +692,16 @@ def _cmd_arena(args: argparse.Namespace) -> int:
         print(f"{PROG}: arena stopped: {result.played:,} of {result.scheduled:,} games played", file=sys.stderr)
     table = arena.standings(result)
     if args.chart is not None:
+        chart = arena.chart_svg(result, table)
+        if args.chart.lower().endswith(".png"):
+            from noughts.picture import png
+
+            data = png(chart)
+        else:
+            data = chart.encode("utf-8")
         try:
-            with open(args.chart, "w", encoding="utf-8") as file:
-                file.write(arena.chart_svg(result, table))
+            with open(args.chart, "wb") as file:
+                file.write(data)
         except OSError as error:
             raise arena.ArenaError(f"cannot write the chart to {args.chart[:60]!r}: {error.strerror}") from None
     print(json.dumps(arena.results_json(result, table)) if args.json else arena.results_text(result, table))

@@ -51,7 +51,7 @@ _PLAYERS: dict[str, tuple[str, str, str, str, str]] = {
     "easy": ("presets", "EasyPlayer", "Easy", "plays any free cell at random", "any"),
     "medium": ("presets", "MediumPlayer", "Medium", "a coin flip each move: a best move or a random one",
                "solvable"),
-    "hard": ("presets", "HardPlayer", "Hard", "perfect where it can be proved, else the strong player", "any"),
+    "hard": ("presets", "HardPlayer", "Hard", "perfect where it can be proved, else strong", "any"),
     "random": ("random_player", "RandomPlayer", "Random", "a uniformly random free cell, any board", "any"),
     "arduino": ("arduino", "ArduinoPlayer", "Arduino rules", "win, block, random", "any"),
     "parsons": ("parsons", "ParsonsPlayer", "Centre first", "centre, win, block, a corner, any cell (3×3)", "3x3"),
@@ -62,8 +62,7 @@ _PLAYERS: dict[str, tuple[str, str, str, str, str]] = {
                      "win, block, fork, centre, corner, side (3×3)", "3x3"),
     "minimax": ("minimax", "MinimaxPlayer", "Minimax", "alpha-beta search, depth-limited on big boards", "any"),
     "perfect": ("perfect", "PerfectPlayer", "Perfect", "a best move from the exact solver", "solvable"),
-    "strong": ("strong", "StrongPlayer", "Strong", "threat search for forced wins and blocks, then patterns; any board",
-               "any"),
+    "strong": ("strong", "StrongPlayer", "Strong", "threat search for forced wins, then patterns", "any"),
 }
 # Older names, still accepted wherever a player is named.
 _ALIASES = {"seed001-rules": "simple-rules"}
@@ -156,7 +155,7 @@ def unable(name: str, board: Board, *, budget: Budget | None = None) -> str | No
     The sentence fits after the player's label: "Perfect cannot play this board: <reason>".
 
     >>> from noughts import Board
-    >>> unable("perfect", Board(5, 5))
+    >>> unable("perfect", Board(15, 15))
     'it works out every move exactly, and this board is too big for that'
     >>> unable("parsons", Board(4, 4))
     'it only plays 3×3 with 3 in a row'

@@ -41,15 +41,26 @@ SECURITY_HEADERS = {
 
 
 def create_app(db: str | None = None, *, scores: bool = True, limits: Limits | None = None,
-               rooms: RoomStore | None = None, notify: Callable[[str], None] | None = None) -> Starlette:
+               rooms: RoomStore | None = None, notify: Callable[[str], None] | None = None,
+               redis: str | None = None, heartbeat: float = 5.0) -> Starlette:
     """The web game as an ASGI app.
 
     ``db`` is the score file (``None``: the default, as for ``noughts play``); ``scores=False``
     records nothing. ``rooms`` replaces the in-process room store (see :class:`RoomStore`).
+    ``redis`` (``redis://HOST:PORT/N``) keeps the rooms in Redis, shared with every other
+    process given the same address (see :mod:`noughts.web.shared`); ``heartbeat`` is how often,
+    in seconds, this process says it is alive there.
     """
     limits = limits or Limits()
-    rooms = rooms or MemoryRoomStore(limits.max_rooms, limits.room_ttl)
-    hub = Hub(rooms)
+    hub: Hub
+    if redis is not None:
+        from noughts.web.shared import RedisHub, RedisRoomStore, open_redis
+
+        shared = RedisRoomStore(open_redis(redis), limits.max_rooms, limits.room_ttl)
+        rooms, hub = shared, RedisHub(shared, heartbeat=heartbeat)
+    else:
+        rooms = rooms or MemoryRoomStore(limits.max_rooms, limits.room_ttl)
+        hub = Hub(rooms)
     lobby = Lobby(limits, rooms, Recorder(db, scores, notify), hub)
     files = {name: resources.files("noughts.web").joinpath("static", name).read_bytes() for name in STATIC}
     tags = {name: '"' + hashlib.sha256(body).hexdigest()[:16] + '"' for name, body in files.items()}

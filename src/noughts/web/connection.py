@@ -37,6 +37,7 @@ class Connection:
         self.ws = ws
         self.room: str | None = None
         self.seat: int | None = None
+        self.shown: tuple[int, str] | None = None  # with rooms in Redis: the version and text of the last state sent
         self.created = 0  # rooms made over the connection's life
         self.allowance = limits.burst
         self.stamp = time.monotonic()

@@ -3,7 +3,8 @@
 Each server process has one hub and knows only its own sockets. A room's ``state`` is encoded
 once and queued on every connection in the room; presence (which seats are connected, how
 many watch) is worked out here from the connections. With rooms shared between processes,
-this is the part that would subscribe to a channel per room (see docs/web-protocol.md).
+:class:`noughts.web.shared.RedisHub` adds the other processes' sockets: each change is
+published on the room's channel and every process passes it on to its own sockets.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ if TYPE_CHECKING:
     from noughts.web.connection import Connection
     from noughts.web.rooms import Room, RoomStore
 
-__all__ = ["Hub"]
+__all__ = ["Hub", "Presence", "with_presence"]
+
+Presence = tuple[int, int, int]  # connections in seat 0, in seat 1, watching
 
 
 class Hub:
@@ -27,7 +30,21 @@ class Hub:
         self.watching: dict[str, set[Connection]] = {}  # room code → connections in it
         self.connections = 0  # open websockets
 
-    def watchers(self, code: str, besides: Connection | None = None) -> int:
+    async def start(self) -> None:
+        """Begin serving (a shared hub connects and listens here)."""
+
+    async def stop(self) -> None:
+        """Stop serving."""
+
+    def local_presence(self, code: str) -> Presence:
+        conns = self.watching.get(code, ())
+        return (sum(c.seat == 0 for c in conns), sum(c.seat == 1 for c in conns), sum(c.seat is None for c in conns))
+
+    def presence(self, code: str) -> Presence:
+        """Who is in the room, over every process (here: this one)."""
+        return self.local_presence(code)
+
+    async def watchers(self, code: str, besides: Connection | None = None) -> int:
         """Connections in the room without a seat (not counting ``besides``)."""
         return sum(c.seat is None for c in self.watching.get(code, ()) if c is not besides)
 
@@ -35,8 +52,10 @@ class Hub:
         """Put ``conn`` in room ``code`` (leaving any other room) in ``seat``, or watching."""
         if conn.room != code:
             await self.detach(conn)
+            conn.shown = None
         conn.room, conn.seat = code, seat
         self.watching.setdefault(code, set()).add(conn)
+        await self._present(code)
 
     async def detach(self, conn: Connection) -> None:
         """Take ``conn`` out of its room; the others see who is still there."""
@@ -50,31 +69,46 @@ class Hub:
         others.discard(conn)
         if not others:
             del self.watching[code]
-            return
+        await self._present(code)
+        if others:
+            await self._show_presence(code)
+
+    async def _present(self, code: str) -> None:
+        """This process's sockets in room ``code`` changed (a shared hub tells the others)."""
+
+    async def _show_presence(self, code: str) -> None:
         room = await self.rooms.get(code)
         if room is not None:
             self.broadcast(room)
 
     def broadcast(self, room: Room) -> None:
         """Send the room's state to everyone in it (the same text for all: encoded once)."""
-        conns = self.watching.get(room.code, ())
-        connected = (any(c.seat == 0 for c in conns), any(c.seat == 1 for c in conns))
-        watchers = sum(c.seat is None for c in conns)
-        text = encode(room.state(connected, watchers))
-        for conn in conns:
-            conn.push(text)
+        s0, s1, watchers = self.presence(room.code)
+        self.push_local(room.code, encode(room.state((s0 > 0, s1 > 0), watchers)))
 
-    def tell(self, code: str, message: dict[str, Any], *, seated: bool = False) -> None:
-        """Send one message to everyone in room ``code`` (``seated``: only to its players)."""
-        text = encode(message)
+    def push_local(self, code: str, text: str, *, seated: bool = False) -> None:
         for conn in self.watching.get(code, ()):
             if not seated or conn.seat is not None:
                 conn.push(text)
 
+    def tell(self, code: str, message: dict[str, Any], *, seated: bool = False) -> None:
+        """Send one message to everyone in room ``code`` (``seated``: only to its players)."""
+        self.push_local(code, encode(message), seated=seated)
+
     def closed(self, codes: list[str], minutes: int) -> None:
         """The rooms are gone: everyone in them is told, and is in no room any more."""
         for code in codes:
-            for conn in self.watching.pop(code, ()):
-                conn.room = conn.seat = None
-                conn.push({"type": "closed", "room": code,
-                           "message": f"Game {code} was closed after {minutes} minutes without a move."})
+            self.close_local(code, minutes)
+
+    def close_local(self, code: str, minutes: int) -> None:
+        for conn in self.watching.pop(code, ()):
+            conn.room = conn.seat = None
+            conn.push({"type": "closed", "room": code,
+                       "message": f"Game {code} was closed after {minutes} minutes without a move."})
+
+
+def with_presence(state: dict[str, Any], presence: Presence) -> dict[str, Any]:
+    """A ``state`` message with who is connected filled in (computer seats always are)."""
+    seats = [None if seat is None else {**seat, "connected": seat["kind"] == "computer" or presence[number] > 0}
+             for number, seat in enumerate(state["seats"])]
+    return {**state, "seats": seats, "watchers": presence[2]}

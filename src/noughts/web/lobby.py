@@ -3,8 +3,11 @@
 Every change is "get the room, change it, put it back, tell the hub": starting and joining
 rooms, moves, rematches. The room's match makes the rules; the computer's move is worked out
 off the event loop (``match.computer_job()`` on a worker thread, then ``match.apply``), and a
-finished game is recorded by the match through the room's :class:`~noughts.web.recording.RoomRecording`.
-Whatever goes wrong with a message, the person gets a sentence and the server goes on.
+finished game is recorded by the match through the room's :class:`~noughts.web.recording.RoomRecording`
+once the change that finished it is stored. With rooms shared between processes (Redis) a
+change that loses the race to another process is applied again to the newer room, so two
+processes never both accept a move. Whatever goes wrong with a message, the person gets a
+sentence and the server goes on.
 """
 
 from __future__ import annotations
@@ -13,12 +16,17 @@ import asyncio
 import contextlib
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from noughts.store import Recorded
 from noughts.web.protocol import Limits, Rejection, encode, error_message, parse
-from noughts.web.rooms import Room, RoomStore, new_code
+from noughts.web.rooms import Conflict, Room, RoomStore, new_code
 
 if TYPE_CHECKING:
+    from noughts.game import Game
+    from noughts.match import GameKeeper
+    from noughts.store import Participant
     from noughts.web.connection import Connection
     from noughts.web.hub import Hub
     from noughts.web.recording import Recorder
@@ -26,6 +34,9 @@ if TYPE_CHECKING:
 __all__ = ["Lobby"]
 
 log = logging.getLogger("noughts.web")
+
+T = TypeVar("T")
+TRIES = 10  # a change that lost the race to another process this often is refused as "busy"
 
 
 class Lobby:
@@ -42,6 +53,7 @@ class Lobby:
     # lifecycle ------------------------------------------------------------------------------
     async def start(self) -> None:
         await self.recorder.start()
+        await self.hub.start()
         await asyncio.get_running_loop().run_in_executor(None, _warm_up)
         self._sweeper = asyncio.create_task(self._sweep())
 
@@ -50,7 +62,8 @@ class Lobby:
             self._sweeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._sweeper
-        await self.recorder.stop()
+        await self.recorder.stop()  # games still being saved tell their rooms through the hub
+        await self.hub.stop()
 
     @property
     def minutes(self) -> int:
@@ -116,66 +129,75 @@ class Lobby:
                                               "games. Reload the page to go on.")
 
     async def _create(self, conn: Connection, room: Room) -> None:
-        while await self.rooms.get(room.code) is not None:
-            room.code = new_code()
-        self._recording(room)
-        room.touched = time.time()
-        try:
-            await self.rooms.put(room)
-        except Rejection:
-            self.hub.closed(await self.rooms.expire(room.touched), self.minutes)  # make room if any have expired
-            await self.rooms.put(room)
+        records = self._recording(room)
+        failure = await self._computer(room)
+        for _ in range(TRIES):
+            room.touched = time.time()
+            try:
+                try:
+                    await self.rooms.put(room)
+                except Rejection as full:
+                    if full.code != "full":
+                        raise
+                    self.hub.closed(await self.rooms.expire(room.touched), self.minutes)  # make room if any expired
+                    await self.rooms.put(room)
+            except Conflict:  # the code is taken: draw another
+                room.code = new_code()
+                continue
+            break
+        else:
+            raise Rejection("busy", "The server could not find a free game code; try again.")
+        records.flush(self.recorder.for_room(room.code, self._saved))
         conn.created += 1
         await self.hub.attach(conn, room.code, 0)
         conn.push({"type": "joined", "room": room.code, "seat": 0, "token": room.tokens[0],
                    "link": f"/r/{room.code}"})
-        await self._changed(room)
+        self.hub.broadcast(room)
+        if failure is not None:
+            raise failure
 
     async def _on_join(self, conn: Connection, message: dict[str, Any]) -> None:
         code = message["room"]
-        room = await self._load(code)
-        if room is None:
-            raise Rejection("no_room", f"There is no game with the code {code}: it may have expired "
-                                       f"after {self.minutes} minutes without a move.")
         token: str | None = message["token"]
-        seat: int | None = None
-        if token is not None:
-            seat = room.seat_with_token(token)
-            if seat is None:
-                raise Rejection("bad_token", f"That seat token does not belong to game {code}, so it cannot "
-                                             "take a seat. Join without it to watch or to take a free seat.")
-        elif conn.room == code and conn.seat is not None:
-            seat = conn.seat  # already seated here: joining again changes nothing
-        else:
-            taken = room.take_free_seat(message["name"])
-            if taken is not None:
-                seat, token = taken
+
+        def take_seat(room: Room) -> tuple[int | None, str | None]:
+            if token is not None:
+                seat = room.seat_with_token(token)
+                if seat is None:
+                    raise Rejection("bad_token", f"That seat token does not belong to game {code}, so it cannot "
+                                                 "take a seat. Join without it to watch or to take a free seat.")
+                return seat, token
+            if conn.room == code and conn.seat is not None:
+                return conn.seat, None  # already seated here: joining again changes nothing
+            return room.take_free_seat(message["name"]) or (None, None)
+
+        missing = (f"There is no game with the code {code}: it may have expired after {self.minutes} minutes "
+                   "without a move.")
+        room, (seat, held) = await self._update(code, take_seat, missing, computer=False, show=False)
         if seat is None:
-            watchers = self.hub.watchers(code, besides=conn)
+            watchers = await self.hub.watchers(code, besides=conn)
             if watchers >= self.limits.max_watchers:
                 raise Rejection("crowded", f"Game {code} already has {watchers} people watching; try again later.")
-        room.touched = time.time()
-        await self.rooms.put(room)
         await self.hub.attach(conn, code, seat)
-        conn.push({"type": "joined", "room": code, "seat": seat, "token": token, "link": f"/r/{code}"})
+        conn.push({"type": "joined", "room": code, "seat": seat, "token": held, "link": f"/r/{code}"})
         self.hub.broadcast(room)
 
     async def _on_move(self, conn: Connection, message: dict[str, Any]) -> None:
-        room, seat = await self._seated(conn, "move")
-        mine = room.match.mark_of(seat)
-        if message.get("mark", mine) != mine:
-            raise Rejection("not_your_seat", f"You play {mine}, so you cannot move for {message['mark']}.")
-        if message.get("game", room.game_no) != room.game_no:
-            raise Rejection("stale", "That move was meant for an earlier game; this is a new one.")
-        room.play(seat, message["cell"], message.get("ply"))
-        room.touched = time.time()
-        await self._changed(room)
+        code, seat = self._seated(conn, "move")
+
+        def move(room: Room) -> None:
+            mine = room.match.mark_of(seat)
+            if message.get("mark", mine) != mine:
+                raise Rejection("not_your_seat", f"You play {mine}, so you cannot move for {message['mark']}.")
+            if message.get("game", room.game_no) != room.game_no:
+                raise Rejection("stale", "That move was meant for an earlier game; this is a new one.")
+            room.play(seat, message["cell"], message.get("ply"))
+
+        await self._update(code, move, self._gone(conn), leaving=conn)
 
     async def _on_rematch(self, conn: Connection, message: dict[str, Any]) -> None:
-        room, _ = await self._seated(conn, "start a rematch")
-        room.rematch()
-        room.touched = time.time()
-        await self._changed(room)
+        code, _ = self._seated(conn, "start a rematch")
+        await self._update(code, Room.rematch, self._gone(conn), leaving=conn)
 
     async def _on_leave(self, conn: Connection, message: dict[str, Any]) -> None:
         await self.leave(conn)
@@ -188,35 +210,64 @@ class Lobby:
         conn.push({"type": "pong"})
 
     # rooms ----------------------------------------------------------------------------------
-    async def _load(self, code: str) -> Room | None:
-        room = await self.rooms.get(code)
-        if room is not None:
-            self._recording(room)
-        return room
+    def _recording(self, room: Room) -> _HeldRecords:
+        """The room's match records into a holder, sent to the recorder once the room is stored.
 
-    def _recording(self, room: Room) -> None:
-        """The room's match records through the recorder's thread, and the room hears of it."""
-        room.match.store = self.recorder.for_room(room.code, self._saved)
+        With a shared store a change can lose the race to another process and be applied again
+        to the newer room; only the version that is stored may record its finished game.
+        """
+        held = _HeldRecords()
+        room.match.store = held
+        return held
 
-    async def _current(self, conn: Connection) -> Room:
+    def _seated(self, conn: Connection, action: str) -> tuple[str, int]:
         if conn.room is None:
             raise Rejection("not_in_room", "You are not in a game: start one, or join one with its code.")
-        room = await self._load(conn.room)
-        if room is None:
-            code = conn.room
-            await self.leave(conn)
-            raise Rejection("no_room", f"Game {code} is over and gone (it expired).")
-        return room
-
-    async def _seated(self, conn: Connection, action: str) -> tuple[Room, int]:
-        room = await self._current(conn)
         if conn.seat is None:
             raise Rejection("spectator", f"You are watching this game, so you cannot {action}. "
                                          "Choose New game to play your own.")
-        return room, conn.seat
+        return conn.room, conn.seat
 
-    async def _changed(self, room: Room) -> None:
-        """Let the computer answer, then store the room and show everyone in it.
+    def _gone(self, conn: Connection) -> str:
+        return f"Game {conn.room} is over and gone (it expired)."
+
+    async def _update(self, code: str, change: Callable[[Room], T], missing: str, *, computer: bool = True,
+                      show: bool = True, leaving: Connection | None = None) -> tuple[Room, T]:
+        """Get the room, ``change`` it, let the computer answer, put it back, show everyone.
+
+        If another process changed the room meanwhile, all of it is done again on the newer
+        room (where ``change`` may now refuse): a room is never written over a version its
+        writer did not read. ``missing`` says the room is gone; ``leaving`` is then out of it.
+        """
+        for _ in range(TRIES):
+            room = await self.rooms.get(code)
+            if room is None:
+                if leaving is not None:
+                    await self.leave(leaving)
+                raise Rejection("no_room", missing)
+            records = self._recording(room)
+            try:
+                outcome = change(room)
+            except Rejection:
+                if room.cached:  # refused on a copy that may be behind another process's change: read it
+                    continue
+                raise
+            room.touched = time.time()
+            failure = await self._computer(room) if computer else None
+            try:
+                await self.rooms.put(room)
+            except Conflict:
+                continue
+            records.flush(self.recorder.for_room(code, self._saved))
+            if show:
+                self.hub.broadcast(room)
+            if failure is not None:
+                raise failure
+            return room, outcome
+        raise Rejection("busy", "That game changed too often at once; look at the board and try again.")
+
+    async def _computer(self, room: Room) -> Exception | None:
+        """Let the computer answer; a failure is returned, so the person's move is still kept and shown.
 
         The computer's move is worked out on a worker thread, so the event loop serves the other
         rooms meanwhile; the match drops the answer if the game moved on. One state carries the
@@ -229,14 +280,44 @@ class Lobby:
                 if not match.apply(job, cell):
                     break
                 room.version += 1
-        finally:  # even if the computer failed, the person's move is kept and shown
-            await self.rooms.put(room)
-            self.hub.broadcast(room)
+        except Exception as error:
+            return error
+        return None
 
     def _saved(self, code: str, recorded: dict[str, Any], scores: dict[str, Any] | None) -> None:
         """A finished game of room ``code`` has been kept: its players hear how, everyone the new scores."""
         self.hub.tell(code, recorded, seated=True)
         self.hub.tell(code, scores or self.recorder.scores)
+
+
+class _HeldRecords:
+    """A room match's store while a change is not yet stored: finished games wait here.
+
+    After :meth:`flush` it passes games straight on: the in-process store hands every
+    message the same room, so a computer's move still being worked out for an earlier
+    message may end the game after a later message's change was stored.
+    """
+
+    def __init__(self) -> None:
+        self.games: list[tuple[Game, Participant, Participant, str | None]] = []
+        self.keeper: GameKeeper | None = None
+
+    @property
+    def enabled(self) -> bool:
+        return True
+
+    def record(self, game: Game, x: Participant, o: Participant, *, game_key: str | None = None) -> Recorded:
+        if self.keeper is not None:
+            return self.keeper.record(game, x, o, game_key=game_key)
+        self.games.append((game, x, o, game_key))
+        return Recorded(None)
+
+    def flush(self, keeper: GameKeeper) -> None:
+        """The change is stored: its finished games go to ``keeper`` (the recorder), once."""
+        self.keeper = keeper
+        for game, x, o, key in self.games:
+            keeper.record(game, x, o, game_key=key)
+        self.games.clear()
 
 
 def _warm_up() -> None:

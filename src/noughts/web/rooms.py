@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
     from noughts.store import Store
 
-__all__ = ["MemoryRoomStore", "Room", "RoomStore", "new_code", "new_token"]
+__all__ = ["Conflict", "MemoryRoomStore", "Room", "RoomStore", "new_code", "new_token"]
 
 CODE_LENGTH = 6  # 31**6 ≈ 900 million codes: collisions are rare and retried
 Kind = Literal["computer", "friend"]
@@ -66,6 +66,11 @@ class Room:
         self.tokens = tokens  # by seat; None: the computer's seat, or a friend's seat nobody has taken yet
         self.touched = touched if touched is not None else time.time()
         self.version = version  # bumped on every change: a shared store can compare-and-set on it
+        # The version the store held when this copy was read (None: never stored). A shared
+        # store writes only over that version, so two processes never both change one room.
+        self.stored_version: int | None = None
+        self.cached = False  # handed out from a copy the store kept, not read just now: it may be behind
+        self.written_state: tuple[int, dict[str, Any]] | None = None  # a shared store's last state written, by version
 
     # making rooms ---------------------------------------------------------------------------
     @classmethod
@@ -226,13 +231,24 @@ def _match(opponent: str, name: str, first: str, store: Store | None, seed: int 
         raise Rejection("bad_field", sentence[:1].upper() + sentence[1:] + full_stop) from None
 
 
+class Conflict(Exception):
+    """The room changed in the store since it was read (or, for a new room, its code is taken).
+
+    Not an error anyone sees: the server reads the room again and applies the message to the
+    new version (where it may now be refused: the other process's move took the cell).
+    """
+
+
 class RoomStore(Protocol):
     """Where rooms live between messages.
 
-    The server reads a room with :meth:`get`, changes it and writes it back with :meth:`put`;
-    a store shared by several server processes (Redis, say) keeps ``Room.to_dict()`` and makes
-    ``put`` conditional on ``version`` (see docs/web-protocol.md). ``put`` of a new room raises
-    :class:`~noughts.web.protocol.Rejection` (code ``full``) when the store holds all it may.
+    The server reads a room with :meth:`get`, changes it and writes it back with :meth:`put`.
+    A store shared by several server processes (:class:`noughts.web.shared.RedisRoomStore`)
+    keeps ``Room.to_dict()`` and writes only over the version it read (``room.stored_version``),
+    raising :class:`Conflict` otherwise; the in-process store hands out the room itself, so it
+    never conflicts. ``put`` of a new room raises :class:`~noughts.web.protocol.Rejection`
+    (code ``full``) when the store holds all it may, and ``no_room`` if the room expired
+    between ``get`` and ``put``.
     """
 
     async def get(self, code: str) -> Room | None: ...
@@ -262,10 +278,14 @@ class MemoryRoomStore:
 
     async def put(self, room: Room) -> None:
         rooms = self._rooms
+        held = rooms.get(room.code)
+        if held is not None and held is not room and room.stored_version is None:
+            raise Conflict(f"the code {room.code} is taken")  # a new room drew a code in use
         if rooms.pop(room.code, None) is None and len(rooms) >= self.max_rooms:
             raise Rejection("full", f"The server is busy: it already holds {self.max_rooms} games. "
                                     "Try again in a few minutes.")
         rooms[room.code] = room  # re-inserted at the end: the newest write is last
+        room.stored_version = room.version
 
     async def delete(self, code: str) -> None:
         self._rooms.pop(code, None)

@@ -1,8 +1,16 @@
-"""Running the app with uvicorn: ``noughts web`` in the foreground, or a test server in a thread."""
+"""Running the app with uvicorn: ``noughts web`` in the foreground, or a test server in a thread.
+
+With ``workers`` above one (``noughts web --redis URL --workers N``), uvicorn's supervisor runs
+N processes that share one listening socket, and each builds its app with
+:func:`app_from_environment` from the options this process leaves in ``NOUGHTS_WEB_OPTIONS``.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import json
+import os
 import socket
 import sys
 import threading
@@ -17,7 +25,11 @@ from noughts.errors import NoughtsError
 from noughts.web.app import create_app
 from noughts.web.protocol import Limits
 
-__all__ = ["listen", "running", "serve"]
+__all__ = ["OPTIONS_VARIABLE", "app_from_environment", "listen", "running", "serve"]
+
+OPTIONS_VARIABLE = "NOUGHTS_WEB_OPTIONS"  # how the supervisor hands its options to the worker processes
+NEEDS_REDIS = ("--workers needs --redis: each process would hold its own rooms, and a friend reaching another "
+               "process could not find the game. Start Redis (redis-server) and add --redis redis://127.0.0.1:6379/0")
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -42,27 +54,59 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-def _config(app: Starlette, limits: Limits, log_level: str,
-            environ: Mapping[str, str] | None = None) -> uvicorn.Config:
+def _config(app: Starlette | str, limits: Limits, log_level: str,
+            environ: Mapping[str, str] | None = None, **options: Any) -> uvicorn.Config:
     # uvicorn colours its log lines on a terminal; NO_COLOR (https://no-color.org) turns that off
     colours = None if text.colour_wanted(environ) else False
     return uvicorn.Config(app, log_level=log_level, access_log=False, lifespan="on", server_header=False,
-                          ws_max_size=limits.max_frame_bytes, ws_per_message_deflate=False, use_colors=colours)
+                          ws_max_size=limits.max_frame_bytes, ws_per_message_deflate=False, use_colors=colours,
+                          **options)
+
+
+def app_from_environment() -> Starlette:
+    """The app of one worker process, from the options its supervisor put in the environment."""
+    options = json.loads(os.environ[OPTIONS_VARIABLE])
+    return create_app(options["db"], scores=options["scores"], limits=Limits(**options["limits"]),
+                      redis=options["redis"])
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, scores: bool = True,
-          limits: Limits | None = None, log_level: str = "warning") -> None:
+          limits: Limits | None = None, log_level: str = "warning", redis: str | None = None,
+          workers: int = 1) -> None:
     limits = limits or Limits()
+    if type(workers) is not int or not 1 <= workers <= 64:
+        raise NoughtsError(f"--workers is a number of processes from 1 to 64, not {workers!r:.20}")
+    if workers > 1 and redis is None:
+        raise NoughtsError(NEEDS_REDIS)
+    if redis is not None:
+        from noughts.web.shared import check_redis, shown_url
+
+        check_redis(redis)  # one clear line now rather than a traceback from every worker
     sock = listen(host, port)
-    app = create_app(db, scores=scores, limits=limits)
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     everywhere = " (every network interface)" if host in ("0.0.0.0", "::", "") else ""
-    print(f"noughts web: open http://{shown}:{bound}/ in a browser{everywhere}; Ctrl-C stops the server.",
-          flush=True)
+    shared = ""
+    if redis is not None:
+        shared = f" {workers} worker process{'es' if workers > 1 else ''}, rooms in Redis at {shown_url(redis)};"
     with contextlib.closing(sock), contextlib.suppress(KeyboardInterrupt):
-        # uvicorn shuts down gracefully on Ctrl-C, then raises it again: stopping is the normal end here
-        uvicorn.Server(_config(app, limits, log_level)).run(sockets=[sock])
+        if workers == 1:
+            app = create_app(db, scores=scores, limits=limits, redis=redis)
+            print(f"noughts web: open http://{shown}:{bound}/ in a browser{everywhere};{shared} Ctrl-C stops "
+                  "the server.", flush=True)
+            # uvicorn shuts down gracefully on Ctrl-C, then raises it again: stopping is the normal end here
+            uvicorn.Server(_config(app, limits, log_level)).run(sockets=[sock])
+            return
+        from uvicorn.supervisors import Multiprocess
+
+        os.environ[OPTIONS_VARIABLE] = json.dumps({"db": db, "scores": scores, "redis": redis,
+                                                   "limits": dataclasses.asdict(limits)})
+        config = _config("noughts.web.server:app_from_environment", limits, log_level, factory=True,
+                         workers=workers)
+        print(f"noughts web: open http://{shown}:{bound}/ in a browser{everywhere};{shared} Ctrl-C stops "
+              "the server.", flush=True)
+        # the supervisor stops every worker on Ctrl-C or SIGTERM, and starts a new one if a worker dies
+        Multiprocess(config, sockets=[sock]).run()
 
 
 @contextlib.contextmanager

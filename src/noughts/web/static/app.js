@@ -8,7 +8,8 @@ const NAME_KEY = "noughts.name";
 const PLAIN_KEY = "noughts.plain"; // "1": marks without colour (the letters alone)
 
 let ws = null;
-let retry = 0;
+let retry = 0; // reconnection attempts since the socket was last open
+let lost = false; // the connection dropped: the next open resumes the seat and says so
 let players = [];
 let firstRules = [];
 let me = { room: null, seat: null }; // which room this tab is in, and its seat (null: watching)
@@ -41,9 +42,13 @@ function connect() {
   ws = new WebSocket(scheme + location.host + "/ws");
   ws.onopen = () => {
     retry = 0;
-    $("connection").textContent = "";
+    const line = $("connection");
+    line.classList.remove("lost");
+    line.textContent = lost ? "Reconnected." : "";
+    if (lost) setTimeout(() => { if (line.textContent === "Reconnected.") line.textContent = ""; }, 3000);
+    lost = false;
     const code = me.room || roomFromPath();
-    if (code) join(code);
+    if (code) join(code); // with the seat's token: back in the same seat, whichever server process this is
   };
   ws.onmessage = (event) => {
     let message;
@@ -52,8 +57,13 @@ function connect() {
   };
   ws.onclose = () => {
     ws = null;
-    const wait = Math.min(5000, 300 * 2 ** retry++);
-    $("connection").textContent = "Connection lost. Reconnecting…";
+    lost = true;
+    // Back off, with a random spread: when a server process stops, its players do not all
+    // come back in the same millisecond (the rooms are kept in Redis, or lost with one process).
+    const wait = Math.min(5000, 300 * 2 ** retry++) * (0.5 + Math.random());
+    const line = $("connection");
+    line.textContent = "Connection lost. Reconnecting…";
+    line.classList.add("lost");
     setTimeout(connect, wait);
   };
 }

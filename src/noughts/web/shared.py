@@ -1,0 +1,629 @@
+"""Rooms shared by several server processes, in Redis (``noughts web --redis redis://HOST:PORT/N``).
+
+:class:`RedisRoomStore` keeps each room as one key, ``noughts:room:CODE``, holding
+``VERSION|JSON`` (``Room.to_dict()``), with an expiry that every write renews. A write is a
+short Lua script that checks the stored version is still the one the writer read, so two
+processes never both accept a move: the loser gets :class:`~noughts.web.rooms.Conflict`, reads
+the room again and applies its message to the newer room (where it is usually refused). A new
+room is written only if its code is free; a sorted set, ``noughts:rooms`` (code → last
+activity), counts the rooms for the room limit and lets one process at a time expire them.
+
+:class:`RedisHub` carries each change to the sockets of every process: each process subscribes
+to the channel ``noughts:room:CODE`` of each room its sockets are in, and publishes there every
+new state, every message for the room's people (``recorded``, ``scores``) and a room's closing.
+Who is in a room (the ``connected`` seats and ``watchers`` of a state) is a hash per room,
+``noughts:presence:CODE`` (process → its sockets in seat 0, seat 1, watching), kept current by
+each process and announced on the same channel. A process that stops beating its heart
+(``noughts:processes``, killed, say) is taken out of every room's presence by the others.
+
+Each process keeps the rooms its sockets are in as it last wrote them (the write still checks
+the version), so a move is usually one scripted write, and the reads and writes of one turn of
+the event loop go to Redis in one pipeline (:class:`Batch`).
+
+Nothing here runs unless ``--redis`` is given; the ``redis`` package comes with the web extra.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+import time
+from collections.abc import Container
+from typing import TYPE_CHECKING, Any
+
+from redis.asyncio import BlockingConnectionPool, Redis
+from redis.exceptions import NoScriptError, RedisError
+
+from noughts.errors import NoughtsError
+from noughts.web.hub import Hub, Presence, with_presence
+from noughts.web.protocol import Rejection, encode
+from noughts.web.rooms import Conflict, Room
+
+if TYPE_CHECKING:
+    from noughts.web.connection import Connection
+
+__all__ = ["PREFIX", "RedisHub", "RedisRoomStore", "open_redis"]
+
+log = logging.getLogger("noughts.web")
+
+PREFIX = "noughts:"
+CONNECTIONS = 32  # to Redis, per process: each request holds one for a round trip
+GRACE_MS = 60_000  # a room's key outlives its time to live a little, so the sweep can tell its people
+
+# KEYS: the room, the set of rooms, the room's presence. ARGV: VERSION|JSON, the version read
+# ('' for a new room), the key's life in ms, the last activity, the room limit, the code, the
+# writing process, the room's channel, the state event. The state is published in the same
+# step, so every process hears a room's changes in order, and only if another process has
+# sockets in the room: a game whose people are all on one process costs no publish.
+_PUT = """
+local current = redis.call('GET', KEYS[1])
+if ARGV[2] == '' then
+  if current then return 'taken' end
+  if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[5]) then return 'full' end
+else
+  if not current then return 'gone' end
+  local bar = string.find(current, '|', 1, true)
+  if not bar or string.sub(current, 1, bar - 1) ~= ARGV[2] then return 'changed' end
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+redis.call('ZADD', KEYS[2], ARGV[4], ARGV[6])
+local present = redis.call('HLEN', KEYS[3])
+if present > 1 or (present == 1 and redis.call('HEXISTS', KEYS[3], ARGV[7]) == 0) then
+  redis.call('PUBLISH', ARGV[8], ARGV[9])
+end
+return 'ok'
+"""
+
+# KEYS: the set of rooms. ARGV: rooms idle since before this are gone, the key prefix.
+# Only the process whose script removes a code tells its people: each room closes once.
+_EXPIRE = """
+local gone = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, 1000)
+for _, code in ipairs(gone) do
+  redis.call('ZREM', KEYS[1], code)
+  redis.call('DEL', ARGV[2] .. 'room:' .. code, ARGV[2] .. 'presence:' .. code)
+end
+return gone
+"""
+
+
+def open_redis(url: str, connections: int = CONNECTIONS) -> Redis:
+    """An asyncio client for ``url`` (``redis://HOST:PORT/N``); a malformed URL is a NoughtsError.
+
+    Its pool holds at most ``connections``; a request beyond them waits for one (rather than
+    failing, as the default pool does past 100), so a burst of messages queues up briefly.
+    """
+    try:
+        pool = BlockingConnectionPool.from_url(url, max_connections=connections, timeout=10,
+                                               decode_responses=True, health_check_interval=30)
+        return Redis.from_pool(pool)
+    except ValueError as error:
+        raise NoughtsError(_not_an_address(url, error)) from None
+
+
+def check_redis(url: str, timeout: float = 3.0) -> None:
+    """Reach the Redis at ``url`` once, or raise a NoughtsError saying why not (before serving)."""
+    import redis
+
+    try:
+        client = redis.Redis.from_url(url, socket_connect_timeout=timeout, socket_timeout=timeout)
+    except ValueError as error:
+        raise NoughtsError(_not_an_address(url, error)) from None
+    try:
+        client.ping()
+    except RedisError as error:
+        raise NoughtsError(f"cannot reach Redis at {shown_url(url)}: {error}") from None
+    finally:
+        client.close()
+
+
+def shown_url(url: str) -> str:
+    """A Redis URL fit to print: any password replaced by ***.
+
+    >>> shown_url("redis://:secret@cache:6379/0")
+    'redis://:***@cache:6379/0'
+    """
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    user = parts.username or ""
+    host = parts.netloc.rsplit("@", 1)[1]
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+
+
+def _not_an_address(url: str, error: ValueError) -> str:
+    return f"{shown_url(url)!r} is not a Redis address like redis://127.0.0.1:6379/0 ({error})"
+
+
+def _unavailable(error: RedisError) -> Rejection:
+    log.warning("Redis did not answer: %s", error)
+    return Rejection("unavailable", "The server cannot reach its game store just now; try again in a moment.")
+
+
+class Batch:
+    """Commands issued in the same turn of the event loop go to Redis together, in one pipeline.
+
+    Under load, many rooms' reads and writes are waiting at once; one round trip (and one
+    turn of the client library's connection handling) for all of them costs far less than
+    one each. A lone command goes at once, as before.
+    """
+
+    def __init__(self, client: Redis) -> None:
+        self.client = client
+        self._waiting: list[tuple[tuple[Any, ...], asyncio.Future[Any]]] = []
+        self._sending: set[asyncio.Task[None]] = set()
+
+    async def call(self, *command: Any) -> Any:
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+        if not self._waiting:
+            loop.call_soon(self._send)  # after the other tasks ready in this turn have queued theirs
+        self._waiting.append((command, future))
+        return await future
+
+    def _send(self) -> None:
+        waiting, self._waiting = self._waiting, []
+        task = asyncio.get_running_loop().create_task(self._execute(waiting))
+        self._sending.add(task)
+        task.add_done_callback(self._sending.discard)
+
+    async def _execute(self, waiting: list[tuple[tuple[Any, ...], asyncio.Future[Any]]]) -> None:
+        try:
+            async with self.client.pipeline(transaction=False) as pipe:
+                for command, _ in waiting:
+                    pipe.execute_command(*command)
+                replies = await pipe.execute(raise_on_error=False)
+        except Exception as error:  # the connection failed: every command in it did
+            for _, future in waiting:
+                if not future.done():
+                    future.set_exception(error)
+            return
+        for (_, future), reply in zip(waiting, replies, strict=True):
+            if future.done():
+                continue
+            if isinstance(reply, Exception):
+                future.set_exception(reply)
+            else:
+                future.set_result(reply)
+
+
+class RedisRoomStore:
+    """Rooms as Redis keys with an expiry; writes only over the version read (see the module).
+
+    The rooms this process's sockets are in (``local``, the hub's) are also kept here as last
+    written, so the next message for one usually needs no read: the write checks the version
+    all the same, and a change by another process (heard from its channel, or found by a
+    write that conflicts) drops the kept copy.
+    """
+
+    def __init__(self, client: Redis, max_rooms: int = 10_000, ttl: float = 1800.0, prefix: str = PREFIX) -> None:
+        self.client = client
+        self.max_rooms = max_rooms
+        self.ttl = ttl
+        self.prefix = prefix
+        self.index = prefix + "rooms"
+        self.process = secrets.token_hex(8)  # this process's name in the presence hashes
+        self.local: Container[str] = ()  # rooms worth keeping here (the hub's rooms with sockets)
+        self._kept: dict[str, Room] = {}  # room → this process's last write of it, for the next get
+        self._heard: dict[str, int] = {}  # room → the newest version another process announced
+        self._put = client.register_script(_PUT)
+        self.batch = Batch(client)
+        self._expire = client.register_script(_EXPIRE)
+
+    def key(self, code: str) -> str:
+        return f"{self.prefix}room:{code}"
+
+    def channel(self, code: str) -> str:
+        return f"{self.prefix}room:{code}"
+
+    def presence_key(self, code: str) -> str:
+        return f"{self.prefix}presence:{code}"
+
+    def forget(self, code: str, older_than: int | None = None) -> None:
+        """Drop the kept copy of a room (only if older than ``older_than``, when given)."""
+        if older_than is None:
+            self._kept.pop(code, None)
+            self._heard.pop(code, None)
+            return
+        self._heard[code] = max(older_than, self._heard.get(code, 0))  # also for a copy being written now
+        kept = self._kept.get(code)
+        if kept is not None and kept.version < older_than:
+            del self._kept[code]
+
+    async def get(self, code: str) -> Room | None:
+        kept = self._kept.pop(code, None)  # taken: a message handled meanwhile reads from Redis
+        if kept is not None:
+            kept.cached = True  # not read just now: the lobby reads afresh before refusing a message
+            return kept
+        try:
+            raw = await self.batch.call("GET", self.key(code))
+        except RedisError as error:
+            raise _unavailable(error) from None
+        if raw is None:
+            return None
+        version, _, body = _text(raw).partition("|")
+        try:
+            room = Room.from_dict(json.loads(body))
+            room.version = max(room.version, int(version))
+        except (ValueError, NoughtsError) as error:
+            log.warning("room %s in Redis is damaged, treated as gone: %s", code, error)
+            return None
+        room.stored_version = int(version)
+        return room
+
+    async def put(self, room: Room) -> None:
+        read = room.stored_version
+        version = room.version if read is None else max(room.version, read + 1)
+        code = room.code
+        body = json.dumps({**room.to_dict(), "version": version}, separators=(",", ":"))
+        state = room.state()
+        event = json.dumps({"t": "s", "o": self.process, "v": version, "s": state}, separators=(",", ":"),
+                           ensure_ascii=False)
+        keys = [self.key(code), self.index, self.presence_key(code)]
+        args: list[Any] = [f"{version}|{body}", "" if read is None else str(read), int(self.ttl * 1000) + GRACE_MS,
+                repr(room.touched), self.max_rooms, code, self.process, self.channel(code), event]
+        try:
+            try:
+                outcome = await self.batch.call("EVALSHA", self._put.sha, len(keys), *keys, *args)
+            except NoScriptError:  # Redis restarted and forgot the script: this loads it again
+                outcome = await self._put(keys=keys, args=args)
+        except RedisError as error:
+            self._kept.pop(code, None)
+            raise _unavailable(error) from None
+        if outcome == "ok":
+            room.version = room.stored_version = version
+            room.written_state = (version, state)  # what the hub shows next: worked out once
+            if code in self.local and self._heard.get(code, 0) <= version:
+                self._kept[code] = room  # unless another process's newer change was heard meanwhile
+            return
+        self._kept.pop(code, None)
+        if outcome in ("taken", "changed"):
+            raise Conflict(f"room {code} is {outcome}")
+        elif outcome == "full":
+            raise Rejection("full", f"The server is busy: it already holds {self.max_rooms} games. "
+                                    "Try again in a few minutes.")
+        else:
+            raise Rejection("no_room", f"Game {room.code} is over and gone (it expired).")
+
+    async def delete(self, code: str) -> None:
+        self._kept.pop(code, None)
+        try:
+            await self.client.delete(self.key(code))
+            await self.client.zrem(self.index, code)
+        except RedisError as error:
+            raise _unavailable(error) from None
+
+    async def expire(self, now: float) -> list[str]:
+        try:
+            gone: list[str] = await self._expire(keys=[self.index], args=[repr(now - self.ttl), self.prefix])
+        except RedisError as error:
+            raise _unavailable(error) from None
+        return gone
+
+    async def count(self) -> int:
+        """Rooms held (expired ones included until the next sweep)."""
+        return int(await self.client.zcard(self.index))
+
+
+def _text(value: object) -> str:
+    """A reply as text (the client decodes replies; its types allow bytes too)."""
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _presence(text: str) -> Presence:
+    s0, s1, watching = (int(n) for n in text.split(","))
+    return s0, s1, watching
+
+
+class RedisHub(Hub):
+    """The hub of one process among several: changes go to every process through Redis."""
+
+    def __init__(self, rooms: RedisRoomStore, *, heartbeat: float = 5.0) -> None:
+        super().__init__(rooms)
+        self.store = rooms
+        self.client = rooms.client
+        self.prefix = rooms.prefix
+        self.heartbeat = heartbeat
+        self.process = rooms.process
+        rooms.local = self.watching
+        self.others: dict[str, dict[str, Presence]] = {}  # room → another process → its sockets there
+        self.shown: dict[str, tuple[int, dict[str, Any]]] = {}  # room → the newest version and state known
+        self.published: dict[str, Presence] = {}  # room → this process's sockets there, as last published
+        self.subscribed: set[str] = set()
+        # commands for Redis in order, and a future to finish once those before it are sent
+        self._outbox: asyncio.Queue[tuple[tuple[Any, ...], asyncio.Future[None] | None]] = asyncio.Queue()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._forgetting: set[asyncio.Task[None]] = set()
+        self.pubsub: Any = None
+
+    def channel(self, code: str) -> str:
+        return self.store.channel(code)
+
+    def _presence_key(self, code: str) -> str:
+        return self.store.presence_key(code)
+
+    def _rooms_of(self, process: str) -> str:
+        return f"{self.prefix}process:{process}:rooms"
+
+    # lifecycle --------------------------------------------------------------------------------
+    async def start(self) -> None:
+        try:
+            await self.client.ping()
+            self.pubsub = self.client.pubsub(ignore_subscribe_messages=True)
+            # a channel of its own keeps the listener's connection subscribed while no room is open
+            await self.pubsub.subscribe(f"{self.prefix}process:{self.process}")
+        except RedisError as error:
+            raise NoughtsError(f"cannot reach Redis: {error}") from None
+        self._tasks = [asyncio.create_task(self._listen()), asyncio.create_task(self._publish()),
+                       asyncio.create_task(self._beat())]
+
+    async def stop(self) -> None:
+        with contextlib.suppress(RedisError, OSError):
+            await asyncio.wait_for(self._drain(), 5)
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        with contextlib.suppress(RedisError, OSError):
+            async with self.client.pipeline(transaction=False) as pipe:
+                for code in self.published:
+                    pipe.hdel(self._presence_key(code), self.process)
+                    pipe.publish(self.channel(code), self._event("p", p=[0, 0, 0]))
+                pipe.delete(self._rooms_of(self.process))
+                pipe.zrem(f"{self.prefix}processes", self.process)
+                await pipe.execute()
+        with contextlib.suppress(RedisError, OSError):
+            if self.pubsub is not None:
+                await self.pubsub.aclose()
+            await self.client.aclose()
+
+    async def _drain(self) -> None:
+        while not self._outbox.empty():
+            await asyncio.sleep(0.01)
+
+    # who is where -----------------------------------------------------------------------------
+    def presence(self, code: str) -> Presence:
+        s0, s1, watching = self.local_presence(code)
+        for a, b, c in self.others.get(code, {}).values():
+            s0, s1, watching = s0 + a, s1 + b, watching + c
+        return s0, s1, watching
+
+    async def watchers(self, code: str, besides: Connection | None = None) -> int:
+        if code in self.others:
+            count = self.presence(code)[2]
+        else:
+            try:
+                held = await self.client.hgetall(self._presence_key(code))
+            except RedisError as error:
+                raise _unavailable(error) from None
+            count = sum(_presence(_text(v))[2] for p, v in held.items() if _text(p) != self.process)
+            count += self.local_presence(code)[2]
+        mine = besides is not None and besides.room == code and besides.seat is None
+        return count - int(mine)
+
+    async def _present(self, code: str) -> None:
+        local = self.local_presence(code)
+        if self.published.get(code, (0, 0, 0)) == local:
+            return
+        event = self._event("p", p=list(local))
+        if any(local):
+            self.published[code] = local
+            first = code not in self.subscribed
+            if first:
+                self.subscribed.add(code)
+                try:
+                    await self.pubsub.subscribe(self.channel(code))
+                except RedisError as error:
+                    raise _unavailable(error) from None
+            written = self._send(("HSET", self._presence_key(code), self.process, ",".join(map(str, local))),
+                                 ("PEXPIRE", self._presence_key(code), int(self.store.ttl * 1000) + GRACE_MS),
+                                 ("SADD", self._rooms_of(self.process), code),
+                                 ("PUBLISH", self.channel(code), event))
+            if first:
+                await self._catch_up(code, written)
+        else:
+            self.published.pop(code, None)
+            self._send(("HDEL", self._presence_key(code), self.process),
+                       ("SREM", self._rooms_of(self.process), code),
+                       ("PUBLISH", self.channel(code), event))
+            await self._forget(code)
+
+    async def _catch_up(self, code: str, written: asyncio.Future[None]) -> None:
+        """The first socket of a room here: learn who else is in it, and any change made meanwhile.
+
+        Writes publish a room's change only while another process is present in it, so a
+        change written after this process read the room but before its presence was written
+        was published to nobody here: read the room again once the presence is in.
+        """
+        try:
+            await written
+            held = await self.client.hgetall(self._presence_key(code))
+            raw = await self.client.get(self.store.key(code))
+        except RedisError as error:
+            raise _unavailable(error) from None
+        self.others[code] = {_text(p): _presence(_text(v)) for p, v in held.items() if _text(p) != self.process}
+        if raw is not None:
+            version, _, body = _text(raw).partition("|")
+            shown = self.shown.get(code)
+            with contextlib.suppress(ValueError, NoughtsError):
+                if shown is None or shown[0] < int(version):
+                    self.store.forget(code, older_than=int(version))
+                    # kept, not sent: the lobby says "joined" first, then shows the newest state
+                    self.shown[code] = (int(version), Room.from_dict(json.loads(body)).state())
+
+    async def _forget(self, code: str) -> None:
+        """No socket of this process is in the room any more: stop listening to it."""
+        if code in self.watching or code not in self.subscribed:
+            return
+        self.subscribed.discard(code)
+        self.others.pop(code, None)
+        self.shown.pop(code, None)
+        self.store.forget(code)
+        with contextlib.suppress(RedisError, OSError):
+            await self.pubsub.unsubscribe(self.channel(code))
+
+    async def _show_presence(self, code: str) -> None:
+        self._reshow(code)
+
+    def _reshow(self, code: str) -> None:
+        shown = self.shown.get(code)
+        if shown is not None:
+            self._push_state(code, *shown)
+
+    # changes ------------------------------------------------------------------------------------
+    def broadcast(self, room: Room) -> None:
+        # the other processes heard of the change from the write itself (RedisRoomStore.put)
+        written = room.written_state
+        state = written[1] if written is not None and written[0] == room.version else room.state()
+        self._show(room.code, room.version, state)
+
+    def _show(self, code: str, version: int, state: dict[str, Any]) -> None:
+        """Show this process's sockets the newest state known of the room.
+
+        Changes reach a process by two ways (its own writes, the others' through Redis), and
+        another process's newer change can arrive before this process shows its own older one.
+        """
+        if code not in self.watching:
+            return
+        shown = self.shown.get(code)
+        if shown is None or shown[0] <= version:
+            self.shown[code] = shown = (version, state)
+        self._push_state(code, *shown)
+
+    def _push_state(self, code: str, version: int, state: dict[str, Any]) -> None:
+        """Send a state to each socket in the room that has not had it (or a newer one) already."""
+        text = encode(with_presence(state, self.presence(code)))
+        for conn in self.watching.get(code, ()):
+            last = conn.shown
+            if last is not None and (last[0] > version or (last[0] == version and last[1] == text)):
+                continue
+            conn.shown = (version, text)  # the one string for every socket
+            conn.push(text)
+
+    def tell(self, code: str, message: dict[str, Any], *, seated: bool = False) -> None:
+        text = encode(message)
+        self.push_local(code, text, seated=seated)
+        if code not in self.subscribed or self.others.get(code):  # someone elsewhere may be in the room
+            self._send(("PUBLISH", self.channel(code), self._event("m", m=text, seated=seated)))
+
+    def closed(self, codes: list[str], minutes: int) -> None:
+        for code in codes:
+            self.close_local(code, minutes)
+            self._send(("PUBLISH", self.channel(code), self._event("c", n=minutes)))
+
+    def close_local(self, code: str, minutes: int) -> None:
+        super().close_local(code, minutes)
+        self.published.pop(code, None)
+        task = asyncio.get_running_loop().create_task(self._forget(code))
+        self._forgetting.add(task)  # a task nobody references can be collected mid-flight
+        task.add_done_callback(self._forgetting.discard)
+
+    def _event(self, kind: str, **fields: Any) -> str:
+        return json.dumps({"t": kind, "o": self.process, **fields}, separators=(",", ":"), ensure_ascii=False)
+
+    def _send(self, *commands: tuple[Any, ...]) -> asyncio.Future[None]:
+        """Queue commands for the publisher task; the future is done once they have been sent."""
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        for command in commands:
+            self._outbox.put_nowait((command, None))
+        self._outbox.put_nowait(((), done))
+        return done
+
+    # tasks --------------------------------------------------------------------------------------
+    async def _publish(self) -> None:
+        """Send queued commands in order, as many as are waiting in one round trip."""
+        while True:
+            items = [await self._outbox.get()]
+            while not self._outbox.empty() and len(items) < 1000:
+                items.append(self._outbox.get_nowait())
+            commands = [command for command, _ in items if command]
+            try:
+                async with self.client.pipeline(transaction=False) as pipe:
+                    for command in commands:
+                        pipe.execute_command(*command)
+                    await pipe.execute()
+            except RedisError as error:
+                log.warning("could not tell the other processes about %d changes: %s", len(commands), error)
+                await asyncio.sleep(0.5)
+            for _, done in items:
+                if done is not None and not done.done():
+                    done.set_result(None)
+
+    async def _listen(self) -> None:
+        channels = len(self.prefix) + len("room:")
+        failing = False
+        while True:
+            try:
+                message = await self.pubsub.get_message(timeout=None)
+                failing = False
+            except RedisError as error:
+                if not failing:
+                    log.warning("lost the Redis subscription, reconnecting: %s", error)
+                failing = True
+                await asyncio.sleep(0.5)
+                continue
+            if message is None or message.get("type") != "message":
+                continue
+            code = message["channel"][channels:]
+            if code not in self.watching:
+                continue
+            try:
+                self._on_event(code, json.loads(message["data"]))
+            except Exception:
+                log.exception("a change published for room %s could not be passed on", code)
+
+    def _on_event(self, code: str, event: dict[str, Any]) -> None:
+        origin = event["o"]
+        if origin == self.process:
+            return
+        kind = event["t"]
+        if kind == "s":
+            version = int(event["v"])
+            self.store.forget(code, older_than=version)
+            self._show(code, version, event["s"])
+        elif kind == "p":
+            presence = tuple(int(n) for n in event["p"])
+            others = self.others.setdefault(code, {})
+            if any(presence):
+                others[origin] = (presence[0], presence[1], presence[2])
+            else:
+                others.pop(origin, None)
+            self._reshow(code)
+        elif kind == "m":
+            self.push_local(code, event["m"], seated=bool(event["seated"]))
+        elif kind == "c":
+            self.close_local(code, int(event["n"]))
+
+    async def _beat(self) -> None:
+        """Say this process is alive; take processes that stopped saying so out of every room."""
+        processes = f"{self.prefix}processes"
+        while True:
+            try:
+                now = time.time()
+                await self.client.zadd(processes, {self.process: now})
+                for dead in map(_text, await self.client.zrangebyscore(processes, "-inf", now - 3 * self.heartbeat)):
+                    if await self.client.zrem(processes, dead):  # one process cleans up after each
+                        await self._bury(dead)
+            except RedisError as error:
+                log.warning("could not reach Redis for the heartbeat: %s", error)
+            await asyncio.sleep(self.heartbeat)
+
+    async def _bury(self, dead: str) -> None:
+        codes = [_text(code) for code in await self.client.smembers(self._rooms_of(dead))]
+        event = json.dumps({"t": "p", "o": dead, "p": [0, 0, 0]}, separators=(",", ":"))
+        async with self.client.pipeline(transaction=False) as pipe:
+            for code in codes:
+                pipe.hdel(self._presence_key(code), dead)
+                pipe.publish(self.channel(code), event)
+            pipe.delete(self._rooms_of(dead))
+            await pipe.execute()
+        for code in codes:
+            if code in self.watching:
+                self._on_event(code, json.loads(event))
+        if codes:
+            log.info("a server process stopped answering; %d rooms no longer count its sockets", len(codes))

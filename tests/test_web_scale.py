@@ -1,0 +1,624 @@
+"""The web game over several server processes sharing rooms in a real Redis.
+
+One ``redis-server`` (Debian's package) runs for the module on a free port in a temporary
+folder; each test takes a database of its own in it. Real ``noughts web --redis …`` processes
+(and one ``--workers 2``) serve real websocket clients (the ``websockets`` package): two
+players on different processes, a process killed with SIGKILL mid-game and a player finishing
+on another, two processes racing the same seat's move. Nothing is mocked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+from noughts.cli import main
+from noughts.store import open_store
+from noughts.web import running
+from noughts.web.protocol import Limits, Rejection
+from noughts.web.rooms import Conflict, Room
+from noughts.web.shared import PREFIX, RedisRoomStore, open_redis
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[1]
+ENV = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")]),
+           NO_COLOR="1")
+WAIT = 20.0  # seconds any one expected message may take on a busy machine
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def wait_until(ready: Any, what: str, process: subprocess.Popen[bytes] | None = None, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            if ready():
+                return
+        except (OSError, redis.RedisError):
+            pass
+        if process is not None and process.poll() is not None:
+            raise AssertionError(f"{what} exited with {process.returncode}")
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} did not start within {seconds:g} s")
+        time.sleep(0.05)
+
+
+@pytest.fixture(scope="module")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real redis-server for the module; its base URL (add a database number)."""
+    folder = tmp_path_factory.mktemp("redis")
+    port = free_port()
+    process = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--dir", str(folder),
+                                "--save", "", "--appendonly", "no", "--databases", "16"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    client = redis.Redis(port=port)
+    try:
+        wait_until(client.ping, "redis-server", process)
+        yield f"redis://127.0.0.1:{port}"
+    finally:
+        client.close()
+        process.terminate()
+        process.wait(10)
+
+
+databases = itertools.count(1)
+
+
+@pytest.fixture
+def redis_url(redis_server: str) -> str:
+    """A Redis database of the test's own (rooms, presence and the room count are per database)."""
+    return f"{redis_server}/{next(databases)}"
+
+
+class WebProcess:
+    """One ``noughts web --redis …`` process: started, killed, started again on the same port."""
+
+    def __init__(self, redis_url: str, db: str, workers: int = 1) -> None:
+        self.redis_url, self.db, self.workers = redis_url, db, workers
+        self.port = free_port()
+        self.process: subprocess.Popen[bytes] | None = None
+        self.start()
+
+    def start(self) -> None:
+        command = [sys.executable, "-m", "noughts", "web", "--port", str(self.port), "--redis", self.redis_url,
+                   "--db", self.db, "--workers", str(self.workers)]
+        self.process = subprocess.Popen(command, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        wait_until(self.healthy, f"noughts web on port {self.port}", self.process)
+
+    def healthy(self) -> bool:
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=1) as reply:
+            return bool(json.load(reply)["ok"])
+
+    def kill(self) -> None:
+        assert self.process is not None
+        self.process.kill()
+        self.process.wait(10)
+
+    def stop(self) -> int:
+        """SIGTERM, as a service manager stops it: returns the exit status."""
+        assert self.process is not None
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+                raise AssertionError(f"noughts web on port {self.port} did not stop within 15 s of SIGTERM") from None
+        for pipe in (self.process.stdout, self.process.stderr):
+            if pipe is not None:
+                pipe.close()
+        return self.process.returncode
+
+
+@pytest.fixture(scope="module")
+def three(redis_server: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[WebProcess]]:
+    """Three server processes sharing one Redis database and one score file."""
+    db = str(tmp_path_factory.mktemp("scores") / "noughts.db")
+    url = f"{redis_server}/{next(databases)}"
+    servers: list[WebProcess] = []
+    try:
+        for _ in range(3):
+            servers.append(WebProcess(url, db))
+        yield servers
+    finally:
+        for server in servers:
+            server.stop()
+
+
+class Player:
+    """One websocket client, reading until the message it waits for (keeping others for later)."""
+
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
+        self.state: dict[str, Any] | None = None
+        self.pending: list[dict[str, Any]] = []
+
+    @classmethod
+    async def open(cls, port: int) -> Player:
+        player = cls(await connect(f"ws://127.0.0.1:{port}/ws", open_timeout=WAIT))
+        assert (await player.next())["type"] == "welcome"
+        return player
+
+    async def send(self, **message: Any) -> None:
+        await self.ws.send(json.dumps(message))
+
+    async def next(self) -> dict[str, Any]:
+        message: dict[str, Any] = json.loads(await asyncio.wait_for(self.ws.recv(), WAIT))
+        if message["type"] == "state":
+            self.state = message
+        return message
+
+    async def until(self, kind: str, **fields: Any) -> dict[str, Any]:
+        def wanted(message: dict[str, Any]) -> bool:
+            return message["type"] == kind and all(message.get(k) == v for k, v in fields.items())
+
+        for message in self.pending:
+            if wanted(message):
+                self.pending.remove(message)
+                return message
+        while True:
+            message = await self.next()
+            if wanted(message):
+                return message
+            assert message["type"] != "error", message
+            if message["type"] not in ("state", "pong"):
+                self.pending.append(message)
+
+    async def sees(self, moves: list[int]) -> dict[str, Any]:
+        """Read states until one shows exactly these moves."""
+        while self.state is None or self.state["moves"] != moves:
+            message = await self.next()
+            assert message["type"] != "error", message
+            if message["type"] not in ("state", "pong"):
+                self.pending.append(message)
+        return self.state
+
+    async def settle(self) -> list[dict[str, Any]]:
+        """Everything sent so far is answered: returns the errors that came back meanwhile."""
+        await self.send(type="ping")
+        errors = []
+        while (message := await self.next())["type"] != "pong":
+            if message["type"] == "error":
+                errors.append(message)
+        return errors
+
+    async def close(self) -> None:
+        await self.ws.close()
+
+
+async def seated(port: int, code: str, token: str, seat: int) -> Player:
+    """A player back in their seat (a reload, or a reconnection after a process died)."""
+    player = await Player.open(port)
+    await player.send(type="join", room=code, token=token)
+    joined = await player.until("joined")
+    assert (joined["room"], joined["seat"]) == (code, seat)
+    return player
+
+
+async def friends(ann_port: int, bo_port: int, first: str = "me") -> tuple[Player, Player, str, list[str]]:
+    """Ann makes a room on one process, Bo joins it on another: both players, the code, the tokens."""
+    ann, bo = await Player.open(ann_port), await Player.open(bo_port)
+    await ann.send(type="create_room", name="Ann", first=first)
+    joined = await ann.until("joined")
+    await bo.send(type="join", room=joined["room"], name="Bo")
+    taken = await bo.until("joined")
+    assert taken["seat"] == 1
+    return ann, bo, joined["room"], [joined["token"], taken["token"]]
+
+
+def run(scenario: Any) -> Any:
+    return asyncio.run(asyncio.wait_for(scenario, 120))
+
+
+def test_two_players_on_two_processes_finish_a_game_through_a_sigkill_and_a_restart(three: list[WebProcess]) -> None:
+    first, second, third = three
+
+    async def scenario() -> dict[str, Any]:
+        ann, bo, code, tokens = await friends(first.port, second.port)
+        state = await bo.sees([])
+        assert [s["connected"] for s in state["seats"]] == [True, True]  # Ann's socket is on another process
+        for player, cell, moves in ((ann, 4, [4]), (bo, 0, [4, 0])):
+            await player.send(type="move", cell=cell)
+            await ann.sees(moves)
+            await bo.sees(moves)
+
+        first.kill()  # Ann's process dies mid-game, without a word
+        with pytest.raises(ConnectionClosed):
+            while True:
+                await ann.next()
+        ann = await seated(third.port, code, tokens[0], 0)  # her page reconnects and reaches another process
+        assert (await ann.sees([4, 0]))["seats"][0]["name"] == "Ann"
+        await ann.send(type="move", cell=1)
+        await bo.sees([4, 0, 1])
+
+        first.start()  # the dead process comes back; Bo's page happens to reach it
+        await bo.close()
+        bo = await seated(first.port, code, tokens[1], 1)
+        await bo.sees([4, 0, 1])
+        await bo.send(type="move", cell=2)
+        await ann.sees([4, 0, 1, 2])
+        await ann.send(type="move", cell=7)  # X down the middle column
+        final = await bo.sees([4, 0, 1, 2, 7])
+        assert final["result"] == "X" and final["line"] == [1, 4, 7]
+        recorded = [await ann.until("recorded"), await bo.until("recorded")]  # from Ann's process, via Redis
+        assert recorded[0]["game_id"] is not None and recorded[0] == recorded[1]
+        await ann.close()
+        await bo.close()
+        return recorded[0]
+
+    recorded = run(scenario())
+    with open_store(first.db) as store:
+        games = store.games(limit=10)
+        assert [(g.id, g.x.name, g.o.name, g.result) for g in games] == [(recorded["game_id"], "Ann", "Bo", "X")]
+
+
+def test_two_processes_racing_one_seats_move_accept_exactly_one(three: list[WebProcess]) -> None:
+    """Ann's seat is open in two tabs on two processes; both send a move at once, over and over."""
+    first, second, third = three
+
+    async def scenario() -> tuple[int, int]:
+        tab1, bo, code, tokens = await friends(first.port, third.port)
+        tab2 = await seated(second.port, code, tokens[0], 0)
+        races = errors_seen = 0
+        while races < 12:
+            state = await tab1.sees(tab1.state["moves"] if tab1.state else [])
+            if state["result"] is not None:
+                await tab1.send(type="rematch")
+                await tab1.until("state", game=state["game"] + 1)
+                continue
+            turn = next(n for n, s in enumerate(state["seats"]) if s["mark"] == state["turn"])
+            free = [n for n, mark in enumerate(state["cells"]) if mark is None]
+            before = state["moves"]
+            if turn == 1:
+                await bo.sees(before)
+                await bo.send(type="move", cell=free[0], game=state["game"])
+                await tab1.sees([*before, free[0]])
+                continue
+            cells = (free[0], free[-1]) if len(free) > 1 else (free[0], free[0])
+            await asyncio.gather(tab1.send(type="move", cell=cells[0], game=state["game"]),
+                                 tab2.send(type="move", cell=cells[1], game=state["game"]))
+            tabs = (tab1, tab2)
+            refused = await asyncio.gather(tab1.settle(), tab2.settle())
+            reasons = {e["code"] for errors in refused for e in errors}
+            assert reasons <= {"not_your_turn", "occupied", "stale", "game_over"}, refused
+            accepted = [not errors for errors in refused]
+            assert accepted.count(True) == 1, refused  # never both, never neither
+            winner = accepted.index(True)
+            after = tabs[winner].state  # its own process showed it before the pong
+            assert after is not None and after["game"] == state["game"]
+            assert after["moves"] == [*before, cells[winner]], (before, after["moves"], refused)
+            await tabs[1 - winner].sees(after["moves"])  # the loser's process hears of it through Redis
+            await bo.sees(after["moves"])
+            errors_seen += sum(len(errors) for errors in refused)
+            races += 1
+        for player in (tab1, tab2, bo):
+            await player.close()
+        return races, errors_seen
+
+    races, refused = run(scenario())
+    assert races == 12 and refused >= 12  # every race had a loser, and the loser was told
+
+
+def test_a_room_store_writes_only_over_the_version_it_read(redis_url: str) -> None:
+    async def scenario() -> None:
+        one, two = (RedisRoomStore(open_redis(redis_url), max_rooms=3, ttl=60) for _ in range(2))
+        room = Room.for_friend(name="Ann")
+        room.take_free_seat("Bo")
+        await one.put(room)
+        a, b = await one.get(room.code), await two.get(room.code)
+        assert a is not None and b is not None and a.stored_version == b.stored_version == room.version
+        a.play(0, 4)
+        b.play(0, 0)
+        await one.put(a)
+        with pytest.raises(Conflict):
+            await two.put(b)  # read before a's move: never written over it
+        again = await two.get(room.code)
+        assert again is not None and again.moves == (4,) and again.stored_version == a.version
+        with pytest.raises(Rejection) as refused:
+            again.play(0, 0)
+        assert refused.value.code == "not_your_turn"  # what the loser's retry tells the person
+        twin = Room.for_friend(name="Cy")
+        twin.code = room.code
+        with pytest.raises(Conflict):
+            await two.put(twin)  # a new room never takes a code in use
+        listener = one.client.pubsub(ignore_subscribe_messages=True)
+        await listener.subscribe(one.channel(room.code))
+        again.play(1, 0)
+        await two.put(again)  # nobody else is in the room: the write publishes nothing
+        await one.client.hset(one.presence_key(room.code), two.process, "1,0,0")
+        again.play(0, 8)
+        await two.put(again)  # its own presence only: still nothing
+        await one.client.hset(one.presence_key(room.code), one.process, "0,1,0")
+        again.play(1, 2)
+        await two.put(again)  # another process has a socket there: the state goes out with the write
+        heard = [m for m in [await listener.get_message(timeout=1) for _ in range(3)] if m is not None]
+        assert [json.loads(m["data"])["s"]["moves"] for m in heard] == [[4, 0, 8, 2]]
+        assert json.loads(heard[0]["data"])["v"] == again.stored_version
+        await listener.aclose()
+        ttl = await one.client.pttl(one.key(room.code))
+        assert 60_000 < ttl <= 120_000  # the time to live and a minute's grace, renewed by each write
+        for _ in range(2):
+            await one.put(Room.for_computer("easy"))
+        with pytest.raises(Rejection) as full:
+            await one.put(Room.for_computer("easy"))
+        assert full.value.code == "full" and await one.count() == 3
+        await one.client.set(one.key("DAMAGED"), "7|{not json")
+        assert await one.get("DAMAGED") is None
+        gone = await asyncio.gather(one.expire(time.time() + 61), two.expire(time.time() + 61))
+        assert len(gone[0]) + len(gone[1]) == 3 and not set(gone[0]) & set(gone[1])  # each room expires once
+        assert await one.count() == 0 and await one.get(room.code) is None
+        for store in (one, two):
+            await store.client.aclose()
+
+    run(scenario())
+
+
+def test_rooms_expire_once_and_everyone_on_every_process_is_told(redis_url: str) -> None:
+    limits = Limits(room_ttl=1.0, sweep_every=0.2)
+    with running(redis=redis_url, limits=limits, scores=False) as one, \
+            running(redis=redis_url, limits=limits, scores=False) as two:
+        ports = [int(url.rsplit(":", 1)[1]) for url in (one, two)]
+
+        async def scenario() -> list[dict[str, Any]]:
+            ann, bo, code, _ = await friends(ports[0], ports[1])
+            closed = [await ann.until("closed"), await bo.until("closed")]
+            assert all(c["room"] == code for c in closed)
+            with pytest.raises(AssertionError, match="no_room"):
+                await ann.send(type="join", room=code)
+                await ann.until("joined")
+            await ann.close()
+            await bo.close()
+            return closed
+
+        closed = run(scenario())
+    assert closed[0]["message"] == closed[1]["message"]
+    assert redis.Redis.from_url(redis_url).zcard(PREFIX + "rooms") == 0
+
+
+def test_workers_share_one_port_survive_a_killed_worker_and_stop_on_sigterm(redis_url: str, tmp_path: Path) -> None:
+    server = WebProcess(redis_url, str(tmp_path / "noughts.db"), workers=2)
+    assert server.process is not None
+
+    def workers() -> list[int]:
+        """The supervisor's worker processes (not its other helpers, such as multiprocessing's tracker)."""
+        found = []
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            with contextlib.suppress(OSError, IndexError):
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+                mine = int(fields[1]) == server.process.pid and fields[0] != "Z"  # type: ignore[union-attr]
+                if mine and b"spawn_main" in (stat.parent / "cmdline").read_bytes():
+                    found.append(int(stat.parent.name))
+        return found
+
+    try:
+        assert len(workers()) == 2
+
+        async def move(code: str, token: str, cell: int, moves: list[int]) -> dict[str, Any]:
+            """Each move on a new connection, as after a reload: whichever worker takes it."""
+            player = await seated(server.port, code, token, 0)
+            await player.sees(moves)
+            await player.send(type="move", cell=cell)
+            state = await player.sees([*moves, cell])
+            await player.close()
+            return state
+
+        async def scenario() -> None:
+            ann = await Player.open(server.port)
+            await ann.send(type="create_room", name="Ann", first="me")
+            joined = await ann.until("joined")
+            await ann.close()
+            code, token = joined["room"], joined["token"]
+            bo = await Player.open(server.port)
+            await bo.send(type="join", room=code, name="Bo")
+            bo_token = (await bo.until("joined"))["token"]
+            await move(code, token, 4, [])
+            await bo.sees([4])
+            await bo.send(type="move", cell=0)
+            await bo.sees([4, 0])
+            os.kill(workers()[0], signal.SIGKILL)  # one worker dies; the supervisor starts another
+            await bo.close()
+            for _attempt in range(100):  # a page retries until it is back in its seat
+                try:
+                    bo = await seated(server.port, code, bo_token, 1)
+                    break
+                except (TimeoutError, OSError, ConnectionClosed, AssertionError):
+                    await asyncio.sleep(0.1)
+            await move(code, token, 1, [4, 0])
+            await bo.sees([4, 0, 1])
+            await bo.send(type="move", cell=2)
+            await bo.sees([4, 0, 1, 2])
+            await move(code, token, 7, [4, 0, 1, 2])
+            final = await bo.sees([4, 0, 1, 2, 7])
+            assert final["result"] == "X"
+            await bo.close()
+
+        run(scenario())
+        wait_until(lambda: len(workers()) == 2, "the replacement worker")
+    finally:
+        children = workers()
+        status = server.stop()
+    assert status == 0
+    assert len(children) == 2 and not [pid for pid in children if Path(f"/proc/{pid}").exists()]
+
+
+def test_more_than_one_worker_needs_redis_and_an_unreachable_redis_is_one_line(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["web", "--workers", "2"]) == 2
+    assert "--workers needs --redis" in capsys.readouterr().err
+    port = free_port()  # nothing listens there
+    assert main(["web", "--redis", f"redis://127.0.0.1:{port}/0", "--port", str(free_port())]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"noughts: cannot reach Redis at redis://127.0.0.1:{port}/0") and err.count("\n") == 1
+    assert main(["web", "--redis", "http://example.com"]) == 2
+    assert "is not a Redis address" in capsys.readouterr().err
+
+
+def test_the_page_says_it_is_reconnecting_and_resumes_its_seat_when_its_process_comes_back(
+        three: list[WebProcess]) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    from test_web_browser import CHROMIUM_ARGS, DESKTOP, chromium_path  # the browser tests' own settings
+
+    server = three[0]
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport=DESKTOP)
+            page.set_default_timeout(15_000)
+            problems: list[str] = []
+            page.on("pageerror", lambda error: problems.append(str(error)))
+            page.goto(f"http://127.0.0.1:{server.port}/")
+            page.select_option("#opponent", "parsons")
+            page.select_option("#first", "me")
+            page.get_by_role("button", name="Play the computer").click()
+            page.wait_for_function("() => window.noughts.state && window.noughts.state.turn === 'X'")
+            page.locator("#board .cell[data-index='0']").click()
+            page.wait_for_function("() => window.noughts.state.moves.length === 2")  # mine and the computer's
+            before = page.evaluate("window.noughts.state")
+
+            server.kill()
+            connection = page.locator("#connection")
+            expect(connection).to_have_text("Connection lost. Reconnecting…")
+            expect(connection).to_have_class("connection lost")
+            server.start()  # the same port: as a restarted service, or another process behind a proxy
+            expect(connection).to_have_text("Reconnected.")
+            page.wait_for_function("() => window.noughts.seat === 0 && window.noughts.state.moves.length === 2")
+            assert page.evaluate("window.noughts.state")["moves"] == before["moves"]
+            assert page.evaluate("window.noughts.state")["room"] == before["room"]
+            free = next(n for n, mark in enumerate(before["cells"]) if mark is None)
+            page.locator(f"#board .cell[data-index='{free}']").click()
+            page.wait_for_function("() => window.noughts.state.moves.length >= 3")
+            assert page.evaluate("window.noughts.state")["moves"][2] == free
+            assert not problems, problems
+        finally:
+            browser.close()
+
+
+def test_quick_games_between_two_processes_are_never_refused_a_fair_move(three: list[WebProcess]) -> None:
+    """Six rooms, each host on one process and each guest on another, moving quickly.
+
+    Every refusal here would be the server's fault: a player moves only when a state says it is
+    their turn, on a free cell (a copy of a room kept by a process must never be behind).
+    """
+    first, second, _ = three
+
+    async def seat(ws: ClientConnection, number: int, stop_at: float, finished: list[int]) -> None:
+        waiting: tuple[int, int] | None = None  # the game and the number of moves a sent move awaits
+        while True:
+            message = json.loads(await asyncio.wait_for(ws.recv(), WAIT))
+            assert message["type"] != "error", message
+            if message["type"] != "state":
+                continue
+            state = message
+            if waiting and (state["game"] > waiting[0] or len(state["moves"]) >= waiting[1]):
+                waiting = None
+            if state["result"] is not None:
+                if number == 0:
+                    finished.append(state["game"])
+                if time.monotonic() >= stop_at:
+                    return
+                if number == 0:
+                    await ws.send('{"type":"rematch"}')
+                continue
+            mine = state["seats"][number]
+            if waiting is None and mine is not None and mine["mark"] == state["turn"]:
+                await asyncio.sleep(0.015)  # within the default 20 messages a second after a burst of 40
+                cell = next(n for n, mark in enumerate(state["cells"]) if mark is None)
+                waiting = (state["game"], len(state["moves"]) + 1)
+                await ws.send(json.dumps({"type": "move", "cell": cell, "game": state["game"]}))
+
+    async def room(stop_at: float, finished: list[int]) -> None:
+        ann, bo, _, _ = await friends(first.port, second.port, first="alternate")
+        try:
+            await asyncio.wait_for(asyncio.gather(seat(ann.ws, 0, stop_at, finished),
+                                                  seat(bo.ws, 1, stop_at, finished)), 30)
+        except TimeoutError:
+            pass  # a guest still waiting for a rematch its host, past the end, will not ask for
+        finally:
+            await ann.close()
+            await bo.close()
+
+    async def scenario() -> list[int]:
+        finished: list[int] = []
+        stop_at = time.monotonic() + 1.5
+        await asyncio.gather(*(room(stop_at, finished) for _ in range(6)))
+        return finished
+
+    finished = run(scenario())
+    assert len(finished) >= 6  # every room finished at least one game, and nothing was refused
+
+
+def test_a_kept_copy_behind_another_process_is_read_afresh_before_a_move_is_refused(redis_url: str) -> None:
+    """A process keeps the rooms of its sockets as it last wrote them; another process moves
+    meanwhile and its news has not arrived yet. The next move must be judged on the room as it is."""
+    from noughts.web.hub import Hub
+    from noughts.web.lobby import Lobby
+    from noughts.web.recording import Recorder
+
+    async def scenario() -> None:
+        mine, other = (RedisRoomStore(open_redis(redis_url)) for _ in range(2))
+        room = Room.for_friend(name="Ann", first="me")
+        room.take_free_seat("Bo")
+        mine.local = {room.code}
+        await mine.put(room)  # kept by this process as written: Ann (X) to move
+        lobby = Lobby(Limits(), mine, Recorder(None, enabled=False), Hub(mine))
+        await lobby._update(room.code, lambda r: r.play(0, 4), "gone")
+        elsewhere = await other.get(room.code)
+        assert elsewhere is not None
+        elsewhere.play(1, 0)  # Bo moves on another process; this one has not heard yet
+        await other.put(elsewhere)
+        played, _ = await lobby._update(room.code, lambda r: r.play(0, 8), "gone")
+        assert played.moves == (4, 0, 8)  # not "It is not your turn": the kept copy was behind
+        with pytest.raises(Rejection) as refused:  # a refusal the room as it is deserves still comes
+            await lobby._update(room.code, lambda r: r.play(0, 2), "gone")
+        assert refused.value.code == "not_your_turn"
+        stored = await other.get(room.code)
+        assert stored is not None and stored.moves == (4, 0, 8)
+        fresh = await mine.get(room.code)
+        assert fresh is not None and not fresh.cached
+        await mine.put(fresh)
+        writing = await mine.get(room.code)
+        assert writing is not None and writing.cached  # kept from the last write
+        assert writing.stored_version is not None
+        mine.forget(room.code, older_than=writing.stored_version + 2)  # news of a later change, mid-write
+        await mine.put(writing)
+        after = await mine.get(room.code)
+        assert after is not None and not after.cached  # not kept over the newer change it heard of
+        for store in (mine, other):
+            await store.client.aclose()
+
+    run(scenario())
+
+
+def test_without_the_redis_package_the_error_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    from noughts import web
+    from noughts.errors import NoughtsError
+
+    monkeypatch.setitem(sys.modules, "redis", None)  # an import of it now fails
+    with pytest.raises(NoughtsError) as caught:
+        web.serve(port=0, redis="redis://127.0.0.1:6379/0")
+    assert str(caught.value) == web.MISSING
