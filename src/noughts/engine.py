@@ -416,10 +416,12 @@ def _board(request: dict[str, Any]) -> Board:
     """The position a request is about: its "position", or the empty board of "rows"×"cols"."""
     position = request.get("position")
     if type(position) is str and request.get("rows") is None and request.get("cols") is None \
-            and request.get("k") is None:  # the usual request: a position seen before?
+            and request.get("k") is None:  # the usual request: a position, often one seen before
         board = _parsed.get((position, None))
-        if board is not None:
-            return board
+        if board is None:
+            board = _parsed[position, None] = Board.parse(position)
+            keep_newest(_parsed, POSITIONS_KEPT)
+        return board
     rows = _optional(request, "rows", int, "a whole number")
     cols = _optional(request, "cols", int, "a whole number")
     k = _optional(request, "k", int, "a whole number")
