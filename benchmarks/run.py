@@ -322,28 +322,24 @@ def bench_solve3(quick: bool, spiel: Any) -> list[Row]:
 def bench_random_games(quick: bool, spiel: Any) -> list[Row]:
     row = Row("3 random games", "Board().playout(rng): random games/s", "rate",
               baseline="pyspiel tic_tac_toe", min_ratio=2.0)
+    if spiel is not None:  # measured in the alternating rounds of the per-move games, beside pyspiel
+        return bench_per_move_games(quick, spiel, row)
+    row.note = baselines.OPENSPIEL_ERROR
     repeat, min_time = (3, 0.1) if quick else (9, 0.3)
     log("random games: noughts")
     try:
         from noughts.board import Board
 
-        rng = random.Random(1)
-
-        start = Board()
-
-        def noughts_game() -> None:
-            start.playout(rng)
-
-        row.value = 1 / per_call(noughts_game, repeat, min_time)
+        rng, start = random.Random(1), Board()
+        row.value = 1 / per_call(lambda: start.playout(rng), repeat, min_time)
     except Exception as exc:
         row.note = unavailable(exc)
-    if spiel is None:
-        row.note = row.note or baselines.OPENSPIEL_ERROR
-    else:
-        log("random games: OpenSpiel")
-        game, rng = spiel.load_game("tic_tac_toe"), random.Random(1)
-        row.base = 1 / per_call(lambda: baselines.os_random_game(game, rng), repeat, min_time)
     return [row, *bench_per_move_games(quick, spiel)]
+
+
+def playout_game(start: Any, rng: random.Random) -> object:
+    """A random game by the special loop, which plays on bitmasks without the positions in between."""
+    return start.playout(rng).winner
 
 
 def board_per_move_game(board_class: Any, rng: random.Random) -> object:
@@ -364,25 +360,32 @@ def game_per_move_game(game_class: Any, rng: random.Random) -> object:
     return game.result
 
 
-def bench_per_move_games(quick: bool, spiel: Any) -> list[Row]:
-    """Random games one move at a time through each public API, beside pyspiel's, in alternating rounds."""
+def bench_per_move_games(quick: bool, spiel: Any, playout_row: Row | None = None) -> list[Row]:
+    """Random games one move at a time through each public API (and by ``playout`` when its row is
+    given), beside pyspiel's, in alternating rounds."""
     section = "3 random games"
     rows = [Row(section, "Board: is_over, legal_moves, play: games/s", "rate",
                 baseline="pyspiel: is_terminal, legal_actions, apply_action", min_ratio=1.5),
             Row(section, "Game: result, board.legal_moves, play: games/s", "rate",
                 baseline="pyspiel: is_terminal, legal_actions, apply_action")]
+    names = ["board", "game"]
+    if playout_row is not None:
+        rows.insert(0, playout_row)
+        names.insert(0, "playout")
     if spiel is None:
         for row in rows:
             row.note = baselines.OPENSPIEL_ERROR
         return rows
-    log("random games, one move at a time: noughts Board and Game, pyspiel")
+    log("random games: noughts playout, Board and Game one move at a time, pyspiel")
     from noughts.board import Board
     from noughts.game import Game
 
     game = spiel.load_game("tic_tac_toe")
-    loops = {"board": functools.partial(board_per_move_game, Board),
+    loops = {"playout": functools.partial(playout_game, Board()),
+             "board": functools.partial(board_per_move_game, Board),
              "game": functools.partial(game_per_move_game, Game),
              "pyspiel": functools.partial(baselines.os_random_game, game)}
+    loops = {name: loop for name, loop in loops.items() if name in names or name == "pyspiel"}
     number, rounds = (500, 7) if quick else (2000, 21)
     rates: dict[str, list[float]] = {name: [] for name in loops}
     try:
@@ -398,7 +401,7 @@ def bench_per_move_games(quick: bool, spiel: Any) -> list[Row]:
             row.note = unavailable(exc)
         return rows
     base = statistics.median(rates["pyspiel"])
-    for row, name in zip(rows, ("board", "game"), strict=True):
+    for row, name in zip(rows, names, strict=True):
         row.value, row.base = statistics.median(rates[name]), base
         ratio = statistics.median(mine / theirs for mine, theirs in zip(rates[name], rates["pyspiel"], strict=True))
         row.note = f"per CPU second, median of {rounds} alternating rounds; {ratio:.2f}× pyspiel round by round"
