@@ -52,6 +52,26 @@ class Limits:
     max_connections: int = 10_000
     max_watchers: int = 100  # spectators per room
     rooms_per_connection: int = 50  # rooms one connection may create in its lifetime
+    # Per client address (one process's view; see docs/web-protocol.md, "Holding under attack").
+    rooms_per_address: int = 50  # rooms one address may hold open at once...
+    address_share: float = 0.02  # ...and never more than this share of max_rooms
+    unjoined_ttl: float = 5 * 60.0  # seconds a room nobody is in, joined or played in, is kept
+    join_rate: float = 1.0  # joins a second, sustained, per address (a rejoin loop is slowed)
+    join_burst: float = 30.0  # joins allowed at once before the rate applies
+    failed_joins: int = 10  # joins of unknown codes or with wrong tokens before the address is locked out
+    lockout: float = 60.0  # seconds of the first lockout; each next one lasts twice as long (at most an hour)
+    connections_per_address: int = 64  # open connections (HTTP or websocket) from one address
+    handshake_timeout: float = 10.0  # seconds to send a request's headers, from connecting or the last response
+    idle_timeout: float = 10 * 60.0  # seconds a websocket in no room may send nothing before it is closed
+    stall_timeout: float = 30.0  # seconds a client may leave the server unable to write before it is cut off
+    outbox: int = 256  # messages queued for a player; a client this far behind is not reading
+    watcher_outbox: int = 32  # messages queued for a spectator
+    log_every: float = 10.0  # seconds between log lines of one cause (the rest are counted)
+
+    @property
+    def rooms_for_one_address(self) -> int:
+        """Rooms one address may hold: the count, or its share of all rooms if that is smaller (at least 1)."""
+        return max(1, min(self.rooms_per_address, int(self.max_rooms * self.address_share)))
 
     def public(self) -> dict[str, float | int]:
         """What a client may want to know (sent in ``welcome``)."""
