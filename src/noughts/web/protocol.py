@@ -23,12 +23,16 @@ from noughts.errors import NoughtsError
 from noughts.match import DEFAULT_FIRST, DEFAULT_OPPONENT, FIRST_RULES, first_rule
 
 __all__ = [
-    "CODE_ALPHABET", "MESSAGE_TYPES", "Limits", "Rejection", "clean_name", "cell_words",
+    "CODE_ALPHABET", "CODE_LENGTH", "MESSAGE_TYPES", "Limits", "Rejection", "clean_name", "cell_words",
     "encode", "error_message", "parse",
 ]
 
-# Codes are read aloud and typed on phones: no 0/O, 1/I/L look-alikes.
-CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
+# Codes are read aloud and typed on phones: Crockford's base 32 (no I, L, O or U; a typed O is read
+# as 0, I and L as 1, case, spaces and dashes do not matter). 12 symbols carry 60 random bits.
+CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+CODE_LENGTH = 12
+_CODE_SLIPS = str.maketrans({"O": "0", "I": "1", "L": "1", "-": None, " ": None, "\t": None})
+_TOKEN_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
 MESSAGE_TYPES = ("play_computer", "create_room", "join", "move", "rematch", "leave", "scores", "ping")
 # Who moves first is the match's rule (noughts.match.FIRST_RULES: me, computer, alternate,
 # loser, random, and the words first_rule() takes for them); "friend" names the opponent too.
@@ -135,6 +139,7 @@ def parse(text: str, limits: Limits) -> dict[str, Any]:
     if kind not in MESSAGE_TYPES:
         raise Rejection("unknown_type", f"There is no message type {kind[:30]!r}; the types are "
                                         f"{', '.join(MESSAGE_TYPES)}.")
+    data = _Fields(data)
     message: dict[str, Any] = {"type": kind}
     if kind == "play_computer":
         message["opponent"] = _opponent(data.get("opponent", DEFAULT_OPPONENT))
@@ -147,6 +152,9 @@ def parse(text: str, limits: Limits) -> dict[str, Any]:
         token = data.get("token")
         if token is not None and (not isinstance(token, str) or len(token) > 100):
             raise Rejection("bad_field", "'token' must be the seat token the server gave you (text).")
+        if token and not _TOKEN_CHARACTERS.issuperset(token):
+            raise Rejection("bad_token", "That is not a seat token: tokens are letters, digits, - and _. "
+                                         "Join without one to watch or to take a free seat.")
         message["token"] = token or None
     if kind == "move":
         message["cell"] = _cell(data.get("cell"))
@@ -161,7 +169,31 @@ def parse(text: str, limits: Limits) -> dict[str, Any]:
             if mark not in ("X", "O"):
                 raise Rejection("bad_field", "'mark' must be \"X\" or \"O\".")
             message["mark"] = mark
+    unknown = [field for field in data if field not in data.read]
+    if unknown:
+        raise Rejection("unknown_field", f"A {kind} message has no field {unknown[0][:30]!r}.")
     return message
+
+
+class _Fields(dict[str, Any]):
+    """A message's fields, noting which ones :func:`parse` looked at: any other field is refused."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        super().__init__(data)
+        self.read = {"type"}
+
+    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
+        self.read.add(key)
+        return super().get(key, default)
+
+    def __getitem__(self, key: str) -> Any:
+        self.read.add(key)
+        return super().__getitem__(key)
+
+    def __contains__(self, key: object) -> bool:
+        if isinstance(key, str):
+            self.read.add(key)
+        return super().__contains__(key)
 
 
 def _opponent(value: object) -> str:
@@ -186,12 +218,12 @@ def _first(value: object) -> str:
 
 def _room_code(value: object) -> str:
     if not isinstance(value, str):
-        raise Rejection("bad_field", "'room' must be a game code (text), like \"K7M2QX\".")
-    code = value.strip().upper()
-    if not 4 <= len(code) <= 12 or any(c not in CODE_ALPHABET for c in code):
+        raise Rejection("bad_field", "'room' must be a game code (text), like \"K7M2-QXAB-9CDE\".")
+    code = value[:40].upper().translate(_CODE_SLIPS)
+    if len(code) != CODE_LENGTH or any(c not in CODE_ALPHABET for c in code):
         shown = value.strip()[:20]
-        raise Rejection("no_room", f"There is no game with the code {shown!r}: a code is six letters and "
-                                   "digits, like K7M2QX.")
+        raise Rejection("no_room", f"There is no game with the code {shown!r}: a code is twelve letters and "
+                                   "digits, like K7M2-QXAB-9CDE.")
     return code
 
 
