@@ -115,7 +115,8 @@ def test_one_address_cannot_take_more_than_its_share_of_the_rooms_and_others_sti
     codes = [first.reply("create_room")["room"], second.reply("play_computer")["room"],
              first.reply("create_room")["room"]]
     assert len(set(codes)) == 3
-    for player, kind in ((first, "create_room"), (second, "play_computer"), (Player(caps, "127.0.0.11"), "create_room")):
+    third = Player(caps, "127.0.0.11")
+    for player, kind in ((first, "create_room"), (second, "play_computer"), (third, "create_room")):
         assert refused(player, kind) == "too_many_rooms"  # a new connection from the same address too
     other = Player(caps, "127.0.0.12")
     assert other.reply("create_room")["type"] == "joined"
@@ -496,7 +497,7 @@ HEADERS = ("content-security-policy", "x-content-type-options", "x-frame-options
 
 def http(url: str, path: str, host: str | None = None, source: str = "127.0.0.61") -> tuple[int, dict[str, str]]:
     with open_socket(url, source) as sock:
-        shown = host if host is not None else "%s:%d" % address(url)
+        shown = host if host is not None else "{}:{}".format(*address(url))
         sock.sendall(f"GET {path} HTTP/1.1\r\nHost: {shown}\r\nConnection: close\r\n\r\n".encode())
         data = b""
         while chunk := sock.recv(65536):

@@ -160,7 +160,7 @@ async def serve_socket(ws: WebSocket, lobby: Lobby) -> None:
             idle = limits.idle_timeout if conn.room is None else max(limits.idle_timeout, limits.room_ttl)
             try:
                 event = await asyncio.wait_for(ws.receive(), idle)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 conn.close(1001, "idle: no message for a long time")
                 break
             if event["type"] == "websocket.disconnect":

@@ -15,6 +15,7 @@ Nothing here imports a web package.
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import logging
 import math
@@ -96,8 +97,9 @@ class Guard:
                 if await rooms.get(code) is None:
                     self.gone([code])
         if held and len(held) >= cap:
-            raise Rejection("too_many_rooms", f"Your address already has {len(held)} open games, the most one "
-                                              "address may have. Finish or leave one, or wait for it to expire.")
+            games = f"{len(held)} open game{'s' if len(held) != 1 else ''}"
+            raise Rejection("too_many_rooms", f"Your address already has {games}, the most one address may "
+                                              "have. Finish or leave one, or wait for it to expire.")
 
     def created(self, key: str, code: str) -> None:
         self._rooms.setdefault(key, set()).add(code)
@@ -212,7 +214,7 @@ def raise_descriptor_limit(needed: int) -> str | None:
     except ImportError:
         return None
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if hard != resource.RLIM_INFINITY and soft != hard or hard == resource.RLIM_INFINITY and soft < needed:
+    if (hard != resource.RLIM_INFINITY and soft != hard) or (hard == resource.RLIM_INFINITY and soft < needed):
         target = hard if hard != resource.RLIM_INFINITY else needed + RESERVED_FILES
         try:
             resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
@@ -233,10 +235,8 @@ def default_allowed_hosts(host: str) -> set[str]:
         names = set(LOOPBACK_NAMES)
         for name in {socket.gethostname(), socket.getfqdn()}:
             names.add(name.lower())
-            try:
+            with contextlib.suppress(OSError):
                 names.update(str(info[4][0]) for info in socket.getaddrinfo(name, None))
-            except OSError:
-                pass
         names.update(_lan_addresses())
         return names
     try:
@@ -274,7 +274,10 @@ def host_allowed(host_header: str, allowed: Container[str] | None) -> bool:
 
 
 class LogLimiter(logging.Filter):
-    """One log line per cause (logger and message pattern) per ``every`` seconds; the next says how many were held back."""
+    """One log line per cause (logger and message pattern) per ``every`` seconds.
+
+    The first line after a quiet spell says how many like it were held back.
+    """
 
     def __init__(self, every: float = 10.0, clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__()

@@ -182,7 +182,7 @@ class _Fields(dict[str, Any]):
         super().__init__(data)
         self.read = {"type"}
 
-    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
+    def get(self, key: str, default: Any = None) -> Any:
         self.read.add(key)
         return super().get(key, default)
 

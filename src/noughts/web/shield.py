@@ -56,10 +56,10 @@ class Shield:
             await self.app(scope, receive, send)
             return
         fields = {name: value.decode("latin-1") for name, value in scope["headers"] if name in (b"host", b"origin")}
-        host = fields.get(b"host", "")  # type: ignore[call-overload]
+        host = fields.get(b"host", "")
         if scope["type"] == "websocket":
-            origin = fields.get(b"origin")  # type: ignore[call-overload]
-            if not host_allowed(host, self.allowed) or origin is not None and not self._same_site(origin, host):
+            origin = fields.get(b"origin")
+            if not host_allowed(host, self.allowed) or (origin is not None and not self._same_site(origin, host)):
                 await send({"type": "websocket.close", "code": 1008, "reason": "not this site"})
                 return
             await self.app(scope, receive, send)
@@ -148,7 +148,7 @@ class GuardedHTTP(H11Protocol):
 
 
 class GuardedWebSocket(WebSocketsSansIOProtocol):
-    """uvicorn's websocket protocol that gives its connection's place back, and cuts off a client that stopped reading."""
+    """uvicorn's websocket protocol: gives its connection's place back; cuts off a client that stopped reading."""
 
     stalled: asyncio.TimerHandle | None = None
 
