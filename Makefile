@@ -34,6 +34,7 @@ bench: $(READY) $(BENCH_READY)
 	$(PY) benchmarks/run.py $(BENCH_ARGS)
 	$(PY) benchmarks/envs.py $(BENCH_ARGS)
 	$(PY) benchmarks/web_load.py --redis $(BENCH_ARGS)
+	$(PY) benchmarks/web_attacks.py $(BENCH_ARGS)
 	$(PY) benchmarks/robot.py $(BENCH_ARGS)
 
 lint: $(READY)

@@ -39,7 +39,8 @@ pytestmark = pytest.mark.slow  # two real servers and many sockets: a few second
 
 # Counts small enough for CI; the timed defences short enough that waiting for them is cheap.
 CAPS = Limits(max_rooms=12, rooms_per_address=3, address_share=0.5, connections_per_address=4,
-              join_burst=4, join_rate=0.5, failed_joins=3, lockout=30.0, rate=1e6, burst=1e6)
+              join_burst=4, join_rate=0.5, failed_joins=3, lockout=30.0, rate=1e6, burst=1e6,
+              address_rate=1.0, address_burst=60)
 TIGHT = Limits(unjoined_ttl=0.5, sweep_every=0.1, handshake_timeout=0.5, idle_timeout=0.6,
                failed_joins=2, lockout=0.4, rate=1e6, burst=1e6)
 
@@ -226,6 +227,18 @@ print(raise_descriptor_limit(10_000))
                          env={"PYTHONPATH": str(ROOT / "src")}, check=True).stdout.splitlines()
     assert out[0] == "True True"
     assert "128" in out[1] and "10000" in out[1] and "ulimit -n" in out[1]
+
+
+def test_many_sockets_from_one_address_share_one_message_allowance(caps: str) -> None:
+    sockets = [Player(caps, "127.0.0.25") for _ in range(3)]
+    answers = []
+    for _ in range(30):
+        for player in sockets:
+            answers.append(player.reply("ping"))
+    limited = [a for a in answers if a["type"] == "error" and a["code"] == "rate_limited"]
+    assert answers[:CAPS.address_burst] == [{"type": "pong"}] * CAPS.address_burst
+    assert limited and "your address" in limited[0]["message"]
+    assert Player(caps, "127.0.0.26").reply("ping") == {"type": "pong"}
 
 
 # 3. slow consumers and spectators ----------------------------------------------------------------------

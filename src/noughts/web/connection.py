@@ -165,11 +165,14 @@ async def serve_socket(ws: WebSocket, lobby: Lobby) -> None:
                 break
             if event["type"] == "websocket.disconnect":
                 break
-            if not conn.allow(limits):
+            own = conn.allow(limits)
+            if not own or not lobby.guard.allow_message(conn.address):
                 conn.refused += 1
                 if conn.refused == 1:  # one warning per flood, not one per message
-                    conn.push(error_message("rate_limited", f"Too many messages: at most {limits.rate:g} "
-                                                            "a second. Some were ignored.", None))
+                    most = (f"{limits.rate:g} a second" if not own
+                            else f"{limits.address_rate:g} a second from your address")
+                    conn.push(error_message("rate_limited", f"Too many messages: at most {most}. Some were ignored.",
+                                            None))
                 if conn.refused >= limits.flood_close:
                     conn.close(1008, "too many messages")
                 continue

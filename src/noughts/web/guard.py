@@ -79,6 +79,7 @@ class Guard:
         self._owner: dict[str, str] = {}  # code → the address that made it
         self._fresh: dict[str, float] = {}  # code → when made, for rooms nobody has joined or played in
         self._joins: dict[str, _Bucket] = {}
+        self._messages: dict[str, _Bucket] = {}
         self._failures: dict[str, _Failures] = {}
         self._open: dict[str, set[object]] = {}  # address → its open connections (transports)
         self._open_by: dict[object, str] = {}
@@ -125,6 +126,11 @@ class Guard:
                 if not held:
                     del self._rooms[key]  # type: ignore[arg-type]
 
+    # messages -----------------------------------------------------------------------------------
+    def allow_message(self, key: str) -> bool:
+        """A token bucket over all of one address's sockets: many sockets do not multiply the message rate."""
+        return _take(self._messages, key, self.limits.address_burst, self.limits.address_rate, self.clock())
+
     # joins --------------------------------------------------------------------------------------
     def may_join(self, key: str) -> None:
         """Refuse a locked-out address (``locked_out``) or one joining too often (``too_many_joins``)."""
@@ -135,15 +141,9 @@ class Guard:
             raise Rejection("locked_out", f"Too many games joined that do not exist or with a wrong token from your "
                                           f"address: try again in {wait} second{'s' if wait != 1 else ''}.")
         limits = self.limits
-        bucket = self._joins.get(key)
-        if bucket is None:
-            bucket = self._joins[key] = _Bucket(limits.join_burst, now)
-        bucket.allowance = min(limits.join_burst, bucket.allowance + (now - bucket.stamp) * limits.join_rate)
-        bucket.stamp = now
-        if bucket.allowance < 1:
+        if not _take(self._joins, key, limits.join_burst, limits.join_rate, now):
             raise Rejection("too_many_joins", f"Too many joins from your address: at most {limits.join_rate:g} a "
                                               "second. Wait a moment and try again.")
-        bucket.allowance -= 1
 
     def failed_join(self, key: str) -> None:
         """A join of a code that does not exist, or with a token that is not the seat's."""
@@ -190,12 +190,27 @@ class Guard:
         """Forget addresses with nothing left to remember (full join allowance, no lockout to grow)."""
         now = self.clock()
         limits = self.limits
-        for key, bucket in list(self._joins.items()):
-            if bucket.allowance + (now - bucket.stamp) * limits.join_rate >= limits.join_burst:
-                del self._joins[key]
+        for buckets, burst, rate in ((self._joins, limits.join_burst, limits.join_rate),
+                                     (self._messages, limits.address_burst, limits.address_rate)):
+            for key, bucket in list(buckets.items()):
+                if bucket.allowance + (now - bucket.stamp) * rate >= burst:
+                    del buckets[key]
         for key, failures in list(self._failures.items()):
             if now >= failures.until and now - failures.last > limits.lockout * 60:
                 del self._failures[key]
+
+
+def _take(buckets: dict[str, _Bucket], key: str, burst: float, rate: float, now: float) -> bool:
+    """Take one token from ``key``'s bucket (``burst`` at once, ``rate`` a second after), if there is one."""
+    bucket = buckets.get(key)
+    if bucket is None:
+        bucket = buckets[key] = _Bucket(burst, now)
+    bucket.allowance = min(burst, bucket.allowance + (now - bucket.stamp) * rate)
+    bucket.stamp = now
+    if bucket.allowance < 1:
+        return False
+    bucket.allowance -= 1
+    return True
 
 
 def _open_file_budget() -> int:

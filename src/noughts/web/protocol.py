@@ -60,6 +60,8 @@ class Limits:
     rooms_per_address: int = 50  # rooms one address may hold open at once...
     address_share: float = 0.02  # ...and never more than this share of max_rooms
     unjoined_ttl: float = 5 * 60.0  # seconds a room nobody is in, joined or played in, is kept
+    address_rate: float = 100.0  # messages a second, sustained, from all of one address's sockets together
+    address_burst: int = 400  # messages from one address at once before its rate applies
     join_rate: float = 1.0  # joins a second, sustained, per address (a rejoin loop is slowed)
     join_burst: float = 30.0  # joins allowed at once before the rate applies
     failed_joins: int = 10  # joins of unknown codes or with wrong tokens before the address is locked out
