@@ -162,8 +162,13 @@ async def fill_rooms(port: int, stop: asyncio.Event, found: dict[str, Any]) -> N
     while not stop.is_set():
         for ws in sockets:
             await ws.send('{"type":"create_room"}')
-            while (message := json.loads(await ws.recv()))["type"] not in ("joined", "error"):
-                pass
+            try:  # over the address's message rate the server answers once, then ignores the rest
+                while (message := json.loads(await asyncio.wait_for(ws.recv(), 1.0)))["type"] not in (
+                        "joined", "error"):
+                    pass
+            except TimeoutError:
+                refused += 1
+                continue
             if message["type"] == "joined":
                 made += 1
             else:
