@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 import noughts
@@ -23,9 +24,10 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def imports() -> dict[str, set[str]]:
+@cache  # read once for the four tests: parsing the whole package costs about a second
+def imports() -> dict[str, frozenset[str]]:
     """Every module of the package and the modules it imports (at the top or inside functions)."""
-    graph: dict[str, set[str]] = {}
+    graph: dict[str, frozenset[str]] = {}
     for path in PACKAGE.rglob("*.py"):
         name = module_name(path)
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
@@ -40,7 +42,7 @@ def imports() -> dict[str, set[str]]:
                     base = ".".join([*parent, base] if base else parent)
                 found.add(base)
                 found.update(f"{base}.{alias.name}" for alias in node.names)
-        graph[name] = found
+        graph[name] = frozenset(found)
     return graph
 
 

@@ -167,8 +167,8 @@ def test_progress_lines() -> None:
 def test_bad_requests_are_refused() -> None:
     with pytest.raises(UnsupportedBoardError, match=r"Centre first \(parsons\) cannot play 4x4k4: it only plays 3×3"):
         run_arena(["random", "parsons"], Board(4, 4))
-    with pytest.raises(UnsupportedBoardError, match=r"Perfect .* cannot play 5x5k5"):
-        run_arena(["random", "perfect"], Board(5, 5))  # the same probe as the audit test: asked once
+    with pytest.raises(UnsupportedBoardError, match=r"Perfect .* cannot play 7x7k5"):
+        run_arena(["random", "perfect"], Board(7, 7))  # the same probe as the audit test: asked once
     with pytest.raises(UnknownPlayerError):
         run_arena(["random", "nobody"])
     with pytest.raises(ArenaError, match="at least two"):

@@ -251,8 +251,8 @@ def test_sampled_findings_are_a_subset_of_the_exhaustive_ones(reports: dict[str,
 
 
 def test_sampled_audit_on_a_board_the_solver_cannot_settle() -> None:
-    assert players.unable("perfect", Board(5, 5)) is not None
-    report = audit("arduino", Board(5, 5), samples=4, opponent="random", seed=1, jobs=1)
+    assert players.unable("perfect", Board(7, 7)) is not None
+    report = audit("arduino", Board(7, 7), samples=4, opponent="random", seed=1, jobs=1)
     for part in report.sides:
         assert part.games == 4 and part.unchecked == part.moves > 0
     assert "not judged" in report_text(report)

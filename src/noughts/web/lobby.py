@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from noughts.store import Recorded
+from noughts.web.guard import Guard
 from noughts.web.protocol import Limits, Rejection, encode, error_message, parse
 from noughts.web.rooms import Conflict, Room, RoomStore, new_code
 
@@ -42,8 +43,10 @@ TRIES = 10  # a change that lost the race to another process this often is refus
 class Lobby:
     """The rooms, the recorder and the hub, and a handler for each type of message."""
 
-    def __init__(self, limits: Limits, rooms: RoomStore, recorder: Recorder, hub: Hub) -> None:
+    def __init__(self, limits: Limits, rooms: RoomStore, recorder: Recorder, hub: Hub,
+                 guard: Guard | None = None) -> None:
         self.limits = limits
+        self.guard = guard or Guard(limits)  # what each client address may take (noughts.web.guard)
         self.rooms = rooms
         self.recorder = recorder
         self.hub = hub
@@ -74,9 +77,20 @@ class Lobby:
         while True:
             await asyncio.sleep(self.limits.sweep_every)
             try:
-                self.hub.closed(await self.rooms.expire(time.time()), self.minutes)
+                expired = await self.rooms.expire(time.time())
+                self.guard.gone(expired)
+                self.hub.closed(expired, self.minutes)
+                await self._expire_unjoined()
+                self.guard.prune()
             except Exception:
                 log.exception("expiring rooms failed; trying again later")
+
+    async def _expire_unjoined(self) -> None:
+        """Rooms nobody joined or played in, and nobody is in, go after ``unjoined_ttl``: a room filler's rooms."""
+        deserted = [code for code in self.guard.unjoined() if not any(self.hub.presence(code))]
+        for code in deserted:
+            await self.rooms.delete(code)
+        self.guard.gone(deserted)
 
     def welcome(self) -> str:
         """The ``welcome`` message (the same text for everyone: encoded once)."""
@@ -116,17 +130,18 @@ class Lobby:
         await self.hub.detach(conn)
 
     async def _on_play_computer(self, conn: Connection, message: dict[str, Any]) -> None:
-        self._may_create(conn)
+        await self._may_create(conn)
         await self._create(conn, Room.for_computer(message["opponent"], message["first"], message["name"]))
 
     async def _on_create_room(self, conn: Connection, message: dict[str, Any]) -> None:
-        self._may_create(conn)
+        await self._may_create(conn)
         await self._create(conn, Room.for_friend(message["first"], message["name"]))
 
-    def _may_create(self, conn: Connection) -> None:
+    async def _may_create(self, conn: Connection) -> None:
         if conn.created >= self.limits.rooms_per_connection:
             raise Rejection("too_many_rooms", f"One connection may start at most {self.limits.rooms_per_connection} "
                                               "games. Reload the page to go on.")
+        await self.guard.may_create(conn.address, self.rooms)
 
     async def _create(self, conn: Connection, room: Room) -> None:
         records = self._recording(room)
@@ -149,6 +164,7 @@ class Lobby:
             raise Rejection("busy", "The server could not find a free game code; try again.")
         records.flush(self.recorder.for_room(room.code, self._saved))
         conn.created += 1
+        self.guard.created(conn.address, room.code)
         await self.hub.attach(conn, room.code, 0)
         conn.push({"type": "joined", "room": room.code, "seat": 0, "token": room.tokens[0],
                    "link": f"/r/{room.code}"})
@@ -173,7 +189,15 @@ class Lobby:
 
         missing = (f"There is no game with the code {code}: it may have expired after {self.minutes} minutes "
                    "without a move.")
-        room, (seat, held) = await self._update(code, take_seat, missing, computer=False, show=False)
+        self.guard.may_join(conn.address)  # a guesser is locked out; a rejoin loop is slowed
+        try:
+            room, (seat, held) = await self._update(code, take_seat, missing, computer=False, show=False)
+        except Rejection as refusal:
+            if refusal.code in ("no_room", "bad_token"):
+                self.guard.failed_join(conn.address)
+            raise
+        if conn.room != code:
+            self.guard.used(code)
         if seat is None:
             watchers = await self.hub.watchers(code, besides=conn)
             if watchers >= self.limits.max_watchers:
@@ -194,6 +218,7 @@ class Lobby:
             room.play(seat, message["cell"], message.get("ply"))
 
         await self._update(code, move, self._gone(conn), leaving=conn)
+        self.guard.used(code)
 
     async def _on_rematch(self, conn: Connection, message: dict[str, Any]) -> None:
         code, _ = self._seated(conn, "start a rematch")
