@@ -35,6 +35,7 @@ break ties between equal cells) makes every game repeatable.
 
 from __future__ import annotations
 
+import heapq
 import random
 from typing import ClassVar
 
@@ -69,6 +70,7 @@ _ATTACK = (800_000, 15_000, 800, 35, 12, 5)
 _DEFENCE = (100_000, 1_800, 400, 15, 6, 3)
 _EMPTY_LINE = 7
 _LINE_BASE = 8  # the evaluation: an open line with n marks is worth _LINE_BASE ** n to its owner
+_DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
 
 
 class _OutOfBudget(Exception):
@@ -90,10 +92,6 @@ class _Tables:
                 cell_windows[cell].append(index)
         self.cell_windows = tuple(tuple(ws) for ws in cell_windows)
         rows, cols = geometry.rows, geometry.cols
-        self.near = tuple(
-            tuple(r * cols + c for r in range(max(0, row - 2), min(rows, row + 3))
-                  for c in range(max(0, col - 2), min(cols, col + 3)) if (r, c) != (row, col))
-            for row, col in (divmod(cell, cols) for cell in range(geometry.size)))
         k = self.k
         self.attack = [0] * (k + 1)
         self.defence = [0] * (k + 1)
@@ -103,6 +101,22 @@ class _Tables:
             self.defence[marks] = _DEFENCE[min(rank, len(_DEFENCE) - 1)]
         self.attack[0] = self.defence[0] = 0
         self.weight = [0] + [_LINE_BASE ** marks for marks in range(1, k)] + [0]  # a whole line is a win
+        # A cell's pattern score for a side sums value(own marks, their marks) over its windows;
+        # when a side adds a mark to a window, every cell of it changes by these deltas, indexed
+        # [mover's marks][other's marks]: for the mover's score and for the other side's.
+        def value(own: int, other: int) -> int:
+            if other == 0:
+                return self.attack[own] if own else _EMPTY_LINE
+            return self.defence[other] if own == 0 else 0
+
+        span = range(k + 1)
+        self.mover_delta = [[value(a + 1, b) - value(a, b) if a < k else 0 for b in span] for a in span]
+        self.other_delta = [[value(b, a + 1) - value(b, a) if a < k else 0 for b in span] for a in span]
+        self.empty_score = tuple(_EMPTY_LINE * len(ws) for ws in self.cell_windows)
+        self.close = tuple(
+            tuple(r * cols + c for dr, dc in _DIRECTIONS for step in (-2, -1, 1, 2)
+                  for r, c in ((row + dr * step, col + dc * step),) if 0 <= r < rows and 0 <= c < cols)
+            for row, col in (divmod(cell, cols) for cell in range(geometry.size)))
         self.step = [self.weight[marks + 1] - self.weight[marks] for marks in range(k)]
         zobrist = random.Random(geometry.size * 1_000 + k)  # fixed: the same hashes every run
         self.zobrist = ((0,) * geometry.size, tuple(zobrist.getrandbits(64) for _ in range(geometry.size)),
@@ -123,8 +137,9 @@ class _State:
     (for ``n`` of k-3 and more: the counts the threat searches ask about).
     """
 
-    def __init__(self, board: Board, budget: Budget) -> None:
+    def __init__(self, board: Board, budget: Budget, *, scored: bool = False) -> None:
         tables = _Tables.get(board.geometry)
+        self.scored = True  # the initial position: everything, then ``scored`` for the search's moves
         self.tables = tables
         self.k = tables.k
         self.windows = tables.windows
@@ -143,21 +158,29 @@ class _State:
         self.next_look = _LOOK_EVERY
         self.failed_vcf: dict[tuple[int, int], int] = {}
         self.failed_vct: dict[tuple[int, int, int | None], int] = {}
+        self.table: dict[int, tuple[int, int, int, int]] = {}  # alpha-beta: depth, value, bound, best move
+        self.score = [[], list(tables.empty_score), list(tables.empty_score)]  # per side: pattern score per cell
+        self.near = [0] * tables.size  # marks close to each cell
+        self.frontier: set[int] = set()  # empty cells close to a mark
         for cell in range(tables.size):
             mark = board[cell]
             if mark is not None:
                 self._place(cell, 1 if mark == "X" else 2)
+        self.scored = scored
 
     # making and unmaking moves ---------------------------------------------------------
     def _place(self, cell: int, side: int) -> None:
         mine, theirs = self.counts[side], self.counts[3 - side]
         my_levels, their_levels = self.level[side], self.level[3 - side]
-        step, weight, low = self.tables.step, self.tables.weight, self.low
+        tables = self.tables
+        step, weight, low, windows = tables.step, tables.weight, self.low, self.windows
+        my_score, their_score = self.score[side], self.score[3 - side]
+        mover_delta, other_delta = tables.mover_delta, tables.other_delta
         gain = loss = 0
         for w in self.cell_windows[cell]:
             had = mine[w]
-            mine[w] = had + 1
             other = theirs[w]
+            mine[w] = had + 1
             if other == 0:
                 if had >= low:
                     my_levels[had].discard(w)
@@ -169,22 +192,45 @@ class _State:
                 if other >= low:
                     their_levels[other].discard(w)  # the window is no longer open for them
                 loss += weight[other]
+            else:
+                continue  # a window both sides hold stays dead: no score changes
+            mine_change, theirs_change = mover_delta[had][other], other_delta[had][other]
+            for c in windows[w]:
+                my_score[c] += mine_change
+                their_score[c] += theirs_change
         self.sums[side] += gain
         self.sums[3 - side] -= loss
         self.owner[cell] = side
+        self.hash ^= tables.zobrist[side][cell]
+        near, frontier, owner = self.near, self.frontier, self.owner
+        frontier.discard(cell)
+        for c in tables.close[cell]:
+            near[c] += 1
+            if not owner[c]:
+                frontier.add(c)
+
+    def _place_lean(self, cell: int, side: int) -> None:
+        """:meth:`_place` for the threat searches: the window counts only, no scores."""
+        mine, theirs = self.counts[side], self.counts[3 - side]
+        my_levels, their_levels, low = self.level[side], self.level[3 - side], self.low
+        for w in self.cell_windows[cell]:
+            had = mine[w]
+            mine[w] = had + 1
+            other = theirs[w]
+            if other == 0:
+                if had >= low:
+                    my_levels[had].discard(w)
+                    my_levels[had + 1].add(w)
+                elif had + 1 == low:
+                    my_levels[low].add(w)
+            elif had == 0 and other >= low:
+                their_levels[other].discard(w)
+        self.owner[cell] = side
         self.hash ^= self.tables.zobrist[side][cell]
 
-    def play(self, cell: int, side: int) -> None:
-        self.nodes += 1
-        if self.nodes >= self.next_look:
-            self._look()
-        self._place(cell, side)
-
-    def undo(self, cell: int, side: int) -> None:
+    def _undo_lean(self, cell: int, side: int) -> None:
         mine, theirs = self.counts[side], self.counts[3 - side]
-        my_levels, their_levels = self.level[side], self.level[3 - side]
-        step, weight, low = self.tables.step, self.tables.weight, self.low
-        gain = loss = 0
+        my_levels, their_levels, low = self.level[side], self.level[3 - side], self.low
         for w in self.cell_windows[cell]:
             has = mine[w]
             mine[w] = has - 1
@@ -194,15 +240,62 @@ class _State:
                     my_levels[has].discard(w)
                     if has > low:
                         my_levels[has - 1].add(w)
-                gain += step[has - 1]
-            elif has == 1:
+            elif has == 1 and other >= low:
+                their_levels[other].add(w)
+        self.owner[cell] = 0
+        self.hash ^= self.tables.zobrist[side][cell]
+
+    def play(self, cell: int, side: int) -> None:
+        self.nodes += 1
+        if self.nodes >= self.next_look:
+            self._look()
+        if self.scored:
+            self._place(cell, side)
+        else:
+            self._place_lean(cell, side)
+
+    def undo(self, cell: int, side: int) -> None:
+        if not self.scored:
+            self._undo_lean(cell, side)
+            return
+        mine, theirs = self.counts[side], self.counts[3 - side]
+        my_levels, their_levels = self.level[side], self.level[3 - side]
+        tables = self.tables
+        step, weight, low, windows = tables.step, tables.weight, self.low, self.windows
+        my_score, their_score = self.score[side], self.score[3 - side]
+        mover_delta, other_delta = tables.mover_delta, tables.other_delta
+        gain = loss = 0
+        for w in self.cell_windows[cell]:
+            has = mine[w] - 1
+            other = theirs[w]
+            mine[w] = has
+            if other == 0:
+                if has + 1 >= low:
+                    my_levels[has + 1].discard(w)
+                    if has >= low:
+                        my_levels[has].add(w)
+                gain += step[has]
+            elif has == 0:
                 if other >= low:
                     their_levels[other].add(w)
                 loss += weight[other]
+            else:
+                continue
+            mine_change, theirs_change = mover_delta[has][other], other_delta[has][other]
+            for c in windows[w]:
+                my_score[c] -= mine_change
+                their_score[c] -= theirs_change
         self.sums[side] -= gain
         self.sums[3 - side] += loss
         self.owner[cell] = 0
-        self.hash ^= self.tables.zobrist[side][cell]
+        self.hash ^= tables.zobrist[side][cell]
+        near, frontier = self.near, self.frontier
+        for c in tables.close[cell]:
+            near[c] -= 1
+            if not near[c]:
+                frontier.discard(c)
+        if near[cell]:
+            frontier.add(cell)
 
     def _look(self) -> None:
         try:
@@ -398,14 +491,7 @@ class _State:
                 return False
             if self.vcf(defender, 12) is not None:
                 return False
-            replies = set(makers)
-            owner, windows, counts, other = self.owner, self.windows, self.counts[attacker], self.counts[defender]
-            want = self.k - 2
-            for cell in makers:
-                for w in self.cell_windows[cell]:
-                    if counts[w] == want and not other[w]:
-                        replies.update(c for c in windows[w] if not owner[c])
-            replies |= self.four_moves(defender)
+            replies = self.defences(defender)
         for reply in sorted(replies):
             self.play(reply, defender)
             won = self.vct(attacker, depth, last) is not None
@@ -416,53 +502,67 @@ class _State:
 
     # the pattern evaluation ------------------------------------------------------------------
     def candidates(self) -> list[int]:
-        """Empty cells within two of a mark (every cell, on an empty board)."""
-        owner, near = self.owner, self.tables.near
-        found = {c for cell, mark in enumerate(owner) if mark for c in near[cell] if not owner[c]}
-        return sorted(found) if found else [c for c, mark in enumerate(owner) if not mark]
+        """Empty cells within two of a mark along a line (every cell, on an empty board)."""
+        if self.frontier:
+            return sorted(self.frontier)
+        return [c for c, mark in enumerate(self.owner) if not mark]
 
     def cell_score(self, side: int, cell: int) -> int:
-        """The pattern score of ``side`` playing ``cell``: attack plus defence over its windows."""
-        mine, theirs = self.counts[side], self.counts[3 - side]
-        attack, defence = self.tables.attack, self.tables.defence
-        score = 0
-        for w in self.cell_windows[cell]:
-            a, b = mine[w], theirs[w]
-            if b == 0:
-                score += attack[a] if a else _EMPTY_LINE
-            elif a == 0:
-                score += defence[b]
-        return score
+        """The pattern score of ``side`` playing ``cell``: attack plus defence over its windows (kept up to date)."""
+        return self.score[side][cell]
 
     def ranked(self, side: int) -> list[tuple[int, int]]:
         """(score, cell) for every candidate cell, best first (ties by cell)."""
-        scored = [(self.cell_score(side, cell), cell) for cell in self.candidates()]
+        score = self.score[side]
+        scored = [(score[cell], cell) for cell in self.candidates()]
         scored.sort(key=lambda item: (-item[0], item[1]))
         return scored
 
+    def defences(self, side: int) -> set[int]:
+        """The cells where ``side`` may stop the other side's threes: the windows that carry them, its own fours."""
+        attacker = 3 - side
+        makers = self.open_four_makers(attacker)
+        replies = set(makers)
+        owner, windows, counts, other = self.owner, self.windows, self.counts[attacker], self.counts[side]
+        want = self.k - 2
+        for cell in makers:
+            for w in self.cell_windows[cell]:
+                if counts[w] == want and not other[w]:
+                    replies.update(c for c in windows[w] if not owner[c])
+        return replies | self.four_moves(side)
 
     def evaluate(self, side: int) -> int:
         """The position for ``side``, to move, when nobody can complete a line at once."""
         other = 3 - side
-        if self.open_four_makers(side) and not self.win_cells(other):
+        if self.open_four_makers(side):
             return _WIN // 2  # two wins at once next move, which only fours could delay
         score = self.sums[side] * _TEMPO_PERCENT // 100 - self.sums[other]
         if self.open_four_makers(other):
             score -= _THREAT_PENALTY
         return score
 
-    def moves_in_order(self, side: int, cells: set[int], width: int) -> list[int]:
-        """The ``width`` best empty ``cells`` for ``side`` by pattern score (only the block when it must)."""
+    def moves_in_order(self, side: int, width: int, first: int | None = None) -> list[int]:
+        """The ``width`` best moves for ``side`` (only the block, or only defences, when it must)."""
         blocks = self.win_cells(3 - side)
         if blocks:
             return sorted(blocks)
-        owner = self.owner
-        scored = sorted(((self.cell_score(side, c), c) for c in cells if not owner[c]),
-                        key=lambda item: (-item[0], item[1]))
-        return [c for _, c in scored[:width]]
+        score = self.score[side]
+        if self.level[3 - side][self.k - 2] and self.open_four_makers(3 - side):
+            cells = self.defences(side)
+            width = max(width, 6)
+        else:
+            cells = self.frontier
+        ordered = heapq.nsmallest(width, cells, key=lambda c: (-score[c], c))
+        if first is not None and first in cells:
+            if first in ordered:
+                ordered.remove(first)
+            else:
+                ordered.pop()
+            ordered.insert(0, first)
+        return ordered
 
-    def alphabeta(self, side: int, depth: int, alpha: int, beta: int, cells: set[int], ply: int) -> int:
-        """Negamax value for ``side`` to move, ``depth`` plies deep over ``cells`` and the cells near moves."""
+    def alphabeta(self, side: int, depth: int, alpha: int, beta: int, ply: int) -> int:
+        """Negamax value for ``side`` to move, ``depth`` plies deep (forced blocks do not count)."""
         if self.win_cells(side):
             return _WIN - ply
         threats = self.win_cells(3 - side)
@@ -470,22 +570,33 @@ class _State:
             return -(_WIN - ply - 1)
         if depth <= 0 and not threats:
             return self.evaluate(side)
-        best = -_WIN * 2
-        for cell in self.moves_in_order(side, cells, _WIDTH):
+        key = self.hash
+        known = self.table.get(key)
+        first = None
+        if known is not None:
+            known_depth, value, flag, first = known
+            if known_depth >= depth and (flag == 0 or (flag > 0 and value >= beta) or (flag < 0 and value <= alpha)):
+                return value
+        start_alpha = alpha
+        best, best_move = -_WIN * 2, None
+        next_depth = depth if threats else depth - 1  # a forced block costs no depth
+        for cell in self.moves_in_order(side, _WIDTH, first):
             self.play(cell, side)
-            added = [c for c in self.tables.near[cell] if not self.owner[c] and c not in cells]
-            cells.update(added)
-            value = -self.alphabeta(3 - side, depth - 1, -beta, -alpha, cells, ply + 1)
-            cells.difference_update(added)
+            value = -self.alphabeta(3 - side, next_depth, -beta, -alpha, ply + 1)
             self.undo(cell, side)
             if value > best:
-                best = value
+                best, best_move = value, cell
                 if value > alpha:
                     alpha = value
                     if alpha >= beta:
                         break
-        if best == -_WIN * 2:
+        if best_move is None:
             return 0  # no move: the board is full
+        if abs(best) < _WIN // 4:  # a forced result depends on the ply: kept out of the table
+            flag = 1 if best >= beta else -1 if best <= start_alpha else 0
+            self.table[key] = (depth, best, flag, best_move)
+        else:
+            self.table[key] = (-1, best, 0, best_move)
         return best
 
 
@@ -560,12 +671,13 @@ class _Chooser:
         self.me = 1 if board.ply % 2 == 0 else 2
         self.them = 3 - self.me
         self.threat_depth = 0  # the depth of the opponent's VCT, when one was found
+        self.searched_depth = 0  # the deepest alpha-beta iteration finished
 
-    def _state(self, parts: int) -> _State:
+    def _state(self, parts: int, *, scored: bool = False) -> _State:
         left = self.budget.nodes_left()
         seconds = self.budget.seconds_left()
         return _State(self.board, self.budget.limited(
-            nodes=_share(left, parts), seconds=None if seconds is None else seconds / parts))
+            nodes=_share(left, parts), seconds=None if seconds is None else seconds / parts), scored=scored)
 
     def _run(self, state: _State, search: object) -> object:
         try:
@@ -630,8 +742,7 @@ class _Chooser:
         if len(options) == 1:
             return options[0]
         me, them = self.me, self.them
-        state = self._state(1)
-        cells = set(state.candidates())
+        state = self._state(1, scored=True)
         best = options[0]
 
         def deepening() -> None:
@@ -641,15 +752,13 @@ class _Chooser:
                 alpha = -_WIN * 2
                 for cell in options:
                     state.play(cell, me)
-                    added = [c for c in state.tables.near[cell] if not state.owner[c] and c not in cells]
-                    cells.update(added)
-                    value = -state.alphabeta(them, depth - 1, -_WIN * 2, -alpha, cells, 1)
-                    cells.difference_update(added)
+                    value = -state.alphabeta(them, depth - 1, -_WIN * 2, -alpha, 1)
                     state.undo(cell, me)
                     scores[cell] = value
                     alpha = max(alpha, value)
                 options = sorted(options, key=lambda c: -scores[c])  # stable: ties keep the pattern order
                 best = options[0]
+                self.searched_depth = depth
                 if abs(scores[best]) >= _WIN // 4:
                     return  # a forced result either way: deeper will not change it
 
