@@ -297,6 +297,6 @@ def test_the_scores_kept_up_to_date_equal_the_scores_recomputed_from_the_windows
             played.append((rng.choice(empty), 1 + step % 2))
             state.play(*played[-1])
         for side in (1, 2):
-            assert all(state.score[side][c] == recomputed(state, side, c) for c in range(81) if not state.owner[c])
+            assert all(state.cell_score(side, c) == recomputed(state, side, c) for c in range(81) if not state.owner[c])
         near = {c for cell, _ in played for c in state.tables.close[cell] if not state.owner[c]}
         assert state.frontier == near

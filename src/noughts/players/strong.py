@@ -71,6 +71,8 @@ _DEFENCE = (100_000, 1_800, 400, 15, 6, 3)
 _EMPTY_LINE = 7
 _LINE_BASE = 8  # the evaluation: an open line with n marks is worth _LINE_BASE ** n to its owner
 _DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
+_PACK = 40  # bits of side 1's pattern score in the packed scores
+_LOW = (1 << _PACK) - 1
 
 
 class _OutOfBudget(Exception):
@@ -112,7 +114,11 @@ class _Tables:
         span = range(k + 1)
         self.mover_delta = [[value(a + 1, b) - value(a, b) if a < k else 0 for b in span] for a in span]
         self.other_delta = [[value(b, a + 1) - value(b, a) if a < k else 0 for b in span] for a in span]
-        self.empty_score = tuple(_EMPTY_LINE * len(ws) for ws in self.cell_windows)
+        # Both sides' scores of a cell live in one int, side 1's in the low _PACK bits (never negative).
+        mover, other = self.mover_delta, self.other_delta
+        self.packed_delta = ([], [[mover[a][b] + (other[a][b] << _PACK) for b in span] for a in span],
+                             [[other[a][b] + (mover[a][b] << _PACK) for b in span] for a in span])
+        self.empty_score = tuple(_EMPTY_LINE * len(ws) * (1 + (1 << _PACK)) for ws in self.cell_windows)
         self.close = tuple(
             tuple(r * cols + c for dr, dc in _DIRECTIONS for step in (-2, -1, 1, 2)
                   for r, c in ((row + dr * step, col + dc * step),) if 0 <= r < rows and 0 <= c < cols)
@@ -158,10 +164,12 @@ class _State:
         self.next_look = _LOOK_EVERY
         self.failed_vcf: dict[tuple[int, int], int] = {}
         self.failed_vct: dict[tuple[int, int, int | None], int] = {}
+        self.proof: set[int] = set()  # the attacker's cells in the forced wins found (where to defend)
         self.table: dict[int, tuple[int, int, int, int]] = {}  # alpha-beta: depth, value, bound, best move
-        self.score = [[], list(tables.empty_score), list(tables.empty_score)]  # per side: pattern score per cell
+        self.packed = list(tables.empty_score)  # both sides' pattern scores per cell (see _Tables)
         self.near = [0] * tables.size  # marks close to each cell
         self.frontier: set[int] = set()  # empty cells close to a mark
+        self.saved: list[tuple[list[int], list[int], list[int], set[int]]] = []  # what undo restores
         for cell in range(tables.size):
             mark = board[cell]
             if mark is not None:
@@ -174,8 +182,7 @@ class _State:
         my_levels, their_levels = self.level[side], self.level[3 - side]
         tables = self.tables
         step, weight, low, windows = tables.step, tables.weight, self.low, self.windows
-        my_score, their_score = self.score[side], self.score[3 - side]
-        mover_delta, other_delta = tables.mover_delta, tables.other_delta
+        packed, delta = self.packed, tables.packed_delta[side]
         gain = loss = 0
         for w in self.cell_windows[cell]:
             had = mine[w]
@@ -194,10 +201,9 @@ class _State:
                 loss += weight[other]
             else:
                 continue  # a window both sides hold stays dead: no score changes
-            mine_change, theirs_change = mover_delta[had][other], other_delta[had][other]
+            change = delta[had][other]
             for c in windows[w]:
-                my_score[c] += mine_change
-                their_score[c] += theirs_change
+                packed[c] += change
         self.sums[side] += gain
         self.sums[3 - side] -= loss
         self.owner[cell] = side
@@ -249,53 +255,16 @@ class _State:
         self.nodes += 1
         if self.nodes >= self.next_look:
             self._look()
-        if self.scored:
+        if self.scored:  # undo restores the scores, sums and frontier saved here (copies cost less than undoing)
+            self.saved.append((self.packed[:], self.sums[:], self.near[:], set(self.frontier)))
             self._place(cell, side)
         else:
             self._place_lean(cell, side)
 
     def undo(self, cell: int, side: int) -> None:
-        if not self.scored:
-            self._undo_lean(cell, side)
-            return
-        mine, theirs = self.counts[side], self.counts[3 - side]
-        my_levels, their_levels = self.level[side], self.level[3 - side]
-        tables = self.tables
-        step, weight, low, windows = tables.step, tables.weight, self.low, self.windows
-        my_score, their_score = self.score[side], self.score[3 - side]
-        mover_delta, other_delta = tables.mover_delta, tables.other_delta
-        gain = loss = 0
-        for w in self.cell_windows[cell]:
-            has = mine[w] - 1
-            other = theirs[w]
-            mine[w] = has
-            if other == 0:
-                if has + 1 >= low:
-                    my_levels[has + 1].discard(w)
-                    if has >= low:
-                        my_levels[has].add(w)
-                gain += step[has]
-            elif has == 0:
-                if other >= low:
-                    their_levels[other].add(w)
-                loss += weight[other]
-            else:
-                continue
-            mine_change, theirs_change = mover_delta[has][other], other_delta[has][other]
-            for c in windows[w]:
-                my_score[c] -= mine_change
-                their_score[c] -= theirs_change
-        self.sums[side] -= gain
-        self.sums[3 - side] += loss
-        self.owner[cell] = 0
-        self.hash ^= tables.zobrist[side][cell]
-        near, frontier = self.near, self.frontier
-        for c in tables.close[cell]:
-            near[c] -= 1
-            if not near[c]:
-                frontier.discard(c)
-        if near[cell]:
-            frontier.add(cell)
+        self._undo_lean(cell, side)
+        if self.scored:
+            self.packed, self.sums, self.near, self.frontier = self.saved.pop()
 
     def _look(self) -> None:
         try:
@@ -431,6 +400,7 @@ class _State:
                 self.undo(block, defender)
             self.undo(cell, attacker)
             if won:
+                self.proof.add(cell)
                 return cell
         self.failed_vcf[key] = depth
         return None
@@ -449,9 +419,13 @@ class _State:
             self.play(block, attacker)
             won = self._defender_loses(attacker, depth - 1, block)
             self.undo(block, attacker)
-            return block if won else None
+            if won:
+                self.proof.add(block)
+                return block
+            return None
         makers = self.open_four_makers(attacker)
         if makers:
+            self.proof.add(min(makers))
             return min(makers)
         key = (self.hash, attacker, focus)
         if self.failed_vct.get(key, -1) >= depth:
@@ -469,6 +443,7 @@ class _State:
             won = self._defender_loses(attacker, depth - 1, cell)
             self.undo(cell, attacker)
             if won:
+                self.proof.add(cell)
                 return cell
         self.failed_vct[key] = depth
         return None
@@ -480,6 +455,7 @@ class _State:
             return False
         wins = self.win_cells(attacker)
         if len(wins) >= 2:
+            self.proof.update(wins)
             return True
         if wins:
             replies = wins
@@ -492,7 +468,13 @@ class _State:
             if self.vcf(defender, 12) is not None:
                 return False
             replies = self.defences(defender)
-        for reply in sorted(replies):
+        counts, other = self.counts[attacker], self.counts[defender]
+        cell_windows, low = self.cell_windows, self.k - 3
+
+        def blocked(cell: int) -> tuple[int, int]:  # the reply that spoils most of the attacker's windows first
+            return -sum(counts[w] for w in cell_windows[cell] if counts[w] >= low and not other[w]), cell
+
+        for reply in sorted(replies, key=blocked):
             self.play(reply, defender)
             won = self.vct(attacker, depth, last) is not None
             self.undo(reply, defender)
@@ -509,11 +491,15 @@ class _State:
 
     def cell_score(self, side: int, cell: int) -> int:
         """The pattern score of ``side`` playing ``cell``: attack plus defence over its windows (kept up to date)."""
-        return self.score[side][cell]
+        return self.packed[cell] & _LOW if side == 1 else self.packed[cell] >> _PACK
+
+    def scores(self, side: int) -> list[int]:
+        """Every cell's pattern score for ``side``."""
+        return [p & _LOW for p in self.packed] if side == 1 else [p >> _PACK for p in self.packed]
 
     def ranked(self, side: int) -> list[tuple[int, int]]:
         """(score, cell) for every candidate cell, best first (ties by cell)."""
-        score = self.score[side]
+        score = self.scores(side)
         scored = [(score[cell], cell) for cell in self.candidates()]
         scored.sort(key=lambda item: (-item[0], item[1]))
         return scored
@@ -546,13 +532,16 @@ class _State:
         blocks = self.win_cells(3 - side)
         if blocks:
             return sorted(blocks)
-        score = self.score[side]
+        packed = self.packed
         if self.level[3 - side][self.k - 2] and self.open_four_makers(3 - side):
             cells = self.defences(side)
             width = max(width, 6)
         else:
             cells = self.frontier
-        ordered = heapq.nsmallest(width, cells, key=lambda c: (-score[c], c))
+        if side == 1:
+            ordered = heapq.nsmallest(width, cells, key=lambda c: (-(packed[c] & _LOW), c))
+        else:
+            ordered = heapq.nsmallest(width, cells, key=lambda c: (-(packed[c] >> _PACK), c))
         if first is not None and first in cells:
             if first in ordered:
                 ordered.remove(first)
@@ -672,6 +661,7 @@ class _Chooser:
         self.them = 3 - self.me
         self.threat_depth = 0  # the depth of the opponent's VCT, when one was found
         self.searched_depth = 0  # the deepest alpha-beta iteration finished
+        self.proof: set[int] = set()  # the cells of the opponent's forced win, when one was found
 
     def _state(self, parts: int, *, scored: bool = False) -> _State:
         left = self.budget.nodes_left()
@@ -714,6 +704,7 @@ class _Chooser:
         # their win by fours or threats, were it their move
         their_state = self._state(8)
         theirs = self._run(their_state, lambda: their_state.vcf(them))
+        self.proof = their_state.proof
         reason, self.threat_depth = "defend-vcf", 0
         if not isinstance(theirs, int):
             theirs, self.threat_depth = self._deepening_vct(them, 3)
@@ -729,7 +720,9 @@ class _Chooser:
 
         def deepening() -> None:
             for depth in range(2, _MAX_VCT_DEPTH + 1):
+                state.proof.clear()
                 move = state.vct(attacker, depth)
+                self.proof = state.proof
                 if move is not None:
                     found.append((move, depth))
                     return
@@ -796,7 +789,9 @@ class _Chooser:
         me = self.me
         state = _State(self.board, Budget())
         options = [cell for _, cell in ranked[:_DEFENCE_CANDIDATES]]
-        for cell in sorted(state.four_moves(me) | {their_first}, key=lambda c: (-state.cell_score(me, c), c)):
+        owner = state.owner
+        proof = {cell for cell in self.proof if not owner[cell]}
+        for cell in sorted(state.four_moves(me) | proof | {their_first}, key=lambda c: (-state.cell_score(me, c), c)):
             if cell not in options:
                 options.append(cell)
         safety = {cell: self._safe(cell, 2 * (len(options) - index) + 1) for index, cell in enumerate(options)}
