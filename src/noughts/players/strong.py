@@ -118,7 +118,7 @@ class _Tables:
         mover, other = self.mover_delta, self.other_delta
         by_1 = [[mover[a][b] + (other[a][b] << _PACK) for b in span] for a in span]
         by_2 = [[other[a][b] + (mover[a][b] << _PACK) for b in span] for a in span]
-        self.packed_delta = ([], by_1, by_2)  # indexed by the side that moves
+        self.packed_delta: tuple[list[list[int]], ...] = ([], by_1, by_2)  # indexed by the side that moves
         self.empty_score = tuple(_EMPTY_LINE * len(ws) * (1 + (1 << _PACK)) for ws in self.cell_windows)
         self.close = tuple(
             tuple(r * cols + c for dr, dc in _DIRECTIONS for step in (-2, -1, 1, 2)
