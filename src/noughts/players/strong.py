@@ -67,7 +67,7 @@ _THREAT_PENALTY = 20_000  # the opponent threatens two wins at once
 # Pattern weights by marks in a line of k, counted from k-1 down (k-1, k-2, ...): a line with
 # only our marks (attack) or only theirs (defence). An empty line is worth _EMPTY_LINE.
 _ATTACK = (800_000, 15_000, 800, 35, 12, 5)
-_DEFENCE = (100_000, 1_800, 400, 15, 6, 3)
+_DEFENCE = (100_000, 12_000, 700, 30, 10, 4)
 _EMPTY_LINE = 7
 _LINE_BASE = 8  # the evaluation: an open line with n marks is worth _LINE_BASE ** n to its owner
 _DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
