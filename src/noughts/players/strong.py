@@ -52,7 +52,7 @@ DEFAULT_MAX_SECONDS = 1.0
 """Seconds one move may take."""
 SOLVE_EMPTY = 16
 """Positions with at most this many empty cells are first offered to the exact solver."""
-_LOOK_EVERY = 128  # positions between looks at the budget
+_LOOK_EVERY = 32  # positions between looks at the budget
 _VCF_DEPTH = 30  # attacker's fours in a row, at most
 _DEFENCE_CANDIDATES = 10  # cells tried when looking for a move that stops the opponent's threats
 _MAX_VCT_DEPTH = 7  # attacker moves in a VCT, at most
