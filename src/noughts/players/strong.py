@@ -15,11 +15,13 @@ search over threats only ("threat-space search"); this player uses the same idea
 4. **VCT** (victory by continuous threats): fours and threes; after a three the defender may
    play any cell of the lines that threaten, or a four of their own, and must not have a VCF
    of their own. Iterative deepening within a share of the budget.
-5. **Defend against the opponent's VCT** the same way as against their VCF.
-6. Otherwise the cell with the best **pattern score**: every line of k cells through the cell
-   is worth more the more marks of one side it holds (attack weighs more than defence, an
-   empty line a little), checked two plies deep among the best few cells so that a move does
-   not hand the opponent a threat.
+5. **Defend against the opponent's VCT** the same way as against their VCF; the defences tried
+   include every empty cell of the opponent's proof (where its attack can be broken).
+6. Otherwise iterative-deepening **alpha-beta** (a transposition table; only blocks against a
+   four, only defences against a three) over the cells with the best **pattern score**: every
+   line of k cells through the cell is worth more the more marks of one side it holds (attack
+   a little more than defence, an empty line a little). The scores are kept up to date per
+   move, both sides' packed in one int per cell, so ordering moves costs no rescans.
 
 All of it works on any m×n board with any k ≥ 3: lines are the board's windows of k cells, so
 "four" means k-1 and "three" means k-2 of them. Positions small enough to solve (3×3, and any
