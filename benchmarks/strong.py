@@ -1,9 +1,15 @@
 """The strong player on 15×15 with five in a row against minimax and arduino: win rates and time per move.
 
-Each game starts from a short random opening near the centre (two plies by default: one mark each),
-so games differ; then the two players alternate, each with the same budget per move. Every pairing
-is played with strong as X and as O. Run: ``python benchmarks/strong.py [--quick] [--games N] [--seconds S]
-[--json FILE]`` (``make bench`` runs it; options it does not know, meant for the other benchmarks, are ignored).
+``noughts arena`` starts every game from the empty board, so two deterministic players would play
+the same game every time. Here each game starts from a short random opening near the centre (two
+plies by default: one mark each, seeded by the game's number), so games differ; then the two players
+alternate. Every pairing is played with strong as X and as O.
+
+Budgets: ``--nodes N`` gives strong N positions a move and ``--their-nodes M`` the opponent M
+(default: each player's own default); ``--seconds S`` gives both sides S seconds a move (0: no
+clock, so the games do not depend on the machine). Run: ``python benchmarks/strong.py [--quick]
+[--games N] [--jobs J] [--seconds S] [--nodes N] [--their-nodes M] [--json FILE]`` (``make bench``
+runs it; options it does not know, meant for the other benchmarks, are ignored).
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ import random
 import statistics
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
@@ -21,6 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 from noughts.board import Board
 from noughts.budget import Budget
 from noughts.players import get
+from noughts.players.minimax import DEFAULT_MAX_NODES as MINIMAX_NODES
+from noughts.players.strong import DEFAULT_MAX_NODES as STRONG_NODES
 
 
 def opening(board: Board, rng: random.Random, plies: int) -> Board:
@@ -33,59 +42,89 @@ def opening(board: Board, rng: random.Random, plies: int) -> Board:
     return board
 
 
-def game(opponent: str, strong_is_x: bool, seed: int, budget: Budget, plies: int,
-         times: list[float], size: int = 15, k: int = 5) -> str:
-    """Plays one game; returns "win", "loss" or "draw" for strong."""
+def game(opponent: str, strong_is_x: bool, seed: int, budgets: tuple[Budget, Budget], plies: int,
+         size: int = 15, k: int = 5) -> tuple[str, list[float], list[float], list[str]]:
+    """One game: strong's result ("win", "loss", "draw"), its and the opponent's seconds per move, the moves."""
     rng = random.Random(seed)
     board = opening(Board(size, size, k), rng, plies)
-    strong = get("strong", random.Random(seed), budget=budget)
-    other = get(opponent, random.Random(seed + 1), budget=budget)
+    strong = get("strong", random.Random(seed), budget=budgets[0])
+    other = get(opponent, random.Random(seed + 1), budget=budgets[1])
     x, o = (strong, other) if strong_is_x else (other, strong)
+    mine: list[float] = []
+    theirs: list[float] = []
+    moves = [board.cell_name(c) for c in range(board.size) if board[c] is not None]
     while not board.is_over:
         player = x if board.ply % 2 == 0 else o
         started = time.perf_counter()
         cell = player.choose(board)
-        if player is strong:
-            times.append(time.perf_counter() - started)
+        (mine if player is strong else theirs).append(time.perf_counter() - started)
+        moves.append(board.cell_name(cell))
         board = board.play(cell)
     if board.winner is None:
-        return "draw"
-    return "win" if (board.winner == "X") == strong_is_x else "loss"
+        return "draw", mine, theirs, moves
+    return ("win" if (board.winner == "X") == strong_is_x else "loss"), mine, theirs, moves
+
+
+def _play(job: tuple[str, bool, int, tuple[Budget, Budget], int]) -> tuple[str, list[float], list[float], list[str]]:
+    return game(*job)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=10, help="games per opponent and colour (default 10)")
-    parser.add_argument("--seconds", type=float, default=0.3, help="seconds per move, both sides (default 0.3)")
-    parser.add_argument("--nodes", type=int, default=None, help="positions per move, both sides (default: none)")
+    parser.add_argument("--seconds", type=float, default=1.0, help="seconds per move, both sides (default 1; 0: none)")
+    parser.add_argument("--nodes", type=int, default=STRONG_NODES,
+                        help=f"strong's positions per move (default {STRONG_NODES:,})")
+    parser.add_argument("--their-nodes", type=int, default=None,
+                        help=f"the opponent's positions per move (default its own: {MINIMAX_NODES:,} for minimax)")
     parser.add_argument("--opening", type=int, default=2, help="random opening plies (default 2)")
     parser.add_argument("--opponents", default="minimax,arduino")
+    parser.add_argument("--colours", default="XO", help="strong's colours (default XO: both)")
+    parser.add_argument("--first-game", type=int, default=0, help="the first game's number (its seed)")
+    parser.add_argument("--jobs", type=int, default=1, help="games played at once (default 1)")
     parser.add_argument("--quick", action="store_true", help="2 games per opponent and colour")
+    parser.add_argument("--verbose", action="store_true", help="print every lost or drawn game's moves")
     parser.add_argument("--json", metavar="FILE", help="also write the figures to FILE-strong.json")
     args, _ = parser.parse_known_args()
     games = 2 if args.quick else args.games
-    budget = Budget(args.nodes, args.seconds)
-    print(f"strong on 15×15, five in a row: {games} games per opponent and colour, "
-          f"{args.seconds:g} s{'' if args.nodes is None else f' / {args.nodes:,} positions'} per move "
-          f"for both sides, {args.opening}-ply random openings")
+    seconds = args.seconds or None
+    their_nodes = MINIMAX_NODES if args.their_nodes is None else args.their_nodes
+    budgets = (Budget(args.nodes, seconds), Budget(their_nodes, seconds))
+    clock = "no clock" if seconds is None else f"{seconds:g} s"
+    print(f"strong on 15×15, five in a row: {games} games per opponent and colour, {args.opening}-ply random "
+          f"openings; strong {args.nodes:,} positions, the opponent {their_nodes:,}, {clock} per move")
     rows = []
-    for opponent in args.opponents.split(","):
-        for strong_is_x in (True, False):
-            times: list[float] = []
-            results = [game(opponent, strong_is_x, seed, budget, args.opening, times) for seed in range(games)]
-            wins = results.count("win")
-            colour = "X (first)" if strong_is_x else "O (second)"
-            median_ms = 1000 * statistics.median(times)
-            print(f"  vs {opponent:<8} as {colour:<10}: {wins}/{games} won ({100 * wins / games:.0f} %), "
-                  f"{results.count('loss')} lost, {results.count('draw')} drawn; "
-                  f"median {median_ms:.0f} ms per move (max {1000 * max(times):.0f})", flush=True)
-            rows.append({"opponent": opponent, "strong": "X" if strong_is_x else "O", "games": games, "won": wins,
-                         "lost": results.count("loss"), "drawn": results.count("draw"),
-                         "median_ms_per_move": round(median_ms, 1), "moves": len(times)})
+    with ProcessPoolExecutor(args.jobs) as pool:
+        for opponent in args.opponents.split(","):
+            for strong_is_x in [colour == "X" for colour in args.colours.upper()]:
+                seeds = range(args.first_game, args.first_game + games)
+                jobs = [(opponent, strong_is_x, seed, budgets, args.opening) for seed in seeds]
+                played = list(pool.map(_play, jobs)) if args.jobs > 1 else [_play(job) for job in jobs]
+                results = [result for result, _, _, _ in played]
+                times = [t for _, mine, _, _ in played for t in mine]
+                their_times = [t for _, _, theirs, _ in played for t in theirs]
+                wins = results.count("win")
+                colour = "X (first)" if strong_is_x else "O (second)"
+                median_ms = 1000 * statistics.median(times)
+                their_ms = 1000 * statistics.median(their_times)
+                print(f"  vs {opponent:<8} as {colour:<10}: {wins}/{games} won ({100 * wins / games:.0f} %), "
+                      f"{results.count('loss')} lost, {results.count('draw')} drawn; strong's median "
+                      f"{median_ms:.0f} ms per move (max {1000 * max(times):.0f}), {opponent}'s {their_ms:.0f} ms",
+                      flush=True)
+                if args.verbose:
+                    for seed, (result, _, _, moves) in enumerate(played, args.first_game):
+                        if result != "win":
+                            print(f"    game {seed}: {result}: {' '.join(moves)}")
+                rows.append({"opponent": opponent, "strong": "X" if strong_is_x else "O", "games": games,
+                             "won": wins, "lost": results.count("loss"), "drawn": results.count("draw"),
+                             "median_ms_per_move": round(median_ms, 1),
+                             "opponent_median_ms_per_move": round(their_ms, 1), "moves": len(times)})
     if args.json:
         with open(f"{args.json}-strong.json", "w") as out:
-            json.dump({"seconds_per_move": args.seconds, "nodes_per_move": args.nodes, "opening_plies": args.opening,
+            json.dump({"seconds_per_move": seconds, "nodes_per_move": args.nodes,
+                       "opponent_nodes_per_move": their_nodes, "opening_plies": args.opening,
                        "rows": rows}, out, indent=1)
+
 
 if __name__ == "__main__":
     main()

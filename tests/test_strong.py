@@ -267,3 +267,36 @@ def test_hard_plays_perfectly_where_it_can_prove_and_as_strong_elsewhere(monkeyp
     # after a probe that fails, the next comes only once a quarter of the empty cells are filled
     assert all(later <= empty * 3 // 4 for (empty, proved), (later, _) in pairwise(probes) if not proved)
     assert len(probes) < moves
+
+
+# the incremental pattern scores ------------------------------------------------------------------
+
+def test_the_scores_kept_up_to_date_equal_the_scores_recomputed_from_the_windows() -> None:
+    from noughts.players.strong import _EMPTY_LINE, _State, _Tables
+
+    def recomputed(state: _State, side: int, cell: int) -> int:
+        tables: _Tables = state.tables
+        total = 0
+        for w in tables.cell_windows[cell]:
+            own, other = state.counts[side][w], state.counts[3 - side][w]
+            if not other:
+                total += tables.attack[own] if own else _EMPTY_LINE
+            elif not own:
+                total += tables.defence[other]
+        return total
+
+    rng = random.Random(7)
+    board = Board(9, 9, 5)
+    state = _State(board, Budget(), scored=True)
+    played: list[tuple[int, int]] = []
+    for step in range(120):
+        empty = [c for c in range(81) if not state.owner[c]]
+        if played and (rng.random() < 0.3 or len(empty) < 40):
+            state.undo(*played.pop())
+        else:
+            played.append((rng.choice(empty), 1 + step % 2))
+            state.play(*played[-1])
+        for side in (1, 2):
+            assert all(state.cell_score(side, c) == recomputed(state, side, c) for c in range(81) if not state.owner[c])
+        near = {c for cell, _ in played for c in state.tables.close[cell] if not state.owner[c]}
+        assert state.frontier == near

@@ -15,18 +15,20 @@ search over threats only ("threat-space search"); this player uses the same idea
 4. **VCT** (victory by continuous threats): fours and threes; after a three the defender may
    play any cell of the lines that threaten, or a four of their own, and must not have a VCF
    of their own. Iterative deepening within a share of the budget.
-5. **Defend against the opponent's VCT** the same way as against their VCF.
-6. Otherwise the cell with the best **pattern score**: every line of k cells through the cell
-   is worth more the more marks of one side it holds (attack weighs more than defence, an
-   empty line a little), checked two plies deep among the best few cells so that a move does
-   not hand the opponent a threat.
+5. **Defend against the opponent's VCT** the same way as against their VCF; the defences tried
+   include every empty cell of the opponent's proof (where its attack can be broken).
+6. Otherwise iterative-deepening **alpha-beta** (a transposition table; only blocks against a
+   four, only defences against a three) over the cells with the best **pattern score**: every
+   line of k cells through the cell is worth more the more marks of one side it holds (attack
+   a little more than defence, an empty line a little). The scores are kept up to date per
+   move, both sides' packed in one int per cell, so ordering moves costs no rescans.
 
 All of it works on any m×n board with any k ≥ 3: lines are the board's windows of k cells, so
 "four" means k-1 and "three" means k-2 of them. Positions small enough to solve (3×3, and any
 board with at most :data:`SOLVE_EMPTY` empty cells) are played by the exact solver within a
 share of the budget, so on 3×3 the player never loses.
 
-Each move searches within a :class:`~noughts.budget.Budget` (by default 60,000 positions and
+Each move searches within a :class:`~noughts.budget.Budget` (by default 40,000 positions and
 1 s; a position is one mark placed during a search). Phases that run out of budget are cut
 short and the best move found so far is played, so an answer always comes. There is no clock
 in the result when the node budget decides first, so a seeded ``random.Random`` (used only to
@@ -35,6 +37,7 @@ break ties between equal cells) makes every game repeatable.
 
 from __future__ import annotations
 
+import heapq
 import random
 from typing import ClassVar
 
@@ -45,13 +48,13 @@ from noughts.players.base import ensure_playable, make_rng
 
 __all__ = ["DEFAULT_MAX_NODES", "DEFAULT_MAX_SECONDS", "SOLVE_EMPTY", "StrongPlayer"]
 
-DEFAULT_MAX_NODES = 60_000
-"""Positions one move may search (about half a second on 15×15 in CPython)."""
+DEFAULT_MAX_NODES = 40_000
+"""Positions one move may search (about 1.6 times a ``minimax`` move of its 100,000, so under a second)."""
 DEFAULT_MAX_SECONDS = 1.0
 """Seconds one move may take."""
 SOLVE_EMPTY = 16
 """Positions with at most this many empty cells are first offered to the exact solver."""
-_LOOK_EVERY = 128  # positions between looks at the budget
+_LOOK_EVERY = 32  # positions between looks at the budget
 _VCF_DEPTH = 30  # attacker's fours in a row, at most
 _DEFENCE_CANDIDATES = 10  # cells tried when looking for a move that stops the opponent's threats
 _MAX_VCT_DEPTH = 7  # attacker moves in a VCT, at most
@@ -66,9 +69,12 @@ _THREAT_PENALTY = 20_000  # the opponent threatens two wins at once
 # Pattern weights by marks in a line of k, counted from k-1 down (k-1, k-2, ...): a line with
 # only our marks (attack) or only theirs (defence). An empty line is worth _EMPTY_LINE.
 _ATTACK = (800_000, 15_000, 800, 35, 12, 5)
-_DEFENCE = (100_000, 1_800, 400, 15, 6, 3)
+_DEFENCE = (100_000, 12_000, 700, 30, 10, 4)
 _EMPTY_LINE = 7
 _LINE_BASE = 8  # the evaluation: an open line with n marks is worth _LINE_BASE ** n to its owner
+_DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
+_PACK = 40  # bits of side 1's pattern score in the packed scores
+_LOW = (1 << _PACK) - 1
 
 
 class _OutOfBudget(Exception):
@@ -90,10 +96,6 @@ class _Tables:
                 cell_windows[cell].append(index)
         self.cell_windows = tuple(tuple(ws) for ws in cell_windows)
         rows, cols = geometry.rows, geometry.cols
-        self.near = tuple(
-            tuple(r * cols + c for r in range(max(0, row - 2), min(rows, row + 3))
-                  for c in range(max(0, col - 2), min(cols, col + 3)) if (r, c) != (row, col))
-            for row, col in (divmod(cell, cols) for cell in range(geometry.size)))
         k = self.k
         self.attack = [0] * (k + 1)
         self.defence = [0] * (k + 1)
@@ -103,6 +105,27 @@ class _Tables:
             self.defence[marks] = _DEFENCE[min(rank, len(_DEFENCE) - 1)]
         self.attack[0] = self.defence[0] = 0
         self.weight = [0] + [_LINE_BASE ** marks for marks in range(1, k)] + [0]  # a whole line is a win
+        # A cell's pattern score for a side sums value(own marks, their marks) over its windows;
+        # when a side adds a mark to a window, every cell of it changes by these deltas, indexed
+        # [mover's marks][other's marks]: for the mover's score and for the other side's.
+        def value(own: int, other: int) -> int:
+            if other == 0:
+                return self.attack[own] if own else _EMPTY_LINE
+            return self.defence[other] if own == 0 else 0
+
+        span = range(k + 1)
+        self.mover_delta = [[value(a + 1, b) - value(a, b) if a < k else 0 for b in span] for a in span]
+        self.other_delta = [[value(b, a + 1) - value(b, a) if a < k else 0 for b in span] for a in span]
+        # Both sides' scores of a cell live in one int, side 1's in the low _PACK bits (never negative).
+        mover, other = self.mover_delta, self.other_delta
+        by_1 = [[mover[a][b] + (other[a][b] << _PACK) for b in span] for a in span]
+        by_2 = [[other[a][b] + (mover[a][b] << _PACK) for b in span] for a in span]
+        self.packed_delta: tuple[list[list[int]], ...] = ([], by_1, by_2)  # indexed by the side that moves
+        self.empty_score = tuple(_EMPTY_LINE * len(ws) * (1 + (1 << _PACK)) for ws in self.cell_windows)
+        self.close = tuple(
+            tuple(r * cols + c for dr, dc in _DIRECTIONS for step in (-2, -1, 1, 2)
+                  for r, c in ((row + dr * step, col + dc * step),) if 0 <= r < rows and 0 <= c < cols)
+            for row, col in (divmod(cell, cols) for cell in range(geometry.size)))
         self.step = [self.weight[marks + 1] - self.weight[marks] for marks in range(k)]
         zobrist = random.Random(geometry.size * 1_000 + k)  # fixed: the same hashes every run
         self.zobrist = ((0,) * geometry.size, tuple(zobrist.getrandbits(64) for _ in range(geometry.size)),
@@ -123,8 +146,9 @@ class _State:
     (for ``n`` of k-3 and more: the counts the threat searches ask about).
     """
 
-    def __init__(self, board: Board, budget: Budget) -> None:
+    def __init__(self, board: Board, budget: Budget, *, scored: bool = False) -> None:
         tables = _Tables.get(board.geometry)
+        self.scored = True  # the initial position: everything, then ``scored`` for the search's moves
         self.tables = tables
         self.k = tables.k
         self.windows = tables.windows
@@ -140,24 +164,33 @@ class _State:
         self.budget = budget
         self.nodes = 0
         self.counted = 0
-        self.next_look = _LOOK_EVERY
+        self.next_look = 1  # look at the very first position: the budget may be spent already
         self.failed_vcf: dict[tuple[int, int], int] = {}
         self.failed_vct: dict[tuple[int, int, int | None], int] = {}
+        self.proof: set[int] = set()  # the attacker's cells in the forced wins found (where to defend)
+        self.table: dict[int, tuple[int, int, int, int]] = {}  # alpha-beta: depth, value, bound, best move
+        self.packed = list(tables.empty_score)  # both sides' pattern scores per cell (see _Tables)
+        self.near = [0] * tables.size  # marks close to each cell
+        self.frontier: set[int] = set()  # empty cells close to a mark
+        self.saved: list[tuple[list[int], list[int], list[int], set[int]]] = []  # what undo restores
         for cell in range(tables.size):
             mark = board[cell]
             if mark is not None:
                 self._place(cell, 1 if mark == "X" else 2)
+        self.scored = scored
 
     # making and unmaking moves ---------------------------------------------------------
     def _place(self, cell: int, side: int) -> None:
         mine, theirs = self.counts[side], self.counts[3 - side]
         my_levels, their_levels = self.level[side], self.level[3 - side]
-        step, weight, low = self.tables.step, self.tables.weight, self.low
+        tables = self.tables
+        step, weight, low, windows = tables.step, tables.weight, self.low, self.windows
+        packed, delta = self.packed, tables.packed_delta[side]
         gain = loss = 0
         for w in self.cell_windows[cell]:
             had = mine[w]
-            mine[w] = had + 1
             other = theirs[w]
+            mine[w] = had + 1
             if other == 0:
                 if had >= low:
                     my_levels[had].discard(w)
@@ -169,22 +202,44 @@ class _State:
                 if other >= low:
                     their_levels[other].discard(w)  # the window is no longer open for them
                 loss += weight[other]
+            else:
+                continue  # a window both sides hold stays dead: no score changes
+            change = delta[had][other]
+            for c in windows[w]:
+                packed[c] += change
         self.sums[side] += gain
         self.sums[3 - side] -= loss
         self.owner[cell] = side
+        self.hash ^= tables.zobrist[side][cell]
+        near, frontier, owner = self.near, self.frontier, self.owner
+        frontier.discard(cell)
+        for c in tables.close[cell]:
+            near[c] += 1
+            if not owner[c]:
+                frontier.add(c)
+
+    def _place_lean(self, cell: int, side: int) -> None:
+        """:meth:`_place` for the threat searches: the window counts only, no scores."""
+        mine, theirs = self.counts[side], self.counts[3 - side]
+        my_levels, their_levels, low = self.level[side], self.level[3 - side], self.low
+        for w in self.cell_windows[cell]:
+            had = mine[w]
+            mine[w] = had + 1
+            other = theirs[w]
+            if other == 0:
+                if had >= low:
+                    my_levels[had].discard(w)
+                    my_levels[had + 1].add(w)
+                elif had + 1 == low:
+                    my_levels[low].add(w)
+            elif had == 0 and other >= low:
+                their_levels[other].discard(w)
+        self.owner[cell] = side
         self.hash ^= self.tables.zobrist[side][cell]
 
-    def play(self, cell: int, side: int) -> None:
-        self.nodes += 1
-        if self.nodes >= self.next_look:
-            self._look()
-        self._place(cell, side)
-
-    def undo(self, cell: int, side: int) -> None:
+    def _undo_lean(self, cell: int, side: int) -> None:
         mine, theirs = self.counts[side], self.counts[3 - side]
-        my_levels, their_levels = self.level[side], self.level[3 - side]
-        step, weight, low = self.tables.step, self.tables.weight, self.low
-        gain = loss = 0
+        my_levels, their_levels, low = self.level[side], self.level[3 - side], self.low
         for w in self.cell_windows[cell]:
             has = mine[w]
             mine[w] = has - 1
@@ -194,15 +249,25 @@ class _State:
                     my_levels[has].discard(w)
                     if has > low:
                         my_levels[has - 1].add(w)
-                gain += step[has - 1]
-            elif has == 1:
-                if other >= low:
-                    their_levels[other].add(w)
-                loss += weight[other]
-        self.sums[side] -= gain
-        self.sums[3 - side] += loss
+            elif has == 1 and other >= low:
+                their_levels[other].add(w)
         self.owner[cell] = 0
         self.hash ^= self.tables.zobrist[side][cell]
+
+    def play(self, cell: int, side: int) -> None:
+        self.nodes += 1
+        if self.nodes >= self.next_look:
+            self._look()
+        if self.scored:  # undo restores the scores, sums and frontier saved here (copies cost less than undoing)
+            self.saved.append((self.packed[:], self.sums[:], self.near[:], set(self.frontier)))
+            self._place(cell, side)
+        else:
+            self._place_lean(cell, side)
+
+    def undo(self, cell: int, side: int) -> None:
+        self._undo_lean(cell, side)
+        if self.scored:
+            self.packed, self.sums, self.near, self.frontier = self.saved.pop()
 
     def _look(self) -> None:
         try:
@@ -338,6 +403,7 @@ class _State:
                 self.undo(block, defender)
             self.undo(cell, attacker)
             if won:
+                self.proof.add(cell)
                 return cell
         self.failed_vcf[key] = depth
         return None
@@ -356,9 +422,13 @@ class _State:
             self.play(block, attacker)
             won = self._defender_loses(attacker, depth - 1, block)
             self.undo(block, attacker)
-            return block if won else None
+            if won:
+                self.proof.add(block)
+                return block
+            return None
         makers = self.open_four_makers(attacker)
         if makers:
+            self.proof.add(min(makers))
             return min(makers)
         key = (self.hash, attacker, focus)
         if self.failed_vct.get(key, -1) >= depth:
@@ -376,6 +446,7 @@ class _State:
             won = self._defender_loses(attacker, depth - 1, cell)
             self.undo(cell, attacker)
             if won:
+                self.proof.add(cell)
                 return cell
         self.failed_vct[key] = depth
         return None
@@ -387,6 +458,7 @@ class _State:
             return False
         wins = self.win_cells(attacker)
         if len(wins) >= 2:
+            self.proof.update(wins)
             return True
         if wins:
             replies = wins
@@ -398,15 +470,14 @@ class _State:
                 return False
             if self.vcf(defender, 12) is not None:
                 return False
-            replies = set(makers)
-            owner, windows, counts, other = self.owner, self.windows, self.counts[attacker], self.counts[defender]
-            want = self.k - 2
-            for cell in makers:
-                for w in self.cell_windows[cell]:
-                    if counts[w] == want and not other[w]:
-                        replies.update(c for c in windows[w] if not owner[c])
-            replies |= self.four_moves(defender)
-        for reply in sorted(replies):
+            replies = self.defences(defender)
+        counts, other = self.counts[attacker], self.counts[defender]
+        cell_windows, low = self.cell_windows, self.k - 3
+
+        def blocked(cell: int) -> tuple[int, int]:  # the reply that spoils most of the attacker's windows first
+            return -sum(counts[w] for w in cell_windows[cell] if counts[w] >= low and not other[w]), cell
+
+        for reply in sorted(replies, key=blocked):
             self.play(reply, defender)
             won = self.vct(attacker, depth, last) is not None
             self.undo(reply, defender)
@@ -416,53 +487,74 @@ class _State:
 
     # the pattern evaluation ------------------------------------------------------------------
     def candidates(self) -> list[int]:
-        """Empty cells within two of a mark (every cell, on an empty board)."""
-        owner, near = self.owner, self.tables.near
-        found = {c for cell, mark in enumerate(owner) if mark for c in near[cell] if not owner[c]}
-        return sorted(found) if found else [c for c, mark in enumerate(owner) if not mark]
+        """Empty cells within two of a mark along a line (every cell, on an empty board)."""
+        if self.frontier:
+            return sorted(self.frontier)
+        return [c for c, mark in enumerate(self.owner) if not mark]
 
     def cell_score(self, side: int, cell: int) -> int:
-        """The pattern score of ``side`` playing ``cell``: attack plus defence over its windows."""
-        mine, theirs = self.counts[side], self.counts[3 - side]
-        attack, defence = self.tables.attack, self.tables.defence
-        score = 0
-        for w in self.cell_windows[cell]:
-            a, b = mine[w], theirs[w]
-            if b == 0:
-                score += attack[a] if a else _EMPTY_LINE
-            elif a == 0:
-                score += defence[b]
-        return score
+        """The pattern score of ``side`` playing ``cell``: attack plus defence over its windows (kept up to date)."""
+        return self.packed[cell] & _LOW if side == 1 else self.packed[cell] >> _PACK
+
+    def scores(self, side: int) -> list[int]:
+        """Every cell's pattern score for ``side``."""
+        return [p & _LOW for p in self.packed] if side == 1 else [p >> _PACK for p in self.packed]
 
     def ranked(self, side: int) -> list[tuple[int, int]]:
         """(score, cell) for every candidate cell, best first (ties by cell)."""
-        scored = [(self.cell_score(side, cell), cell) for cell in self.candidates()]
+        score = self.scores(side)
+        scored = [(score[cell], cell) for cell in self.candidates()]
         scored.sort(key=lambda item: (-item[0], item[1]))
         return scored
 
+    def defences(self, side: int) -> set[int]:
+        """The cells where ``side`` may stop the other side's threes: the windows that carry them, its own fours."""
+        attacker = 3 - side
+        makers = self.open_four_makers(attacker)
+        replies = set(makers)
+        owner, windows, counts, other = self.owner, self.windows, self.counts[attacker], self.counts[side]
+        want = self.k - 2
+        for cell in makers:
+            for w in self.cell_windows[cell]:
+                if counts[w] == want and not other[w]:
+                    replies.update(c for c in windows[w] if not owner[c])
+        return replies | self.four_moves(side)
 
     def evaluate(self, side: int) -> int:
         """The position for ``side``, to move, when nobody can complete a line at once."""
         other = 3 - side
-        if self.open_four_makers(side) and not self.win_cells(other):
+        if self.open_four_makers(side):
             return _WIN // 2  # two wins at once next move, which only fours could delay
         score = self.sums[side] * _TEMPO_PERCENT // 100 - self.sums[other]
         if self.open_four_makers(other):
             score -= _THREAT_PENALTY
         return score
 
-    def moves_in_order(self, side: int, cells: set[int], width: int) -> list[int]:
-        """The ``width`` best empty ``cells`` for ``side`` by pattern score (only the block when it must)."""
+    def moves_in_order(self, side: int, width: int, first: int | None = None) -> list[int]:
+        """The ``width`` best moves for ``side`` (only the block, or only defences, when it must)."""
         blocks = self.win_cells(3 - side)
         if blocks:
             return sorted(blocks)
-        owner = self.owner
-        scored = sorted(((self.cell_score(side, c), c) for c in cells if not owner[c]),
-                        key=lambda item: (-item[0], item[1]))
-        return [c for _, c in scored[:width]]
+        packed = self.packed
+        if self.level[3 - side][self.k - 2] and self.open_four_makers(3 - side):
+            cells = self.defences(side)
+            width = max(width, 6)
+        else:
+            cells = self.frontier
+        if side == 1:
+            ordered = heapq.nsmallest(width, cells, key=lambda c: (-(packed[c] & _LOW), c))
+        else:
+            ordered = heapq.nsmallest(width, cells, key=lambda c: (-(packed[c] >> _PACK), c))
+        if first is not None and first in cells:
+            if first in ordered:
+                ordered.remove(first)
+            else:
+                ordered.pop()
+            ordered.insert(0, first)
+        return ordered
 
-    def alphabeta(self, side: int, depth: int, alpha: int, beta: int, cells: set[int], ply: int) -> int:
-        """Negamax value for ``side`` to move, ``depth`` plies deep over ``cells`` and the cells near moves."""
+    def alphabeta(self, side: int, depth: int, alpha: int, beta: int, ply: int) -> int:
+        """Negamax value for ``side`` to move, ``depth`` plies deep (forced blocks do not count)."""
         if self.win_cells(side):
             return _WIN - ply
         threats = self.win_cells(3 - side)
@@ -470,22 +562,33 @@ class _State:
             return -(_WIN - ply - 1)
         if depth <= 0 and not threats:
             return self.evaluate(side)
-        best = -_WIN * 2
-        for cell in self.moves_in_order(side, cells, _WIDTH):
+        key = self.hash
+        known = self.table.get(key)
+        first = None
+        if known is not None:
+            known_depth, value, flag, first = known
+            if known_depth >= depth and (flag == 0 or (flag > 0 and value >= beta) or (flag < 0 and value <= alpha)):
+                return value
+        start_alpha = alpha
+        best, best_move = -_WIN * 2, None
+        next_depth = depth if threats else depth - 1  # a forced block costs no depth
+        for cell in self.moves_in_order(side, _WIDTH, first):
             self.play(cell, side)
-            added = [c for c in self.tables.near[cell] if not self.owner[c] and c not in cells]
-            cells.update(added)
-            value = -self.alphabeta(3 - side, depth - 1, -beta, -alpha, cells, ply + 1)
-            cells.difference_update(added)
+            value = -self.alphabeta(3 - side, next_depth, -beta, -alpha, ply + 1)
             self.undo(cell, side)
             if value > best:
-                best = value
+                best, best_move = value, cell
                 if value > alpha:
                     alpha = value
                     if alpha >= beta:
                         break
-        if best == -_WIN * 2:
+        if best_move is None:
             return 0  # no move: the board is full
+        if abs(best) < _WIN // 4:  # a forced result depends on the ply: kept out of the table
+            flag = 1 if best >= beta else -1 if best <= start_alpha else 0
+            self.table[key] = (depth, best, flag, best_move)
+        else:
+            self.table[key] = (-1, best, 0, best_move)
         return best
 
 
@@ -560,12 +663,14 @@ class _Chooser:
         self.me = 1 if board.ply % 2 == 0 else 2
         self.them = 3 - self.me
         self.threat_depth = 0  # the depth of the opponent's VCT, when one was found
+        self.searched_depth = 0  # the deepest alpha-beta iteration finished
+        self.proof: set[int] = set()  # the cells of the opponent's forced win, when one was found
 
-    def _state(self, parts: int) -> _State:
+    def _state(self, parts: int, *, scored: bool = False) -> _State:
         left = self.budget.nodes_left()
         seconds = self.budget.seconds_left()
         return _State(self.board, self.budget.limited(
-            nodes=_share(left, parts), seconds=None if seconds is None else seconds / parts))
+            nodes=_share(left, parts), seconds=None if seconds is None else seconds / parts), scored=scored)
 
     def _run(self, state: _State, search: object) -> object:
         try:
@@ -602,6 +707,7 @@ class _Chooser:
         # their win by fours or threats, were it their move
         their_state = self._state(8)
         theirs = self._run(their_state, lambda: their_state.vcf(them))
+        self.proof = their_state.proof
         reason, self.threat_depth = "defend-vcf", 0
         if not isinstance(theirs, int):
             theirs, self.threat_depth = self._deepening_vct(them, 3)
@@ -617,7 +723,9 @@ class _Chooser:
 
         def deepening() -> None:
             for depth in range(2, _MAX_VCT_DEPTH + 1):
+                state.proof.clear()
                 move = state.vct(attacker, depth)
+                self.proof = state.proof
                 if move is not None:
                     found.append((move, depth))
                     return
@@ -630,8 +738,7 @@ class _Chooser:
         if len(options) == 1:
             return options[0]
         me, them = self.me, self.them
-        state = self._state(1)
-        cells = set(state.candidates())
+        state = self._state(1, scored=True)
         best = options[0]
 
         def deepening() -> None:
@@ -641,15 +748,13 @@ class _Chooser:
                 alpha = -_WIN * 2
                 for cell in options:
                     state.play(cell, me)
-                    added = [c for c in state.tables.near[cell] if not state.owner[c] and c not in cells]
-                    cells.update(added)
-                    value = -state.alphabeta(them, depth - 1, -_WIN * 2, -alpha, cells, 1)
-                    cells.difference_update(added)
+                    value = -state.alphabeta(them, depth - 1, -_WIN * 2, -alpha, 1)
                     state.undo(cell, me)
                     scores[cell] = value
                     alpha = max(alpha, value)
                 options = sorted(options, key=lambda c: -scores[c])  # stable: ties keep the pattern order
                 best = options[0]
+                self.searched_depth = depth
                 if abs(scores[best]) >= _WIN // 4:
                     return  # a forced result either way: deeper will not change it
 
@@ -687,9 +792,13 @@ class _Chooser:
         me = self.me
         state = _State(self.board, Budget())
         options = [cell for _, cell in ranked[:_DEFENCE_CANDIDATES]]
-        for cell in sorted(state.four_moves(me) | {their_first}, key=lambda c: (-state.cell_score(me, c), c)):
+        owner = state.owner
+        proof = {cell for cell in self.proof if not owner[cell]}
+        for cell in sorted(state.four_moves(me) | proof | {their_first}, key=lambda c: (-state.cell_score(me, c), c)):
             if cell not in options:
                 options.append(cell)
-        safety = {cell: self._safe(cell, 2 * (len(options) - index) + 1) for index, cell in enumerate(options)}
+        # 0.5: not checked (the budget ran out), better than a defence known to fail
+        safety = {cell: 0.5 if self.budget.exhausted else self._safe(cell, 2 * (len(options) - index) + 1)
+                  for index, cell in enumerate(options)}
         safest = max(safety.values())
         return self._searched([cell for cell in options if safety[cell] == safest])
