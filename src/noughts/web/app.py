@@ -10,6 +10,7 @@ parts: :mod:`~noughts.web.rooms` (a room: a match, a code, seat tokens), :mod:`~
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 from collections.abc import AsyncIterator, Callable
 from importlib import resources
@@ -25,7 +26,9 @@ from noughts.web.hub import Hub
 from noughts.web.lobby import Lobby
 from noughts.web.protocol import Limits
 from noughts.web.recording import Recorder
+from noughts.web.protocol import CODE_ALPHABET
 from noughts.web.rooms import MemoryRoomStore, RoomStore
+from noughts.web.share import Share, qr_svg
 
 __all__ = ["SECURITY_HEADERS", "STATIC", "create_app"]
 
@@ -42,14 +45,17 @@ SECURITY_HEADERS = {
 
 def create_app(db: str | None = None, *, scores: bool = True, limits: Limits | None = None,
                rooms: RoomStore | None = None, notify: Callable[[str], None] | None = None,
-               redis: str | None = None, heartbeat: float = 5.0) -> Starlette:
+               redis: str | None = None, heartbeat: float = 5.0, public_url: str | None = None,
+               listen_host: str = "127.0.0.1") -> Starlette:
     """The web game as an ASGI app.
 
     ``db`` is the score file (``None``: the default, as for ``noughts play``); ``scores=False``
     records nothing. ``rooms`` replaces the in-process room store (see :class:`RoomStore`).
     ``redis`` (``redis://HOST:PORT/N``) keeps the rooms in Redis, shared with every other
     process given the same address (see :mod:`noughts.web.shared`); ``heartbeat`` is how often,
-    in seconds, this process says it is alive there.
+    in seconds, this process says it is alive there. ``public_url`` is the address friends are
+    sent (``noughts web --public-url``); without it the link is worked out from ``listen_host``,
+    the address the server listens on (see :mod:`noughts.web.share`).
     """
     limits = limits or Limits()
     hub: Hub
@@ -62,6 +68,7 @@ def create_app(db: str | None = None, *, scores: bool = True, limits: Limits | N
         rooms = rooms or MemoryRoomStore(limits.max_rooms, limits.room_ttl)
         hub = Hub(rooms)
     lobby = Lobby(limits, rooms, Recorder(db, scores, notify), hub)
+    lobby.share = share = Share(public_url, listen_host)
     files = {name: resources.files("noughts.web").joinpath("static", name).read_bytes() for name in STATIC}
     tags = {name: '"' + hashlib.sha256(body).hexdigest()[:16] + '"' for name, body in files.items()}
 
@@ -80,6 +87,18 @@ def create_app(db: str | None = None, *, scores: bool = True, limits: Limits | N
             return PlainTextResponse("Not Found", status_code=404)
         return send_file(request, name)
 
+    @functools.lru_cache(maxsize=256)
+    def qr_of(link: str) -> bytes:
+        return qr_svg(link).encode("utf-8")
+
+    async def qr(request: Request) -> Response:
+        """The QR code of a game's link for a friend, as SVG (the page shows it beside the link)."""
+        code = request.path_params["code"].upper()
+        if not 4 <= len(code) <= 12 or any(c not in CODE_ALPHABET for c in code):
+            return PlainTextResponse("Not Found", status_code=404)
+        link, _ = share.link(code, request.headers.get("host", ""), request.url.scheme)
+        return Response(qr_of(link), media_type="image/svg+xml", headers=SECURITY_HEADERS)
+
     async def health(request: Request) -> Response:
         return JSONResponse({"ok": True, "connections": hub.connections})
 
@@ -95,7 +114,7 @@ def create_app(db: str | None = None, *, scores: bool = True, limits: Limits | N
             await lobby.stop()
 
     app = Starlette(routes=[
-        Route("/", page), Route("/r/{code}", page), Route("/static/{name}", static),
+        Route("/", page), Route("/r/{code}", page), Route("/r/{code}/qr.svg", qr), Route("/static/{name}", static),
         Route("/healthz", health), WebSocketRoute("/ws", websocket),
     ], lifespan=lifespan)
     app.state.lobby = lobby

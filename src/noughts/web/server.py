@@ -67,13 +67,18 @@ def app_from_environment() -> Starlette:
     """The app of one worker process, from the options its supervisor put in the environment."""
     options = json.loads(os.environ[OPTIONS_VARIABLE])
     return create_app(options["db"], scores=options["scores"], limits=Limits(**options["limits"]),
-                      redis=options["redis"])
+                      redis=options["redis"], public_url=options.get("public_url"),
+                      listen_host=options.get("host", "127.0.0.1"))
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, scores: bool = True,
           limits: Limits | None = None, log_level: str = "warning", redis: str | None = None,
-          workers: int = 1) -> None:
+          workers: int = 1, public_url: str | None = None) -> None:
     limits = limits or Limits()
+    if public_url is not None:
+        from noughts.web.share import check_public_url
+
+        public_url = check_public_url(public_url)
     if type(workers) is not int or not 1 <= workers <= 64:
         raise NoughtsError(f"--workers is a number of processes from 1 to 64, not {workers!r:.20}")
     if workers > 1 and redis is None:
@@ -86,12 +91,20 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, s
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     everywhere = " (every network interface)" if host in ("0.0.0.0", "::", "") else ""
+    if public_url is not None:
+        everywhere += f"; friends are sent {public_url}/r/…"
+    elif everywhere:
+        from noughts.web.share import lan_address
+
+        lan = lan_address()
+        everywhere += f"; friends on your network: http://{lan}:{bound}/" if lan else \
+            "; no network address found, so friend links work on this machine only"
     shared = ""
     if redis is not None:
         shared = f" {workers} worker process{'es' if workers > 1 else ''}, rooms in Redis at {shown_url(redis)};"
     with contextlib.closing(sock), contextlib.suppress(KeyboardInterrupt):
         if workers == 1:
-            app = create_app(db, scores=scores, limits=limits, redis=redis)
+            app = create_app(db, scores=scores, limits=limits, redis=redis, public_url=public_url, listen_host=host)
             print(f"noughts web: open http://{shown}:{bound}/ in a browser{everywhere};{shared} Ctrl-C stops "
                   "the server.", flush=True)
             # uvicorn shuts down gracefully on Ctrl-C, then raises it again: stopping is the normal end here
@@ -100,6 +113,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, s
         from uvicorn.supervisors import Multiprocess
 
         os.environ[OPTIONS_VARIABLE] = json.dumps({"db": db, "scores": scores, "redis": redis,
+                                                   "public_url": public_url, "host": host,
                                                    "limits": dataclasses.asdict(limits)})
         config = _config("noughts.web.server:app_from_environment", limits, log_level, factory=True,
                          workers=workers)
