@@ -175,7 +175,7 @@ def test_a_whole_game_against_the_computer_by_clicks(url: str, new_page: Callabl
     page.get_by_role("button", name="Play again").click()  # the rematch: the computer starts
     expect(page.locator("#game-heading")).to_have_text("You (O) against Centre first (X)")
     expect(page.locator("#status")).to_have_text(
-        "The computer (Centre first) played row 2, column 2. Your turn: you play O.")
+        "The computer (Centre first) played b2. Your turn: you play O.")
 
 
 def test_a_whole_game_by_keyboard_alone(url: str, new_page: Callable[..., Page]) -> None:
@@ -252,7 +252,7 @@ def test_two_browsers_play_through_a_room_with_a_reload_rejections_and_a_spectat
     cell(bo, 4).click()  # out of turn
     expect(bo.locator("#notice")).to_have_text("It is not your turn: Ann is to move.")
     cell(ann, 4).click()
-    expect(bo.locator("#status")).to_have_text("Ann played row 2, column 2. Your turn: you play O.")
+    expect(bo.locator("#status")).to_have_text("Ann played b2. Your turn: you play O.")
     press(bo, 4)  # an occupied cell
     expect(bo.locator("#notice")).to_have_text("Row 2, column 2 is taken (X): choose an empty cell.")
     cell(bo, 0).click()
@@ -263,14 +263,14 @@ def test_two_browsers_play_through_a_room_with_a_reload_rejections_and_a_spectat
     bo.reload()  # mid-game: the token in localStorage takes Bo back to his seat
     expect(bo.locator("#game-heading")).to_have_text("You (O) against Ann (X)")
     expect(bo.locator("#status")).to_contain_text("Your turn: you play O.")
-    expect(cell(bo, 1)).to_have_attribute("aria-label", "row 1, column 2, X")
+    expect(cell(bo, 1)).to_have_attribute("aria-label", "row 1, column 2, X, last move")  # marked
     bo.evaluate("window.noughts.send({type: 'move', cell: 5, mark: 'X'})")  # a move for the other seat
     expect(bo.locator("#notice")).to_have_text("You play O, so you cannot move for X.")
 
     cy = new_page("Cy")
     cy.goto(link)
     expect(cy.locator("#watching")).to_be_visible()
-    expect(cy.locator("#status")).to_have_text("Ann played row 1, column 2. Watching: Bo (O) to move.")
+    expect(cy.locator("#status")).to_have_text("Ann played b1. Watching: Bo (O) to move.")
     cell(cy, 8).click()
     expect(cy.locator("#notice")).to_contain_text("You are watching this game, so you cannot move")
     expect(ann.locator("#seats")).to_contain_text("1 watching")
