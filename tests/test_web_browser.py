@@ -241,6 +241,8 @@ def test_two_browsers_play_through_a_room_with_a_reload_rejections_and_a_spectat
     link = ann.locator("#room-link").text_content() or ""
     code = ann.locator("#room-code").text_content()
     assert link.endswith(f"/r/{code}")
+    expect(ann.locator("#reach")).to_contain_text("This link works only on this computer")  # served on loopback
+    expect(ann.locator("#qr")).to_be_hidden()
 
     bo = new_page("Bo")
     bo.goto(link)
@@ -350,3 +352,168 @@ def test_the_marks_are_the_one_pair_of_colours_with_their_letters_or_the_letters
     forced = mark_colours(page)
     assert forced["X"] == forced["O"] and forced["X"] not in wanted.values()
     assert cell(page, 0).inner_text() == "X" and cell(page, 4).inner_text() == "O"
+
+
+# --------------------------------------------------------------------------------------------------
+# any board, undo and hint, a friend's name and link, double clicks
+
+def choose_board(page: Page, rows: int, cols: int, k: int | None = None) -> None:
+    page.select_option("#rows", str(rows))
+    page.select_option("#cols", str(cols))
+    if k is not None:
+        page.select_option("#k", str(k))
+    expect(page.locator("#play-computer")).to_have_text("Play the computer")  # the server has said who can play
+
+
+def settle(page: Page) -> dict[str, Any]:
+    """Everything sent so far has been answered (the server answers in order): the latest state."""
+    page.evaluate("window.noughts.send({type: 'ping', id: 'settle'})")
+    page.wait_for_timeout(150)
+    state: dict[str, Any] = page.evaluate("window.noughts.state")
+    return state
+
+
+def test_a_seven_by_seven_game_offers_only_its_players_and_plays_by_keyboard_with_undo_and_hint(
+        url: str, new_page: Callable[..., Page]) -> None:
+    page = new_page("Ann")
+    page.goto(url)
+    expect(page.locator("#opponent option")).to_have_count(11)
+    choose_board(page, 7, 7)
+    expect(page.locator("#k")).to_have_value("5")  # gomoku's five, unless chosen otherwise
+    choose_board(page, 7, 7, 4)
+    from noughts.board import Board
+
+    able = players.able(Board(7, 7, 4))
+    expect(page.locator("#opponent option")).to_have_text([players.label(n) for n in able])
+    expect(page.locator("#opponent-unable")).to_contain_text("Medium, Hard, Perfect: each works out every move exactly")
+    expect(page.locator("#board .cell")).to_have_count(49)  # the chosen board, drawn before the game
+    expect(page.locator("#coords-cols span")).to_have_text(list("abcdefg"))
+    page.select_option("#opponent", "arduino")
+    page.select_option("#first", "me")
+    page.get_by_role("button", name="Play the computer").click()
+    page.wait_for_function("() => document.activeElement.classList.contains('cell')")
+    assert page.evaluate("document.activeElement.dataset.index") == "24"  # the centre has the focus
+    for key in ["ArrowUp"] * 4 + ["ArrowLeft"] * 4:  # stops at the edges
+        page.keyboard.press(key)
+    assert page.evaluate("getComputedStyle(document.activeElement).outlineStyle") == "solid"  # a focus ring
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "row 1, column 1, empty"
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => window.noughts.state.moves.length === 2")
+    state = page.evaluate("window.noughts.state")
+    reply = state["moves"][1]
+    expect(cell(page, 0)).to_have_text("X")
+    expect(cell(page, reply)).to_have_class("cell last")  # the last move is marked
+    expect(page.locator("#status")).to_contain_text(f"played {Board(7, 7, 4).cell_name(reply)}.")
+    page.keyboard.press("End")  # a1 → g1 (or g2 if the computer took g1), then Space plays it, twice over
+    target = 6
+    if reply == 6:
+        page.keyboard.press("ArrowDown")
+        target = 13
+    page.keyboard.press("Space")
+    page.keyboard.press("Space")
+    page.wait_for_function("() => window.noughts.state.moves.length === 4")
+    assert settle(page)["moves"][:3] == [0, reply, target] and len(page.evaluate("window.noughts.state.moves")) == 4
+    expect(page.locator("#notice")).to_have_text("")  # the second press is the same request: no error
+    page.get_by_role("button", name="Undo").dblclick()  # takes back one move and its reply, once
+    page.wait_for_function("() => window.noughts.state.moves.length === 2")
+    expect(page.locator("#news")).to_contain_text(
+        f"Took back your move {Board(7, 7, 4).cell_name(target)} and Arduino rules's reply")
+    assert settle(page)["moves"] == [0, reply]
+    expect(page.locator("#notice")).to_have_text("")
+    page.get_by_role("button", name="Hint").click()
+    expect(page.locator("#news")).to_have_text("No hint: this board is too big to work out in a few seconds.")
+
+
+def test_a_fifteen_by_fifteen_board_fits_a_phone(url: str, new_page: Callable[..., Page], shots: Path) -> None:
+    page = new_page("Ann", viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True)
+    page.goto(url)
+    expect(page.locator("#opponent option")).to_have_count(11)
+    choose_board(page, 15, 15)
+    page.select_option("#opponent", "easy")
+    page.select_option("#first", "me")
+    page.get_by_role("button", name="Play the computer").click()
+    page.wait_for_function("() => window.noughts.state && window.noughts.state.cells.length === 225")
+    for index in (112, 113, 97):
+        if page.evaluate(f"window.noughts.state.cells[{index}]") is None:
+            moves = page.evaluate("window.noughts.state.moves.length")
+            cell(page, index).tap()
+            page.wait_for_function(f"() => window.noughts.state.moves.length === {moves + 2}")
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]  # nothing runs off the side
+    board = page.locator("#board").bounding_box()
+    assert board is not None and board["x"] >= 0 and board["x"] + board["width"] <= PHONE["width"]
+    one = cell(page, 0).bounding_box()
+    assert one is not None and one["width"] >= 20  # small, but a finger can still pick it
+    page.locator("#board").scroll_into_view_if_needed()
+    shot(page, shots, "web-phone-15.png", full_page=False)
+
+
+@pytest.fixture(scope="module")
+def lan_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
+    """A server that believes it listens on every interface (it is on loopback, for the test)."""
+    from noughts.web import create_app
+
+    db = tmp_path_factory.mktemp("lan") / "noughts.db"
+    app = create_app(str(db), notify=lambda line: None, listen_host="0.0.0.0")
+    with running(app) as base:
+        yield base, app
+
+
+def test_a_friend_gets_a_link_that_works_elsewhere_a_qr_code_and_is_asked_their_name(
+        lan_server: tuple[str, Any], new_page: Callable[..., Page], shots: Path) -> None:
+    import cv2
+    import numpy as np
+
+    from noughts.web.share import lan_address
+
+    base, app = lan_server
+    rooms = app.state.lobby.rooms
+    before = len(rooms)
+    ann = new_page("Ann")
+    ann.goto(base)
+    expect(ann.locator("#opponent option")).to_have_count(11)
+    choose_board(ann, 7, 7, 4)
+    ann.get_by_role("button", name="Play a friend").dblclick()  # one room, not two
+    expect(ann.locator("#room")).to_be_visible()
+    settle(ann)
+    assert len(rooms) == before + 1
+    expect(ann.locator("#notice")).to_have_text("")
+    link = ann.locator("#room-link").text_content() or ""
+    code = ann.locator("#room-code").text_content()
+    lan = lan_address()
+    assert "127.0.0.1" not in link and "0.0.0.0" not in link and link.endswith(f"/r/{code}")
+    if lan is not None:
+        assert link == f"http://{lan}:{base.rsplit(':', 1)[1]}/r/{code}"
+    qr = ann.locator("#qr")
+    expect(qr).to_be_visible()
+    ann.wait_for_function("() => document.getElementById('qr').naturalWidth > 0")
+    picture = cv2.imdecode(np.frombuffer(qr.screenshot(), np.uint8), cv2.IMREAD_GRAYSCALE)
+    assert cv2.QRCodeDetector().detectAndDecode(picture)[0] == link  # a phone's camera reads the link
+    expect(ann.locator("#reach")).to_have_text("")
+    shot(ann, shots, "web-friend.png")
+
+    bo = new_page()  # no name known in this browser: asked before taking the seat
+    bo.goto(f"{base}/r/{code}")
+    expect(bo.locator("#ask-name")).to_be_visible()
+    expect(bo.locator("#status")).to_have_text(f"You are invited to game {code}: say your name to join.")
+    bo.locator("#ask-input").fill("Bo")
+    bo.locator("#ask-input").press("Enter")
+    expect(bo.locator("#game-heading")).to_have_text("You (O) against Ann (X)")
+    expect(ann.locator("#seats")).to_contain_text("O: Bo")
+    assert bo.evaluate("localStorage.getItem('noughts.name')") == "Bo"  # remembered for next time
+
+    for turn, (who, index) in enumerate([(ann, 0), (bo, 7), (ann, 1), (bo, 8), (ann, 2), (bo, 9), (ann, 3)]):
+        expect(who.locator("#status")).to_contain_text("Your turn")
+        cell(who, index).dblclick()  # a double click is one move, and no "taken" or "not your turn" error
+        who.wait_for_function(f"() => window.noughts.state.moves.length === {turn + 1}")
+    expect(ann.locator("#status")).to_have_text("You win along the top row a1–d1!")
+    expect(bo.locator("#status")).to_have_text("Ann (X) wins along the top row a1–d1. You lose.")
+    expect(ann.locator("#strike")).to_have_class("strike thin shown")
+    expect(cell(ann, 3)).to_have_attribute("aria-label", "row 1, column 4, X, winning line")
+    for page in (ann, bo):
+        settle(page)
+        expect(page.locator("#notice")).to_have_text("")
+    shot(ann, shots, "web-7x7.png")
+    bo.get_by_role("button", name="Play again").dblclick()  # one rematch: game 2, and no "still going on"
+    expect(ann.locator("#status")).to_have_text("Bo's turn (X).")
+    assert settle(bo)["game"] == 2
+    expect(bo.locator("#notice")).to_have_text("")

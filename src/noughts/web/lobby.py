@@ -222,14 +222,11 @@ class Lobby:
             raise
 
     async def _on_players(self, conn: Connection, message: dict[str, Any]) -> None:
-        from noughts import players
-
         shape = (message["rows"], message["cols"], message["k"])
         verdicts = await self.able(shape)
         self.answer(conn, {"type": "players", "rows": shape[0], "cols": shape[1], "k": shape[2],
                            "able": [n for n, why in verdicts.items() if why is None],
-                           "unable": {n: f"{players.label(n)} cannot play this board: {why}."
-                                      for n, why in verdicts.items() if why is not None}})
+                           "unable": {n: why for n, why in verdicts.items() if why is not None}})
 
     def _may_create(self, conn: Connection) -> None:
         if conn.created >= self.limits.rooms_per_connection:

@@ -150,8 +150,13 @@ const handlers = {
   players(message) {
     if (message.id !== shapeAsked) return; // an answer about a board chosen before
     able = message.able;
-    const unable = Object.values(message.unable);
-    $("opponent-unable").textContent = unable.length ? `Not offered: ${unable.join(" ")}` : "";
+    // one sentence per reason: "Medium, Hard, Perfect: each works out every move exactly, and …"
+    const byReason = new Map();
+    for (const [name, why] of Object.entries(message.unable)) {
+      byReason.set(why, [...(byReason.get(why) || []), label(name)]);
+    }
+    const parts = [...byReason].map(([why, names]) => `${names.join(", ")}: ${why.replace(/^it /, "each ")}.`);
+    $("opponent-unable").textContent = parts.length ? `Not for this board: ${parts.join(" ")}` : "";
     offerOpponents();
   },
   joined(message) {
@@ -471,6 +476,7 @@ function fillShape(saved) {
   $("cols").replaceChildren(...numbers(3, MAX_SIDE));
   $("rows").value = String(saved.rows);
   $("cols").value = String(saved.cols);
+  $("k").dataset.natural = "";
   fillK(saved.k);
 }
 
@@ -483,9 +489,13 @@ function fillK(wanted) {
     option.value = option.textContent = String(k);
     options.push(option);
   }
+  const was = Number($("k").dataset.natural);
   $("k").replaceChildren(...options);
-  const natural = longest <= 3 ? 3 : longest <= 5 ? 4 : 5; // tic-tac-toe, four in a row, gomoku
-  $("k").value = String(wanted && wanted <= longest ? wanted : Math.min(natural, longest));
+  const natural = Math.min(longest, longest <= 3 ? 3 : longest <= 5 ? 4 : 5); // tic-tac-toe, four in a row, gomoku
+  $("k").dataset.natural = natural;
+  // a k the person chose stays (if it fits); the natural k of the old size becomes the new size's
+  const keep = wanted && wanted <= longest && wanted !== was;
+  $("k").value = String(keep ? wanted : natural);
 }
 
 function savedShape() {
