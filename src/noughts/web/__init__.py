@@ -44,8 +44,9 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, s
     ``scores=False`` records nothing. ``redis`` (``redis://HOST:PORT/N``) keeps the rooms in
     Redis, shared with every process given the same address; ``workers`` processes then serve
     one port (more than one needs ``redis``). ``public_url`` is the address friends are sent
-    (else the machine's network address when ``host`` is every interface). Raises :class:`NoughtsError` if the web packages
-    are missing, Redis cannot be reached or the address cannot be listened on.
+    (else the machine's network address when ``host`` is every interface). Raises
+    :class:`NoughtsError` if the web packages are missing, Redis cannot be reached or the
+    address cannot be listened on.
     """
     _need_web()
     if redis is not None:

@@ -24,9 +24,8 @@ from starlette.websockets import WebSocket
 from noughts.web.connection import serve_socket
 from noughts.web.hub import Hub
 from noughts.web.lobby import Lobby
-from noughts.web.protocol import Limits
+from noughts.web.protocol import CODE_ALPHABET, Limits
 from noughts.web.recording import Recorder
-from noughts.web.protocol import CODE_ALPHABET
 from noughts.web.rooms import MemoryRoomStore, RoomStore
 from noughts.web.share import Share, qr_svg
 

@@ -310,7 +310,7 @@ class Lobby:
 
     async def _on_undo(self, conn: Connection, message: dict[str, Any]) -> None:
         """Take back the person's last move and the computer's reply, by the match's rule."""
-        code, seat = self._seated(conn, "take back a move")
+        code, _ = self._seated(conn, "take back a move")
         said: list[str] = []
 
         def undo(room: Room) -> tuple[int, ...]:

@@ -190,7 +190,8 @@ class Room:
         result = self.result
         return {
             "type": "state", "room": self.code, "kind": self.kind, "game": self.game_no, "first": match.first,
-            "rows": board.rows, "cols": board.cols, "k": board.k, "cells": list(board.cells), "turn": None if result else board.turn, "result": result,
+            "rows": board.rows, "cols": board.cols, "k": board.k,
+            "cells": list(board.cells), "turn": None if result else board.turn, "result": result,
             "line": list(line) if line else None, "moves": list(self.moves), "seats": seats,
             "tally": {"wins": match.tally[:2], "draws": match.tally[2]}, "tally_text": match.tally_text(),
             "result_text": self._result_sentences() if result else None, "watchers": watchers,
