@@ -480,7 +480,8 @@ def test_more_than_one_worker_needs_redis_and_an_unreachable_redis_is_one_line(
 def test_the_page_says_it_is_reconnecting_and_resumes_its_seat_when_its_process_comes_back(
         three: list[WebProcess]) -> None:
     from playwright.sync_api import expect, sync_playwright
-    from tests.test_web_browser import CHROMIUM_ARGS, DESKTOP, chromium_path
+
+    from test_web_browser import CHROMIUM_ARGS, DESKTOP, chromium_path  # the browser tests' own settings
 
     server = three[0]
     with sync_playwright() as playwright:
