@@ -159,8 +159,8 @@ def test_a_whole_game_against_the_computer_by_clicks(url: str, new_page: Callabl
         cell(page, index).click()
         expect(page.locator("#status")).to_contain_text("Your turn")
         expect(page.locator("#status")).to_contain_text("The computer (Centre first) played")
-    press(page, 6)  # taken: the server refuses, the page shows why
-    expect(page.locator("#notice")).to_have_text("Row 3, column 1 is taken (X): choose an empty cell.")
+    press(page, 4)  # taken (the computer's centre): the server refuses, the page shows why
+    expect(page.locator("#notice")).to_have_text("Row 2, column 2 is taken (O): choose an empty cell.")
     cell(page, 3).click()
     expect(page.locator("#status")).to_have_text("You win along the left column a1–a3!")  # the match's sentence
     expect(page.locator("#notice")).to_have_text("")
@@ -517,3 +517,14 @@ def test_a_friend_gets_a_link_that_works_elsewhere_a_qr_code_and_is_asked_their_
     expect(ann.locator("#status")).to_have_text("Bo's turn (X).")
     assert settle(bo)["game"] == 2
     expect(bo.locator("#notice")).to_have_text("")
+
+
+def test_pressing_the_cell_just_played_again_is_the_same_move_not_an_error(url: str,
+                                                                          new_page: Callable[..., Page]) -> None:
+    page = new_page("Ann")
+    open_game(page, url, "parsons", first="me")
+    cell(page, 0).click()
+    page.wait_for_function("() => window.noughts.state.moves.length === 2")  # the answer is in
+    press(page, 0)  # the second click of a slow double click: the same request, answered as before
+    assert settle(page)["moves"] == [0, 4]
+    expect(page.locator("#notice")).to_have_text("")

@@ -26,6 +26,8 @@ let share = null; // the room's link for a friend: { url, reach }
 let hintFor = null; // { cell, game, ply }: the hint shown, until the board moves on
 let counter = 0; // numbers the requests that are not tied to a board (new games, joins)
 const pending = {}; // what -> id of a request not yet answered: a second press resends the same id
+let recent = null; // { what, id, at }: the last press; the same press next, within REPEAT_MS, is the same request
+const REPEAT_MS = 1500; // a double click or a key pressed twice, even when the answer came in between
 let shapeAsked = null; // the id of the last "players" question
 
 // ---- seat tokens (localStorage) ---------------------------------------------------------
@@ -65,7 +67,11 @@ function connect() {
   ws.onmessage = (event) => {
     let message;
     try { message = JSON.parse(event.data); } catch { return; }
-    if (message.id) for (const [what, id] of Object.entries(pending)) if (id === message.id) delete pending[what];
+    if (message.id) {
+      for (const [what, id] of Object.entries(pending)) if (id === message.id) delete pending[what];
+      // a refused press pressed again is asked again (the board may have changed), not answered from memory
+      if (message.type === "error" && recent && recent.id === message.id) recent = null;
+    }
     (handlers[message.type] || (() => {}))(message);
   };
   ws.onclose = () => {
@@ -93,8 +99,20 @@ function send(message) {
 // A request that is not tied to the board (a new game, a join): pressed again before it is
 // answered, it goes again with the same id, and the server answers it once.
 function request(what, message) {
-  if (!pending[what]) pending[what] = `${what}.${++counter}`;
+  if (!pending[what]) pending[what] = sameAsBefore(what, `${what}.${++counter}`);
   return send({ ...message, id: pending[what] });
+}
+
+// The id of a press: `fresh`, or the id of the same press made a moment ago (the second click of
+// a double click may come after the first one's answer, and must not be a second request).
+function sameAsBefore(what, fresh) {
+  const now = performance.now();
+  if (recent && recent.what === what && now - recent.at < REPEAT_MS) {
+    recent.at = now;
+    return recent.id;
+  }
+  recent = { what, id: fresh, at: now };
+  return fresh;
 }
 
 function roomFromPath() {
@@ -566,18 +584,21 @@ function play(index) {
     return;
   }
   const ply = state.moves.length;
-  send({ type: "move", cell: index, game: state.game, ply, id: `m.${state.game}.${ply}.${index}` });
+  const id = sameAsBefore(`move-${state.room}-${index}`, `m.${state.game}.${ply}.${index}`);
+  const [, game, meant] = id.split(".").map(Number); // a repeat goes with the board it was meant for
+  send({ type: "move", cell: index, game, ply: meant, id });
 }
 
 function undo() {
   if (!state) return;
-  send({ type: "undo", game: state.game, id: `u.${state.game}.${state.moves.length}` });
+  const id = sameAsBefore(`undo-${state.room}`, `u.${state.game}.${state.moves.length}`);
+  send({ type: "undo", game: state.game, id });
 }
 
 function askHint() {
   if (!state) return;
   news("Working out a hint…");
-  send({ type: "hint", id: `h.${state.game}.${state.moves.length}` });
+  send({ type: "hint", id: `h.${state.game}.${state.moves.length}` }); // one hint per board, however often asked
 }
 
 function setFocusIndex(index) {
@@ -691,7 +712,7 @@ function init() {
   });
   $("rematch").addEventListener("click", () => {
     wantBoardFocus = true;
-    if (state) send({ type: "rematch", id: `r.${state.game}` });
+    if (state) send({ type: "rematch", id: sameAsBefore(`rematch-${state.room}`, `r.${state.game}`) });
   });
   $("undo").addEventListener("click", undo);
   $("hint").addEventListener("click", askHint);
