@@ -65,6 +65,7 @@ class Client:
 def app_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     db = tmp_path_factory.mktemp("web") / "noughts.db"
     app = create_app(str(db), limits=GENEROUS, notify=lambda line: None, listen_host="0.0.0.0")
+    app.state.lobby.hint_seconds = 0.2  # the solver gives up on 7×7 all the same, sooner
     with TestClient(app) as test_client:
         yield test_client
 

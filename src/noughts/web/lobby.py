@@ -69,6 +69,7 @@ class Lobby:
         self._sweeper: asyncio.Task[None] | None = None
         self._welcome: str | None = None
         self.share = Share()  # how friends reach this server (the app sets it)
+        self.hint_seconds = HINT_SECONDS
         self._answers: weakref.WeakKeyDictionary[Connection, _Answers] = weakref.WeakKeyDictionary()
         self._shapes: OrderedDict[Shape, asyncio.Future[dict[str, str | None]]] = OrderedDict()
 
@@ -349,7 +350,7 @@ class Lobby:
         if match.seat_to_move != seat:
             raise Rejection("not_your_turn", "Wait: a hint comes at your move.")
         board = match.board
-        cell, sentence = await asyncio.get_running_loop().run_in_executor(None, hint, board, HINT_SECONDS)
+        cell, sentence = await asyncio.get_running_loop().run_in_executor(None, hint, board, self.hint_seconds)
         self.answer(conn, {"type": "hint", "cell": cell, "message": sentence, "game": room.game_no,
                            "ply": len(room.moves)})
 
