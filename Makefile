@@ -7,7 +7,7 @@ PLAY_READY := $(VENV)/.ready-play
 BENCH_READY := $(VENV)/.ready-bench
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 
-.PHONY: play test bench lint clean system-packages
+.PHONY: play test bench docs lint clean system-packages
 
 # `play` installs only the front ends' extras (pygame-ce, the web server, the panel's and robot's libraries):
 # about 10 s the first time, nothing after. PLAY_ARGS passes options, e.g. make play PLAY_ARGS="--opponent hard".
@@ -34,7 +34,18 @@ bench: $(READY) $(BENCH_READY)
 	$(PY) benchmarks/run.py $(BENCH_ARGS)
 	$(PY) benchmarks/envs.py $(BENCH_ARGS)
 	$(PY) benchmarks/web_load.py --redis $(BENCH_ARGS)
+	$(PY) benchmarks/web_attacks.py $(BENCH_ARGS)
 	$(PY) benchmarks/robot.py $(BENCH_ARGS)
+	$(PY) benchmarks/arena.py $(BENCH_ARGS)
+	$(PY) benchmarks/store.py $(BENCH_ARGS)
+	$(PY) benchmarks/strong.py $(BENCH_ARGS)
+	$(PY) benchmarks/proofs.py $(BENCH_ARGS)
+
+# The documentation site in site/: the pages in docs/ and the API from the docstrings (mkdocs.yml);
+# strict, so a broken link or reference fails. Open site/index.html.
+docs: $(READY)
+	$(VENV)/bin/mkdocs build --quiet
+	@echo "The documentation is in site/index.html"
 
 lint: $(READY)
 	$(VENV)/bin/ruff check src tests benchmarks examples
@@ -47,11 +58,11 @@ $(VENV)/.created:
 
 $(PLAY_READY): pyproject.toml | $(VENV)/.created
 	@echo "Setting up noughts in $(VENV) (once)..."
-	@$(PY) -m pip install --quiet --disable-pip-version-check -e '.[desktop,web,panel,robot]'
+	@$(PY) -m pip install --quiet --disable-pip-version-check -e '.[desktop,web,panel,robot,picture]'
 	@touch $@
 
 $(READY): pyproject.toml | $(VENV)/.created
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,desktop,web,panel,robot,rl]'
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,docs,desktop,web,panel,robot,rl,picture,postgres]'
 	@touch $@ $(PLAY_READY)
 
 # OpenSpiel is a baseline only: without a wheel for this platform its rows print as n/a.
@@ -61,5 +72,5 @@ $(BENCH_READY): benchmarks/requirements.txt
 	@touch $@
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis src/*.egg-info
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis src/*.egg-info site
 	find src tests benchmarks -name __pycache__ -prune -exec rm -rf {} +

@@ -1,8 +1,11 @@
 """One cold measurement in a fresh process: ``python benchmarks/child.py TASK``.
 
 Prints one JSON line: {"seconds": wall time of the measured part, "maxrss_kb": this process's peak
-resident memory, "info": a short note}.  run.py starts it, so every figure starts from empty caches.
+resident memory (its own high-water mark, VmHWM), "info": a short note, and for some tasks "parts":
+seconds of each step}.  run.py starts it, so every figure starts from empty caches.
 Some tasks take arguments: ``child.py overrun CASE SECONDS``, ``child.py engine_session [SHAPES [NODES SECONDS]]``.
+``child.py engine_floor REPLIES`` is not a measurement but the engine protocol's floor: it reads request
+lines on stdin, decodes each and writes the engine's reply (from the JSON-lines file REPLIES) for it.
 """
 
 from __future__ import annotations
@@ -24,6 +27,66 @@ def import_pyspiel() -> str:
     import pyspiel  # noqa: F401
 
     return ""
+
+
+PARTS: dict[str, float] = {}  # seconds of each step of a task that reports them
+
+
+def first_move() -> str:
+    """``import noughts``, then the perfect player's first move on 3×3: a new process's first answer."""
+    start = time.perf_counter()
+    import noughts
+
+    imported = time.perf_counter()
+    from noughts import players
+
+    player = players.get("perfect")
+    ready = time.perf_counter()
+    cell = player.choose(noughts.Board())
+    done = time.perf_counter()
+    PARTS.update({"import noughts": imported - start, "players, table and player": ready - imported,
+                  "choose": done - ready})
+    return f"cell {cell}"
+
+
+def first_move_openspiel() -> str:
+    """The same for OpenSpiel: import it, then its alpha-beta's move on the empty board."""
+    start = time.perf_counter()
+    import pyspiel
+    from open_spiel.python.algorithms.minimax import alpha_beta_search
+
+    imported = time.perf_counter()
+    _, action = alpha_beta_search(pyspiel.load_game("tic_tac_toe"))
+    done = time.perf_counter()
+    PARTS.update({"import pyspiel": imported - start, "alpha_beta_search": done - imported})
+    return f"action {action}"
+
+
+def engine_floor(replies_file: str) -> None:
+    """Read each request line, decode it and write the engine's reply to it: the protocol's own work."""
+    with open(replies_file, encoding="utf-8") as replies:
+        answers = [json.loads(line) for line in replies]
+    stdin, stdout = sys.stdin.buffer, sys.stdout
+    for line, reply in zip(iter(lambda: stdin.readline(65537), b""), answers, strict=False):
+        json.loads(line)
+        stdout.write(json.dumps(reply, separators=(",", ":")) + "\n")
+        stdout.flush()
+
+
+def peak_rss_kb() -> int:
+    """This process's peak resident memory in KiB: VmHWM, its own high-water mark since it started.
+
+    Not ru_maxrss: Linux carries the parent's resident size over to a forked child, so a child of
+    a big benchmark process would report the parent's size as its own peak.
+    """
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux, bytes on macOS
 
 
 def solve3() -> str:
@@ -155,10 +218,14 @@ SETUP = {
     "engine_session": ("noughts.solver", "noughts.players", "noughts.engine"),
 }
 TASKS: dict[str, Callable[..., str | tuple[str, float]]] = {
-    f.__name__: f for f in (import_noughts, import_pyspiel, solve3, solve4, os_mnk4, overrun, engine_session)}
+    f.__name__: f for f in (import_noughts, import_pyspiel, solve3, solve4, os_mnk4, overrun, engine_session,
+                            first_move, first_move_openspiel)}
 
 
 def main(task: str, *args: str) -> None:
+    if task == "engine_floor":
+        engine_floor(*args)
+        return
     for module in SETUP.get(task, ()):
         __import__(module)
     start = time.perf_counter()
@@ -166,8 +233,7 @@ def main(task: str, *args: str) -> None:
     seconds = time.perf_counter() - start
     if isinstance(info, tuple):  # the task timed its own measured part
         info, seconds = info
-    maxrss_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
-    print(json.dumps({"seconds": seconds, "maxrss_kb": maxrss_kb, "info": info}))
+    print(json.dumps({"seconds": seconds, "maxrss_kb": peak_rss_kb(), "info": info, "parts": PARTS}))
 
 
 if __name__ == "__main__":

@@ -7,7 +7,13 @@ Measures, each as the median of repeated runs, next to a baseline:
   4. the 4×4 k=4 solve in a fresh process: time and peak memory (vs OpenSpiel on mnk(4,4,4), capped),
   5. ``import noughts`` in a fresh process (vs ``import pyspiel``),
   6. how far past a time budget searches run on big boards (solver, players, engine, command line),
-  7. peak memory (ru_maxrss) of an engine session over many board shapes, in a fresh process.
+  7. peak memory of an engine session over many board shapes, in a fresh process,
+  8. a new process's first perfect move (import noughts, the players, the move; vs OpenSpiel's first alpha-beta move),
+  9. requests a second through ``noughts engine`` (vs a process that only reads, decodes and writes the same lines).
+Section 1 also sets choose beside a bare dict lookup, and section 3 plays random games one move at a time
+through the public Board and Game APIs beside pyspiel's, next to the special ``Board.playout`` loop.
+Cold figures are fresh processes (bytecode cached, as installed); warm ones repeat in one process.  Peak
+memory is each child process's own high-water mark (VmHWM), never the benchmark's.
 With ``--before REV`` sections 6 and 7 also run the same searches on that git revision's code, as the
 baseline.  Prints one table (figures, ratios, targets, PASS/MISS); progress goes to stderr.  A missing
 OpenSpiel or a missing part of noughts turns its rows into "n/a" with the reason below the table; it
@@ -130,7 +136,7 @@ def run_child(task: str, timeout: float, memory_cap: int | None = None, *args: s
               src: Path = SRC) -> dict[str, Any]:
     """Run ``child.py TASK ARGS`` in a fresh interpreter on the code in ``src``; its JSON result
     (seconds, maxrss_kb, info)."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(src), os.environ.get("PYTHONPATH", "")]))
+    env = child_env(src)
 
     def limit_memory() -> None:
         if memory_cap:
@@ -150,8 +156,18 @@ def run_child(task: str, timeout: float, memory_cap: int | None = None, *args: s
     return result
 
 
+def child_env(src: Path = SRC) -> dict[str, str]:
+    """The environment of a measured process: ``src`` first on the path, and bytecode cached as an
+    installed package has it (with PYTHONDONTWRITEBYTECODE every fresh process would compile the
+    package again and the cold figures would measure the compiler)."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(src), os.environ.get("PYTHONPATH", "")]))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
 def median_child(task: str, runs: int, timeout: float = 120.0) -> tuple[float, dict[str, Any]]:
     """Median seconds of ``runs`` fresh-process runs of ``task``, and the last result."""
+    run_child(task, timeout)  # once unmeasured, so that the bytecode is cached
     results = [run_child(task, timeout) for _ in range(runs)]
     return statistics.median(r["seconds"] for r in results), results[-1]
 
@@ -229,7 +245,44 @@ def bench_perfect_move(quick: bool, spiel: Any) -> list[Row]:
         total.value = sum(r.value or 0 for r in rows)
     if all(r.base for r in rows):
         total.base = sum(r.base or 0 for r in rows)
-    return [*rows, total]
+    return [*rows, total, bench_lookup_peer(quick, rows[0].section)]
+
+
+def bench_lookup_peer(quick: bool, section: str) -> Row:
+    """perfect.choose against the least a table player can do: a function returning ``table[board.key]``.
+
+    Both run over the same positions, in alternating rounds, so a busy machine slows both alike."""
+    row = Row(section, f"choose over all {len(POSITIONS)} positions", "time",
+              baseline="lookup(board): table[board.key]", min_ratio=0.5)
+    log("perfect move: beside a bare dict lookup")
+    try:
+        from noughts import players
+        from noughts.board import Board
+
+        player = players.get("perfect", random.Random(1))
+        boards = []
+        for moves in POSITIONS.values():
+            board = Board()
+            for move in moves:
+                board = board.play(move)
+            boards.append(board)
+        table = {board.key: player.candidates(board) for board in boards}
+
+        def lookup(board: Any) -> Any:
+            return table[board.key]
+
+        namespace = {"choose": player.choose, "lookup": lookup, "boards": boards}
+        mine = timeit.Timer("for board in boards: choose(board)", globals=namespace)
+        theirs = timeit.Timer("for board in boards: lookup(board)", globals=namespace)
+        number, rounds = (2000, 15) if quick else (5000, 41)
+        pairs = [(mine.timeit(number) / number, theirs.timeit(number) / number) for _ in range(rounds)]
+        row.value = statistics.median(m for m, _ in pairs)
+        row.base = statistics.median(t for _, t in pairs)
+        ratio = statistics.median(m / t for m, t in pairs)
+        row.note = f"median of {rounds} alternating rounds; choose is {ratio:.2f}× the lookup, round by round"
+    except Exception as exc:
+        row.note = unavailable(exc)
+    return row
 
 
 def bench_solve3(quick: bool, spiel: Any) -> list[Row]:
@@ -289,7 +342,64 @@ def bench_random_games(quick: bool, spiel: Any) -> list[Row]:
         log("random games: OpenSpiel")
         game, rng = spiel.load_game("tic_tac_toe"), random.Random(1)
         row.base = 1 / per_call(lambda: baselines.os_random_game(game, rng), repeat, min_time)
-    return [row]
+    return [row, *bench_per_move_games(quick, spiel)]
+
+
+def board_per_move_game(rng: random.Random) -> object:
+    """A random game through the public per-move API, as a user writes it."""
+    from noughts.board import Board
+
+    board = Board()
+    while not board.is_over:
+        board = board.play(rng.choice(board.legal_moves))
+    return board.winner
+
+
+def game_per_move_game(rng: random.Random) -> object:
+    """The same through Game, which keeps the moves (undo, records, listeners)."""
+    from noughts.game import Game
+
+    game = Game()
+    while game.result is None:
+        game.play(rng.choice(game.board.legal_moves))
+    return game.result
+
+
+def bench_per_move_games(quick: bool, spiel: Any) -> list[Row]:
+    """Random games one move at a time through each public API, beside pyspiel's, in alternating rounds."""
+    section = "3 random games"
+    rows = [Row(section, "Board: is_over, legal_moves, play: games/s", "rate",
+                baseline="pyspiel: is_terminal, legal_actions, apply_action", min_ratio=1.5),
+            Row(section, "Game: result, board.legal_moves, play: games/s", "rate",
+                baseline="pyspiel: is_terminal, legal_actions, apply_action")]
+    if spiel is None:
+        for row in rows:
+            row.note = baselines.OPENSPIEL_ERROR
+        return rows
+    log("random games, one move at a time: noughts Board and Game, pyspiel")
+    game = spiel.load_game("tic_tac_toe")
+    loops = {"board": board_per_move_game, "game": game_per_move_game,
+             "pyspiel": lambda rng: baselines.os_random_game(game, rng)}
+    number, rounds = (500, 7) if quick else (2000, 21)
+    rates: dict[str, list[float]] = {name: [] for name in loops}
+    try:
+        for _ in range(rounds):
+            for name, loop in loops.items():
+                rng = random.Random(1)
+                started = time.process_time()  # CPU time: other work on a shared machine does not count
+                for _ in range(number):
+                    loop(rng)
+                rates[name].append(number / (time.process_time() - started))
+    except Exception as exc:
+        for row in rows:
+            row.note = unavailable(exc)
+        return rows
+    base = statistics.median(rates["pyspiel"])
+    for row, name in zip(rows, ("board", "game"), strict=True):
+        row.value, row.base = statistics.median(rates[name]), base
+        ratio = statistics.median(mine / theirs for mine, theirs in zip(rates[name], rates["pyspiel"], strict=True))
+        row.note = f"per CPU second, median of {rounds} alternating rounds; {ratio:.2f}× pyspiel round by round"
+    return rows
 
 
 def bench_solve4(quick: bool, spiel: Any) -> list[Row]:
@@ -397,7 +507,7 @@ def bench_budgets(quick: bool, spiel: Any) -> list[Row]:
 
 def bench_command_budgets(section: str, seconds: float) -> list[Row]:
     """The same for the command line and the engine process; their start-up is measured apart."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]))
+    env = child_env()
     noughts = [sys.executable, "-m", "noughts"]
     shape = ["--rows", "26", "--cols", "26", "--k", "2"]
 
@@ -442,7 +552,7 @@ def bench_command_budgets(section: str, seconds: float) -> list[Row]:
 def bench_memory(quick: bool, spiel: Any) -> list[Row]:
     """Peak memory of an engine session over many board shapes, in a fresh process."""
     shapes = 8 if quick else SESSION_SHAPES
-    row = Row("7 memory (ru_maxrss, fresh process)", f"engine session: {shapes} board shapes, peak RSS",
+    row = Row("7 memory (peak RSS, fresh process)", f"engine session: {shapes} board shapes, peak RSS",
               "memory", limit=256 * MIB, baseline=f"before ({BEFORE[0]})" if BEFORE else "")
     log(f"memory: engine session over {shapes} shapes")
     try:
@@ -461,8 +571,119 @@ def bench_memory(quick: bool, spiel: Any) -> list[Row]:
     return [row]
 
 
+def bench_first_move(quick: bool, spiel: Any) -> list[Row]:
+    """A new process's first perfect move on 3×3, beside OpenSpiel's first alpha-beta move."""
+    section = "8 first move in a new process (cold)"
+    runs = 7 if quick else 21
+    total = Row(section, "import noughts + first perfect move", "time",
+                baseline="import pyspiel + first alpha_beta_search move")
+    move = Row(section, "first perfect move after import noughts", "time",
+               baseline="alpha_beta_search after import pyspiel", limit=5e-3)
+    process = Row(section, "whole process: python -c '...first perfect move'", "time",
+                  baseline="python -c '...first alpha_beta_search move'")
+    rows = [total, move, process]
+    log("first move: noughts, fresh processes")
+    try:
+        run_child("first_move", 120)  # unmeasured: caches the bytecode
+        results = [run_child("first_move", 120) for _ in range(runs)]
+        parts = {name: statistics.median(r["parts"][name] for r in results) for name in results[0]["parts"]}
+        total.value = statistics.median(r["seconds"] for r in results)
+        move.value = statistics.median(r["seconds"] - r["parts"]["import noughts"] for r in results)
+        move.note = f"noughts, medians of {runs}: " + ", ".join(
+            f"{name} {value * 1e3:.2f} ms" for name, value in parts.items())
+    except (ChildFailed, KeyError) as exc:
+        for row in rows:
+            row.note = unavailable(exc)
+    code = {"noughts": "import noughts; from noughts import players; players.get('perfect').choose(noughts.Board())",
+            "pyspiel": "import pyspiel; from open_spiel.python.algorithms.minimax import alpha_beta_search; "
+                       "alpha_beta_search(pyspiel.load_game('tic_tac_toe'))",
+            "nothing": "pass"}
+    if spiel is None:
+        for row in rows:
+            row.note = row.note or baselines.OPENSPIEL_ERROR
+        del code["pyspiel"]
+    else:
+        log("first move: OpenSpiel, fresh processes")
+        try:
+            seconds, result = median_child("first_move_openspiel", runs)
+            total.base = seconds
+            move.base = result["parts"]["alpha_beta_search"]
+        except (ChildFailed, KeyError) as exc:
+            total.note = total.note or f"OpenSpiel: {exc}"
+    log("first move: whole processes")
+    env = child_env()
+    walls: dict[str, list[float]] = {name: [] for name in code}
+    for _ in range(runs + 1):  # in turns; the first round only caches bytecode
+        for name, text in code.items():
+            started = time.perf_counter()
+            done = subprocess.run([sys.executable, "-c", text], env=env, capture_output=True, timeout=120)
+            walls[name].append(time.perf_counter() - started if done.returncode == 0 else float("nan"))
+    wall = {name: statistics.median(times[1:]) for name, times in walls.items()}
+    process.value, process.base = wall["noughts"], wall.get("pyspiel")
+    process.note = f"wall time, median of {runs}; Python starting and doing nothing: {wall['nothing'] * 1e3:.1f} ms"
+    return rows
+
+
+ENGINE_REQUESTS = 20_000
+
+
+def engine_requests(count: int) -> list[str]:
+    """Move requests on 3×3 as a client playing many games sends them: positions from random games, seeded."""
+    from noughts.board import Board
+
+    rng = random.Random(3)
+    lines = []
+    for number in range(count):
+        board = Board()
+        for _ in range(rng.randrange(9)):
+            if board.is_over:
+                break
+            board = board.play(rng.choice(board.legal_moves))
+        if board.is_over:
+            board = Board()
+        lines.append(json.dumps({"id": number, "cmd": "move", "position": str(board), "seed": number}))
+    return lines
+
+
+def bench_engine(quick: bool, spiel: Any) -> list[Row]:
+    """Requests a second through ``noughts engine`` (a process reading stdin, answering on stdout),
+    beside the floor: a process that reads the same lines, decodes them and writes the same replies."""
+    section = "9 engine protocol (warm)"
+    row = Row(section, f"noughts engine: {ENGINE_REQUESTS:,} move requests, 3×3", "rate",
+              baseline="floor: read, decode, write the same replies", limit=50_000.0)
+    log("engine protocol: requests a second")
+    folder = Path(tempfile.mkdtemp(prefix="noughts-engine-bench-"))
+    requests, few = folder / "requests.jsonl", folder / "few.jsonl"
+    lines = engine_requests(ENGINE_REQUESTS)
+    requests.write_text("\n".join(lines) + "\n")
+    few.write_text("\n".join(lines[:200]) + "\n")  # start-up, imports and first answers: taken off
+    replies = folder / "replies.jsonl"
+    env = child_env()
+    commands = {"noughts": [sys.executable, "-m", "noughts", "engine"],
+                "floor": [sys.executable, str(HERE / "child.py"), "engine_floor", str(replies)]}
+
+    def seconds(command: list[str], source: Path, output: Path = folder / "out.jsonl") -> float:
+        with source.open("rb") as stdin, output.open("wb") as stdout:
+            started = time.perf_counter()
+            subprocess.run(command, stdin=stdin, stdout=stdout, env=env, check=True, timeout=600)
+            return time.perf_counter() - started
+
+    try:
+        seconds(commands["noughts"], requests, replies)  # the replies the floor writes; bytecode cached
+        rates: dict[str, list[float]] = {name: [] for name in commands}
+        for _ in range(3 if quick else 7):
+            for name, command in commands.items():
+                rates[name].append((ENGINE_REQUESTS - 200) / (seconds(command, requests) - seconds(command, few)))
+        row.value, row.base = statistics.median(rates["noughts"]), statistics.median(rates["floor"])
+        row.note = (f"wall time less the same process answering the first 200 requests; {len(rates['floor'])} "
+                    "alternating rounds; the replies are the engine's own, every request seeded")
+    except Exception as exc:
+        row.note = unavailable(exc)
+    return [row]
+
+
 SECTIONS = (bench_perfect_move, bench_solve3, bench_random_games, bench_solve4, bench_import, bench_budgets,
-            bench_memory)
+            bench_memory, bench_first_move, bench_engine)
 
 
 # --- output ------------------------------------------------------------------------------------
@@ -495,7 +716,7 @@ def fmt_target(row: Row) -> str:
     if row.limit is not None:
         parts.append(("≥ " if row.kind == "rate" else "≤ ") + fmt(row.kind, row.limit))
     if row.min_ratio is not None:
-        parts.append(f"≥ {row.min_ratio:,.0f}× faster")
+        parts.append(f"≥ {row.min_ratio:,.3g}× faster" if row.min_ratio >= 1 else f"≤ {1 / row.min_ratio:.3g}× slower")
     return ", ".join(parts) or "—"
 
 
@@ -534,7 +755,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", metavar="FILE", help="also save every figure to FILE as JSON")
     parser.add_argument("--before", metavar="REV",
                         help="also run sections 6 and 7 on the code of git revision REV, as their baseline")
-    parser.add_argument("--only", metavar="N,N", help="run only these sections (numbers from 1 to 7)")
+    parser.add_argument("--only", metavar="N,N", help="run only these sections (numbers from 1 to 9)")
     args = parser.parse_args(argv)
     chosen = SECTIONS if not args.only else [SECTIONS[int(n) - 1] for n in args.only.split(",")]
     global BEFORE

@@ -11,7 +11,7 @@ import threading
 import pytest
 
 from noughts import Board, __version__, solver
-from noughts.cli import main
+from noughts.cli import build_parser, main
 from noughts.engine import handle
 
 COMMANDS = ["move", "analyse", "status", "players", "engine", "play", "history", "replay", "scores"]
@@ -67,6 +67,9 @@ def test_version() -> None:
 def test_no_command_is_a_one_line_error(capsys: pytest.CaptureFixture[str]) -> None:
     status, _, err = run_main(capsys)
     assert_one_line_error(status, err, "move")
+    commands = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    named = set(err.split(": say what to do: ")[1].split(" (see")[0].replace(" or ", ", ").split(", "))
+    assert named == set(commands) - {"analyze"}  # every command, the American spelling aside
 
 
 def test_help_does_not_import_the_solver_or_the_players() -> None:
@@ -264,12 +267,12 @@ def test_analyse_on_a_board_too_big_to_solve_is_an_error_not_a_hang(capsys: pyte
     assert engine.ANALYSE_MAX_NODES == 2_000_000  # what the command really allows
     # A smaller budget (about 0.1 s of search), and the clock only as a backstop far beyond it: the
     # node budget stops this search, however busy the machine (the clock's own error: test_engine.py).
-    monkeypatch.setattr(engine, "ANALYSE_MAX_NODES", 20_000)
+    monkeypatch.setattr(engine, "ANALYSE_MAX_NODES", 2_000)
     monkeypatch.setattr(engine, "ANALYSE_MAX_SECONDS", 300.0)
     solver.clear_cache()
-    status, out, err = run_main(capsys, "analyse", "--rows", "3", "--cols", "8", "--k", "4")
+    status, out, err = run_main(capsys, "analyse", "--rows", "4", "--cols", "9", "--k", "4")
     assert (status, out) == (2, "")
-    assert err == ("noughts: the solver gave up after searching 20,000 positions, its budget "
+    assert err == ("noughts: the solver gave up after searching 2,000 positions, its budget "
                    "(max_nodes); this board is too big to solve exactly in that budget\n")
 
 

@@ -388,14 +388,14 @@ def test_opponents_that_cannot_play_the_board_are_marked_and_refused_with_the_re
 
 
 def test_the_solved_players_are_marked_on_a_board_too_big_to_solve() -> None:
-    controller, worker = make(rows=5, cols=5)
+    controller, worker = make(rows=15, cols=15)
     worker.answer(controller)
     marked = {c.key for c in controller.view().opponents if not c.enabled}
-    assert {"hard", "perfect", "medium", "parsons"} <= marked and "easy" not in marked and "person" not in marked
-    controller.choose_opponent("hard")
+    assert {"perfect", "medium", "parsons"} <= marked and not {"easy", "person", "hard", "strong"} & marked
+    controller.choose_opponent("medium")
     controller.press("play")
     view = controller.view()
-    assert view.screen == "start" and view.problem.startswith("Hard cannot play a 5×5 board with 5 in a row")
+    assert view.screen == "start" and view.problem.startswith("Medium cannot play a 15×15 board with 5 in a row")
     assert "Opponents that can: easy" in view.problem
 
 

@@ -18,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from child_signals import default_sigint
 from noughts import Board, NoughtsError, solver
 from noughts.engine import MAX_LINE_BYTES, encode, handle, handle_line, run
 
@@ -188,7 +189,8 @@ def test_analyse_with_a_budget_of_its_own() -> None:
 def test_move_with_a_budget_of_its_own() -> None:
     assert_error(ask(cmd="move", rows=15, cols=15, player="perfect", nodes=100),
                  "cannot solve this 15×15 board (k=5) within 100 positions")
-    assert_error(ask(cmd="move", rows=15, cols=15, player="hard", seconds=0.1), "within 0.1 seconds")
+    assert_error(ask(cmd="move", rows=15, cols=15, player="medium", nodes=100, seed=1), "within 100 positions")
+    assert 0 <= ask(cmd="move", rows=15, cols=15, player="hard", seconds=0.1)["index"] < 225  # the strong player
     reply = ask(cmd="move", rows=15, cols=15, player="minimax", nodes=50, seed=1)
     assert 0 <= reply["index"] < 225
     assert ask(cmd="move", rows=15, cols=15, player="random", nodes=0, seed=1)["cell"]  # no search: no budget
@@ -353,7 +355,7 @@ def test_run_stops_a_request_that_takes_too_long_and_carries_on(monkeypatch: pyt
     monkeypatch.setattr(engine, "ANALYSE_MAX_NODES", None)
     monkeypatch.setattr(engine, "ANALYSE_MAX_SECONDS", 1000.0)
     solver.clear_cache()
-    data = b'{"cmd":"analyse","rows":6,"cols":6,"k":5,"id":1}\n{"cmd":"status","id":2}\n'
+    data = b'{"cmd":"analyse","rows":15,"cols":15,"k":5,"id":1}\n{"cmd":"status","id":2}\n'
     out = io.StringIO()
     start = time.monotonic()
     assert run(io.BytesIO(data), out, max_seconds=0.5) == 0
@@ -507,13 +509,6 @@ def test_fuzz_the_position_and_cell_parsers(text: str) -> None:
 
 # Without PYTHONUNBUFFERED, so a reply only arrives if the engine really flushes it.
 BUFFERED = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
-
-
-def default_sigint() -> None:
-    """In the child: Ctrl-C as on a terminal, even when pytest itself runs with SIGINT ignored (`&`, nohup)."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def engine_process() -> subprocess.Popen[bytes]:

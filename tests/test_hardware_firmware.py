@@ -367,6 +367,7 @@ def test_calibrating_the_uno_over_serial_then_playing_with_its_thresholds(build:
         assert thresholds == (850, 600, 450, 350, 250, 175, 125, 75, 25)
         sim.set_ladder(0)
         host = Host(sim.pty, thresholds)
+        host.panel.settings = replace(host.panel.settings, thinking_seconds=60.0)  # no reply yet: the press alone
         host.loop.start()
         host.until(lambda: host.board.connected, what="the hello")
         press(sim, host, 3, reading=lambda cell: ladder[cell - 1])  # 500: cell 2 by the seed's thresholds

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import random
+import runpy
 from collections.abc import Callable
 from functools import cache
+from pathlib import Path
 
 import pytest
 
 from noughts.board import Board
 from noughts.errors import IllegalMoveError, UnsupportedBoardError
-from noughts.players.perfect import PerfectPlayer
+from noughts.players import perfect_33
+from noughts.players.perfect import PerfectPlayer, work_out_moves_33
 
 Result = tuple[int, int]  # (value for the side to move, plies to the end)
 
@@ -132,6 +135,52 @@ def test_prefers_moves_that_leave_the_opponent_more_ways_to_go_wrong() -> None:
     # every first move draws; after a corner only O's centre reply draws (7 losing replies),
     # after the centre 4 replies lose, after an edge fewer
     assert options(Board()) == (0, 2, 6, 8)
+
+
+def test_the_shipped_3x3_table_is_what_the_script_writes_from_the_solver() -> None:
+    worked_out = work_out_moves_33()
+    assert worked_out == perfect_33.MOVES
+    script = runpy.run_path(str(Path(__file__).resolve().parent.parent / "scripts" / "make_perfect_33.py"))
+    assert Path(perfect_33.__file__).read_text(encoding="utf-8") == script["render"](worked_out)
+
+
+def traps(board: Board) -> int:
+    """How many of the side to move's replies are worse than its best, by the negamax."""
+    return 0 if board.is_over else len(board.legal_moves) - len(best_cells(board))
+
+
+def test_every_3x3_entry_is_every_best_move_that_sets_the_most_traps_by_the_negamax() -> None:
+    assert len(perfect_33.MOVES) == sum(not board.is_over for board in reachable(Board()))
+    for key, cells in perfect_33.MOVES.items():
+        board = Board.from_bits(key & 511, key >> 9)
+        set_traps = {cell: traps(board.play(cell)) for cell in best_cells(board)}
+        most = max(set_traps.values())
+        assert cells == tuple(sorted(cell for cell, count in set_traps.items() if count == most)), str(board)
+
+
+def test_ties_are_drawn_exactly_as_randrange_draws_them_in_every_3x3_position() -> None:
+    # choose() draws the bits itself for speed: a seeded game must play the moves it always did
+    boards = [Board.from_bits(key & 511, key >> 9) for key in perfect_33.MOVES]
+    for seed in range(3):
+        player, reference = PerfectPlayer(random.Random(seed)), random.Random(seed)
+        for board in boards:
+            cells = perfect_33.MOVES[board.key]
+            expected = cells[0] if len(cells) == 1 else cells[reference.randrange(len(cells))]
+            assert player.choose(board) == expected, str(board)
+        assert player.rng.getstate() == reference.getstate()
+
+    class Floats(random.Random):  # draws below n from random(), not getrandbits
+        def random(self) -> float:
+            return super().random() ** 2
+
+    player = PerfectPlayer(Floats(3))
+    player.rng = Floats(4)  # a generator given later is the one used
+    reference = Floats(4)
+    draws = [player.choose(Board()) for _ in range(40)]
+    assert draws == [(0, 2, 6, 8)[reference.randrange(4)] for _ in range(40)]
+    player.rng = random.Random(5)
+    reference = random.Random(5)
+    assert [player.choose(Board()) for _ in range(40)] == [(0, 2, 6, 8)[reference.randrange(4)] for _ in range(40)]
 
 
 def test_ties_are_broken_by_its_own_rng_only() -> None:

@@ -41,6 +41,7 @@ def negamax(rows: int, cols: int, k: int) -> Callable[[int, int], Result]:
     size = rows * cols
     full = (1 << size) - 1
     memo: dict[tuple[int, int], Result] = {}
+    complete: dict[int, bool] = {}  # marks -> whether they hold a whole line (one side's marks recur)
 
     def value(x: int, o: int) -> Result:
         result = memo.get((x, o))
@@ -48,15 +49,19 @@ def negamax(rows: int, cols: int, k: int) -> Callable[[int, int], Result]:
             return result
         x_to_move = x.bit_count() == o.bit_count()
         last_mover = o if x_to_move else x
-        if any(last_mover & line == line for line in lines):
+        won = complete.get(last_mover)
+        if won is None:
+            won = complete[last_mover] = any(last_mover & line == line for line in lines)
+        if won:
             result = (-1, 0)
         elif x | o == full:
             result = (0, 0)
         else:
             best: Result | None = None
             best_rank = (0, 0)
+            taken = x | o
             for cell in range(size):
-                if (x | o) >> cell & 1:
+                if taken >> cell & 1:
                     continue
                 child_x, child_o = (x | 1 << cell, o) if x_to_move else (x, o | 1 << cell)
                 child = memo.get((child_x, child_o)) or value(child_x, child_o)
@@ -301,6 +306,7 @@ def test_progress_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_interrupt_propagates_and_leaves_only_true_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(solver, "ALPHA_BETA_MAX_SIZE", 30)  # the alpha-beta table (test_proofs: the prover)
     monkeypatch.setattr(solver, "PROGRESS_INTERVAL", 0.0)
     solver.clear_cache()
     calls = 0
@@ -467,6 +473,7 @@ def test_all_tables_together_stay_within_their_limit(monkeypatch: pytest.MonkeyP
 
 
 def test_a_search_that_gives_up_forgets_what_it_added(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(solver, "ALPHA_BETA_MAX_SIZE", 30)  # the alpha-beta table (test_proofs: the prover)
     monkeypatch.setattr(solver, "TRIM_ENTRIES", 500)
     solver.clear_cache()
     geometry = Geometry.get(5, 5, 4)
@@ -480,6 +487,7 @@ def test_a_search_that_gives_up_forgets_what_it_added(monkeypatch: pytest.Monkey
 
 
 def test_a_search_that_gives_up_keeps_what_earlier_searches_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(solver, "ALPHA_BETA_MAX_SIZE", 30)  # the alpha-beta table (test_proofs: the prover)
     monkeypatch.setattr(solver, "TRIM_ENTRIES", 500)
     solver.clear_cache()
     solve(Board(4, 5, 4).play(0).play(19))

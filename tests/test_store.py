@@ -24,6 +24,7 @@ from noughts.store import (
     DIFFICULTY_POINTS,
     SCHEMA_VERSION,
     BoardScores,
+    Finished,
     GameNotFoundError,
     Participant,
     Recorded,
@@ -32,6 +33,7 @@ from noughts.store import (
     Tally,
     default_path,
     open_store,
+    schema,
 )
 from noughts.store import sqlite as store_module
 
@@ -49,10 +51,18 @@ def win_for(mark: str) -> Game:
     return game(X_WINS if mark == "X" else O_WINS)
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def where(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Where a fresh, empty store lives: a SQLite file, or a schema of its own on a real PostgreSQL server."""
+    if request.param == "sqlite":
+        return str(tmp_path / "noughts.db")
+    return str(request.getfixturevalue("postgres").fresh_url())
+
+
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    with open_store(tmp_path / "noughts.db") as opened:
-        assert opened.enabled and opened.notices == []
+def store(where: str) -> Iterator[Store]:
+    with open_store(where) as opened:
+        assert opened.enabled and opened.notices == [], opened.notices
         yield opened
 
 
@@ -256,8 +266,8 @@ def test_an_unknown_game_number(store: Store) -> None:
     assert_sentence(str(caught.value))
 
 
-def test_everything_survives_closing_and_opening_again(tmp_path: Path) -> None:
-    path = tmp_path / "noughts.db"
+def test_everything_survives_closing_and_opening_again(where: str) -> None:
+    path = where
     with open_store(path) as first:
         human_vs(first, "hard", "win")
         first.record(win_for("X"), ANN, BOB)
@@ -282,8 +292,8 @@ def test_reset(store: Store, scores: bool, history: bool) -> None:
 
 
 # recording once -------------------------------------------------------------------------
-def test_a_game_key_records_a_game_once(tmp_path: Path) -> None:
-    path, hard = tmp_path / "noughts.db", Participant.computer("hard")
+def test_a_game_key_records_a_game_once(where: str) -> None:
+    path, hard = where, Participant.computer("hard")
     with open_store(path) as first:
         done = first.record(win_for("X"), ANN, hard, game_key="room-7/game-1")
         assert done == Recorded(1, 3, 3, "hard", 3, True, (3, 3, 3))
@@ -391,7 +401,7 @@ def test_a_new_file_gets_the_current_schema(tmp_path: Path) -> None:
     path = tmp_path / "deep" / "er" / "noughts.db"  # missing folders are created
     with open_store(path) as opened:
         assert opened.enabled and opened.path == path
-    assert pragma(path, "user_version") == SCHEMA_VERSION == 3
+    assert pragma(path, "user_version") == SCHEMA_VERSION == 4
     assert pragma(path, "application_id") == store_module._APPLICATION_ID
     assert sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
@@ -486,13 +496,12 @@ def test_a_failing_migration_changes_nothing(tmp_path: Path, monkeypatch: pytest
     path = tmp_path / "noughts.db"
     make_version_1(path)
     broken = ("CREATE TABLE half_done (x)", "INSERT INTO no_such_table VALUES (1)")
-    monkeypatch.setattr(store_module, "_MIGRATIONS", [*store_module._MIGRATIONS, broken])
-    monkeypatch.setattr(store_module, "SCHEMA_VERSION", 4)
+    monkeypatch.setattr(schema, "MIGRATIONS", [*schema.MIGRATIONS, broken])
     opened = open_store(path)
     assert not opened.enabled and opened.reason is not None
     assert_sentence(opened.reason)
     assert list(tmp_path.glob("*.corrupt-*")) == []  # a bug in a migration is not a damaged file
-    # steps 2, 3 and 4 ran in the same transaction: all were rolled back
+    # steps 2 to 5 ran in the same transaction: all were rolled back
     assert pragma(path, "user_version") == 1
     tables = {row[0] for row in sqlite3.connect(path).execute("SELECT name FROM sqlite_master")}
     assert "half_done" not in tables and "people" not in tables and "board_scores" not in tables
@@ -932,3 +941,67 @@ def test_recorded_summary_tells_the_person_how_the_scores_moved() -> None:
         "Saved as game 8. +3 points: your run is 3; hard high score 3 (a new high score!).")
     assert Recorded(9, 3, 3, "hard", 3, False, (1, 1, 1)).summary() == (
         "Saved as game 9 (1×1, 1 in a row). +3 points: your run is 3; hard high score 3.")
+
+
+# many games in one transaction -----------------------------------------------------------
+def random_games(seed: int, count: int) -> list[Finished]:
+    """Finished games on three boards between people and every kind of computer player, some with keys."""
+    import random
+
+    rng = random.Random(seed)
+    computers = [Participant.computer(name) for name in ("easy", "medium", "hard", "perfect")]
+    sides = [ANN, BOB, Participant.human("Cy"), *computers]
+    boards = [Board(), Board(1, 1, 1), Board(4, 4, 3)]
+    games = []
+    for number in range(count):
+        played = Game(rng.choice(boards))
+        while played.result is None:
+            played.play(rng.choice(played.board.legal_moves))
+        key = f"k{rng.randrange(count // 3)}" if rng.random() < 0.5 else None  # some keys come back: retries
+        x, o = rng.choice(sides), rng.choice(sides)
+        if key is not None:  # a retry is the same game again
+            earlier = next((g for g in games if g.game_key == key), None)
+            if earlier is not None:
+                played, x, o = earlier.game, earlier.x, earlier.o
+        games.append(Finished(played, x, o, game_key=key, played_at=datetime(2024, 1, 1, tzinfo=UTC)
+                              + timedelta(seconds=number)))
+    return games
+
+
+def test_a_batch_scores_exactly_as_the_games_one_at_a_time(store: Store, tmp_path: Path) -> None:
+    games = random_games(7, 240)
+    with open_store(tmp_path / "one-by-one.db") as single:
+        expected = [single.record(g.game, g.x, g.o, game_key=g.game_key, played_at=g.played_at) for g in games]
+        expected_scores, expected_games = single.scores(), single.games(limit=1000)
+    answers: list[Recorded | StoreError] = []
+    for start in range(0, len(games), 37):  # batches of 37, the last one shorter
+        answers += store.record_many(games[start:start + 37])
+    assert answers == expected
+    assert store.scores() == expected_scores
+    assert store.games(limit=1000) == expected_games
+    assert len({a.game_id for a in expected if isinstance(a, Recorded)}) == store.count_games() < 240
+
+
+def test_a_batch_answers_a_bad_key_alone_and_keeps_the_rest(store: Store) -> None:
+    hard = Participant.computer("hard")
+    first = store.record(win_for("X"), ANN, hard, game_key="room/1")
+    answers = store.record_many([Finished(win_for("X"), ANN, hard, game_key="room/2"),
+                                 Finished(game(DRAW), ANN, hard, game_key="room/1"),  # not the game kept as room/1
+                                 Finished(win_for("X"), ANN, hard, game_key="room/2"),  # a retry within the batch
+                                 Finished(game(DRAW), BOB, ANN, game_key="room/2")])  # and a clash within it
+    second, clash, retry, clash_in_batch = answers
+    assert isinstance(second, Recorded) and (second.game_id, second.run) == (2, 6) and retry == second
+    for error in (clash, clash_in_batch):
+        assert isinstance(error, StoreError) and "different game" in str(error)
+    assert store.count_games() == 2 and store.scores().opponents["hard"] == Tally(2, 0, 0)
+    assert store.record(win_for("X"), ANN, hard, game_key="room/1") == first
+    assert store.record_many([]) == []
+
+
+def test_the_leading_people_are_read_without_the_rest(store: Store) -> None:
+    for number in range(12):
+        for _ in range(number % 4):
+            store.record(win_for("X"), Participant.human(f"P{number:02}"), BOB)
+    top = store.scores(top_people=5).people
+    assert list(top) == ["P03", "P07", "P11", "P02", "P06"]  # most wins first, then by name
+    assert top["P03"] == Tally(3, 0, 0) and len(store.scores().people) == 10  # the 9 who won, and Bob

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from child_signals import default_sigint
 from noughts import Board, players
 from noughts.cli import build_parser, main, quick_play_args
 from noughts.text import MARK_ANSI
@@ -35,11 +36,6 @@ def env(tmp_path: Path) -> dict[str, str]:
                if k not in ("PYTHONUNBUFFERED", "NO_COLOR", "NOUGHTS_DB", "USER", "USERNAME", "LOGNAME")}
     environ["NOUGHTS_DB"] = str(tmp_path / "scores.db")
     return environ
-
-
-def default_sigint() -> None:
-    """In the child: Ctrl-C as on a terminal, even when pytest itself runs with SIGINT ignored (`&`, nohup)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def run_process(env: dict[str, str], *args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[str]:
@@ -299,7 +295,7 @@ def test_the_menu_takes_numbers_and_names_and_refuses_anything_else(env: dict[st
     with Player(env, "--seed", "1", "--no-scores") as game:
         game.prompt()
         text = game.send("99")
-        assert "'99' is not on the list: type a number from 1 to 12 or a name" in text
+        assert f"'99' is not on the list: type a number from 1 to {len(players.names()) + 1} or a name" in text
         text = game.send(b"\xff\xfe\x00junk\n")
         assert "is not on the list" in text and text.endswith("Opponent [medium]: ")
         text = game.send("x" * 5000)

@@ -243,14 +243,34 @@ def rasterise(svg: str, scale: int = 8) -> np.ndarray:
 
 
 def test_the_qr_code_of_the_link_decodes_to_the_link(app_client: TestClient) -> None:
-    answer = app_client.get("/r/K7M2QX/qr.svg", headers={"host": "192.168.1.20:8000"})
+    answer = app_client.get("/r/K7M2QXAB9CDE/qr.svg", headers={"host": "192.168.1.20:8000"})
     assert answer.status_code == 200 and answer.headers["content-type"].startswith("image/svg+xml")
     assert "default-src 'self'" in answer.headers["content-security-policy"]
+    assert answer.headers["x-content-type-options"] == "nosniff"
     text, _, _ = cv2.QRCodeDetector().detectAndDecode(rasterise(answer.text))
-    assert text == "http://192.168.1.20:8000/r/K7M2QX"
-    assert app_client.get("/r/K7M0QX/qr.svg").status_code == 404  # not a code: no picture
+    assert text == "http://192.168.1.20:8000/r/K7M2QXAB9CDE"
+    for not_a_code in ("K7M2QX", "K7M2QXAB9CDU", "K7M2QXAB9CDE0"):  # too short, U is no symbol, too long
+        assert app_client.get(f"/r/{not_a_code}/qr.svg").status_code == 404  # no picture
     long = "https://play.example.org/r/" + "X" * 12
     assert cv2.QRCodeDetector().detectAndDecode(rasterise(qr_svg(long)))[0] == long
+
+
+def test_the_qr_code_is_refused_to_a_host_the_server_does_not_answer_to() -> None:
+    app = create_app(scores=False, notify=lambda line: None, allowed_hosts=["localhost", "127.0.0.1"])
+    with TestClient(app, base_url="http://localhost") as client:
+        assert client.get("/r/K7M2QXAB9CDE/qr.svg").status_code == 200
+        refused = client.get("/r/K7M2QXAB9CDE/qr.svg", headers={"host": "evil.example:8000"})
+        assert refused.status_code == 421 and "svg" not in refused.headers.get("content-type", "")
+
+
+def test_noughts_web_answers_to_the_host_of_its_public_url() -> None:
+    from noughts.web.server import answered_names
+
+    assert answered_names("127.0.0.1", None, None) == ["127.0.0.1", "::1", "localhost"]
+    assert answered_names("127.0.0.1", None, "https://Games.Example.org:8443") == [
+        "127.0.0.1", "::1", "games.example.org", "localhost"]
+    assert answered_names("0.0.0.0", ["lan.example"], "http://192.168.1.20:8000") == ["192.168.1.20", "lan.example"]
+    assert answered_names("127.0.0.1", ["*"], "https://games.example.org") == ["*"]
 
 
 def test_serve_refuses_a_public_url_that_is_no_address(tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 from starlette.websockets import WebSocketDisconnect
 
+from child_signals import default_sigint
 from noughts import players
 from noughts.errors import NoughtsError
 from noughts.match import DEFAULT_FIRST, DEFAULT_OPPONENT, FIRST_RULES, ComputerMove, Match
@@ -37,8 +38,9 @@ with warnings.catch_warnings():  # starlette 1.x suggests httpx2 for its TestCli
 ROOT = Path(__file__).resolve().parents[1]
 KNOWN_ERRORS = {"bad_json", "bad_message", "unknown_type", "too_big", "bad_field", "bad_cell", "no_room",
                 "bad_token", "not_in_room", "spectator", "not_your_seat", "not_your_turn", "occupied", "game_over",
-                "game_not_over", "stale", "rate_limited", "full", "too_many_rooms", "crowded"}
-GENEROUS = Limits(rate=1e9, burst=1e9, rooms_per_connection=10**6)
+                "game_not_over", "stale", "rate_limited", "full", "too_many_rooms", "crowded",
+                "unknown_field", "too_many_joins", "locked_out"}
+GENEROUS = Limits(rate=1e9, burst=1e9, rooms_per_connection=10**6, address_rate=1e9, address_burst=10**9)
 
 
 class Client:
@@ -389,7 +391,9 @@ def app_with(db: str, **limits: Any) -> TestClient:
 
 
 def test_the_number_of_rooms_is_bounded(db: str) -> None:
-    with app_with(db, max_rooms=2, rooms_per_connection=3) as test_client, connect(test_client) as ws:
+    # one address may take every room here (address_share): the server's own limit is what is tested
+    with app_with(db, max_rooms=2, rooms_per_connection=3, address_share=10.0) as test_client, \
+            connect(test_client) as ws:
         one = Client(ws)
         one.send(type="create_room")
         one.until("joined")
@@ -559,11 +563,6 @@ def test_the_server_log_has_no_colour_when_no_color_is_set() -> None:
     app = create_app(notify=lambda line: None)
     assert _config(app, Limits(), "warning", environ={"NO_COLOR": "1"}).use_colors is False
     assert _config(app, Limits(), "warning", environ={"TERM": "xterm"}).use_colors is None  # uvicorn: if a tty
-
-
-def default_sigint() -> None:
-    """In the child: Ctrl-C as on a terminal, even when pytest itself runs with SIGINT ignored (`&`, nohup)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def test_serve_listens_says_where_and_stops_on_ctrl_c(tmp_path: Path) -> None:

@@ -204,7 +204,9 @@ def test_the_memory_store_is_bounded_and_expires_the_oldest() -> None:
                                                                       "bad_field"),
     ('{"type": "play_computer", "first": "both"}', "bad_field"), ('{"type": "create_room", "name": 7}', "bad_field"),
     ('{"type": "join"}', "bad_field"), ('{"type": "join", "room": "../etc"}', "no_room"),
-    ('{"type": "join", "room": "ABCDEF", "token": 5}', "bad_field"),
+    ('{"type": "join", "room": "ABCDEFGHJKMN", "token": 5}', "bad_field"),
+    ('{"type": "join", "room": "ABCDEF"}', "no_room"),
+    ('{"type": "move", "cell": 4, "colour": "red"}', "unknown_field"),
 ])
 def test_malformed_messages_are_refused_with_a_reason(text: str, code: str) -> None:
     with pytest.raises(Rejection) as caught:
@@ -213,10 +215,9 @@ def test_malformed_messages_are_refused_with_a_reason(text: str, code: str) -> N
 
 
 def test_messages_are_normalised() -> None:
-    assert parse('{"type": "move", "cell": "B2", "game": 3, "extra": 1}', LIMITS) == {
-        "type": "move", "cell": 4, "game": 3}
-    assert parse('{"type": "join", "room": " k7m2qx "}', LIMITS) == {"type": "join", "room": "K7M2QX", "name": None,
-                                                                      "token": None}
+    assert parse('{"type": "move", "cell": "B2", "game": 3}', LIMITS) == {"type": "move", "cell": 4, "game": 3}
+    assert parse('{"type": "join", "room": " k7m2-qxab-9cde "}', LIMITS) == {
+        "type": "join", "room": "K7M2QXAB9CDE", "name": None, "token": None}
     assert parse('{"type": "play_computer", "opponent": " Hard ", "first": "computer"}', LIMITS)["first"] == "computer"
     assert parse('{"type": "play_computer"}', LIMITS) == {
         "type": "play_computer", "opponent": DEFAULT_OPPONENT, "first": "alternate", "name": None,

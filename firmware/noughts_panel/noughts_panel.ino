@@ -15,6 +15,8 @@
 // LED mask bits: 0-8 green cells 1-9, 9-17 red cells 1-9, 18 green winner, 19 red winner.
 // Button ids: 1-9 the cells, R reset, S the two-person switch (P S = switch on).
 
+#include <avr/sleep.h>
+
 #define PROTOCOL_VERSION 1
 #define BAUD 57600
 
@@ -139,7 +141,18 @@ uint8_t charlieList[LED_COUNT];
 uint8_t charlieCount = 0;
 uint8_t charlieNext = 0;   // index into charlieList of the next LED to drive
 int8_t charlieOn = -1;     // the LED being driven now, -1 for none
-unsigned long charlieSince = 0;
+volatile bool charlieDue = false;  // set every CHARLIE_SLOT_US by timer 2
+
+// Timer 2 (CTC, clk/64: 4 us a count) ticks once a slot and wakes the idle loop. Its output pins
+// (3 and 11) stay plain I/O: the compare outputs are left disconnected.
+void charlieTimerBegin() {
+  TCCR2A = _BV(WGM21);
+  TCCR2B = _BV(CS22);
+  OCR2A = CHARLIE_SLOT_US / 4 - 1;
+  TIMSK2 = _BV(OCIE2A);
+}
+
+ISR(TIMER2_COMPA_vect) { charlieDue = true; }
 
 void charliePins(int8_t led, uint8_t *anode, uint8_t *cathode) {
   const uint8_t *pair = PAIRS[led / 2];
@@ -365,25 +378,48 @@ void setup() {
   pinMode(SWITCH_PIN, INPUT);
 #endif
   showLeds();
+#ifdef PANEL_UNO
+  charlieTimerBegin();
+#endif
   lcdBegin();
   lcdRow(0, "noughts panel");
   lcdRow(1, "waiting for host");
   sendHello();
 }
 
+unsigned long lastScan = 0;
+
+// Nothing to do until an interrupt: a byte from the host, the millisecond tick (timer 0) or the
+// Uno's refresh tick. Idle sleep stops only the CPU (timers and UART run on), so the board draws
+// less, and a simulator skips the idle cycles instead of running the loop flat out.
+void idleUntilInterrupt() {
+  set_sleep_mode(SLEEP_MODE_IDLE);
+  cli();  // no interrupt between the checks and the sleep: sei lets one more instruction (sleep) run first
+  bool idle = !Serial.available() && millis() == lastScan;
+#ifdef PANEL_UNO
+  idle = idle && !charlieDue;
+#endif
+  if (idle) {
+    sleep_enable();
+    sei();
+    sleep_cpu();
+    sleep_disable();
+  }
+  sei();
+}
+
 void loop() {
   readSerial();
   unsigned long now = millis();
-  static unsigned long lastScan = 0;
   if (now != lastScan) {  // once a millisecond
     lastScan = now;
     scanInputs(now);
   }
 #ifdef PANEL_UNO
-  unsigned long micro = micros();
-  if (micro - charlieSince >= CHARLIE_SLOT_US) {
-    charlieSince = micro;
+  if (charlieDue) {
+    charlieDue = false;
     charlieStep();
   }
 #endif
+  idleUntilInterrupt();
 }

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "avr_adc.h"
+#include "avr_extint.h"
 #include "avr_ioport.h"
 #include "avr_uart.h"
 #include "hd44780.h"
@@ -305,6 +306,10 @@ int main(int argc, char *argv[]) {
 		return 1;
 	}
 	avr_init(avr);
+	/* simavr 1.6 polls an INTn pin every cycle while it is low, for a level-triggered interrupt,
+	 * even with the interrupt disabled (the reset state): the LCD's and the buttons' pins sit low,
+	 * and the polling cost most of the CPU. The firmware enables no external interrupt. */
+	for (int i = 0; i < EXTINT_COUNT; i++) avr_extint_set_strict_lvl_trig(avr, i, 0);
 	avr_load_firmware(avr, &firmware);
 	avr->frequency = argc > 3 ? strtoul(argv[3], NULL, 10) : 16000000;
 	avr->vcc = avr->avcc = avr->aref = 5000; /* the ADC needs its reference, in millivolts */
@@ -312,7 +317,11 @@ int main(int argc, char *argv[]) {
 
 	while (!running) read_commands(-1);
 	for (;;) {
-		for (int i = 0; i < 4000; i++) {
+		/* Serve the host every 4000 instructions or every millisecond of AVR time, whichever comes
+		 * first: a sleeping AVR passes a whole timer period in one avr_run (simavr sleeps through it
+		 * in real time, so an idle firmware costs next to no CPU). */
+		avr_cycle_count_t until = avr->cycle + avr->frequency / 1000;
+		for (int i = 0; i < 4000 && avr->cycle < until; i++) {
 			int state = avr_run(avr);
 			if (state == cpu_Done || state == cpu_Crashed) {
 				fprintf(control, "stopped %s\n", state == cpu_Done ? "done" : "crashed");

@@ -39,10 +39,10 @@ __all__ = ["GEOMETRY_CACHE_SHAPES", "MOVES_CACHE_CELLS", "MAX_SIDE", "Board", "G
 MAX_SIDE = 26  # one column letter per column
 _MARKS = {"x": "X", "o": "O", ".": None, "-": None, "_": None}
 _MARK_CHARS = frozenset("xXoO.-_")  # the characters that lowercase to a key of _MARKS (none beyond ASCII)
-_X_BITS = str.maketrans("xXoO.-_", "1100000")
-_BIT_BYTES = str.maketrans("01", "\x00\x01")  # binary digits as the bytes 0 and 1
+_X_BITS = str.maketrans("xXoO.-_", "1100000")  # a position's characters as X's binary digits
+_O_BITS = str.maketrans("xXoO.-_", "0011000")  # and as O's
 _SHOWN = str.maketrans("012", ".XO")  # a cell's digit in Board.__str__, as written
-_O_BITS = str.maketrans("xXoO.-_", "0011000")
+_BIT_BYTES = str.maketrans("01", "\x00\x01")  # binary digits as the bytes 0 and 1
 GEOMETRY_CACHE_SHAPES = 16
 """Shapes whose geometry stays cached besides 3×3 (least recently used first out)."""
 MOVES_CACHE_CELLS = 1 << 20
@@ -144,7 +144,7 @@ class Geometry:
         self._symmetries = None  # made when first asked for: most boards never are
         self._moves_cache: dict[int, tuple[int, ...]] = {}
         self._moves_cache_limit = max(1, MOVES_CACHE_CELLS // self.size)
-        self._win_table: bytes | None = None
+        self._win_table: bytes | None = None if self.size <= 12 else b""
 
     @property
     def symmetries(self) -> tuple[tuple[int, ...], ...]:
@@ -180,10 +180,18 @@ class Geometry:
 
     def win_table(self) -> bytes | None:
         """For boards of up to 12 cells: ``table[bits]`` is 1 when ``bits`` hold a whole line."""
-        if self._win_table is None and self.size <= 12:
-            self._win_table = bytes(
-                any(bits & m == m for m in self.line_masks) for bits in range(1 << self.size))
-        return self._win_table
+        if self._win_table is None:
+            won = bytearray(1 << self.size)
+            for line in self.line_masks:
+                rest = self.full ^ line
+                others = rest
+                while True:  # every set of cells that holds the line
+                    won[line | others] = 1
+                    if not others:
+                        break
+                    others = (others - 1) & rest
+            self._win_table = bytes(won)
+        return self._win_table or None  # b"" on bigger boards, where Board.play looks at the lines
 
     def line_cells(self, mask: int) -> tuple[int, ...]:
         """The cells of the line with this mask."""
@@ -304,7 +312,10 @@ class Board:
     _winner: str | None
 
     def __init__(self, rows: int = 3, cols: int = 3, k: int | None = None) -> None:
-        self._geometry = Geometry.get(rows, cols, k)
+        if k is None and rows == 3 and cols == 3 and type(rows) is int and type(cols) is int:
+            self._geometry = _CLASSIC  # Board(): what Geometry.get would give, sooner
+        else:
+            self._geometry = Geometry.get(rows, cols, k)
         self._x = self._o = self._ply = self._win_mask = 0
         self._winner = None
 
@@ -336,6 +347,9 @@ class Board:
             raise ImpossiblePositionError(
                 f"X has {n_x} marks and O has {n_o}: X moves first and the players alternate, "
                 "so X has as many marks as O or one more")
+        wins = geometry.win_table()  # up to 12 cells: a quick "no line at all", the usual answer
+        if wins is not None and not wins[x] and not wins[o]:
+            return cls._make(geometry, x, o, n_x + n_o, 0, None)
         x_lines, o_lines = _winning_mask(geometry, x), _winning_mask(geometry, o)
         k = geometry.k
         if x_lines and o_lines:
@@ -386,7 +400,7 @@ class Board:
         width = len(rows[0])
         x = o = 0
         joined = "".join(rows)
-        if all(len(row) == width for row in rows) and _MARK_CHARS.issuperset(joined):
+        if max(map(len, rows)) == width == min(map(len, rows)) and _MARK_CHARS.issuperset(joined):
             if joined:  # all well: the marks' bits at once, cell 0 the lowest
                 backwards = joined[::-1]
                 x, o = int(backwards.translate(_X_BITS), 2), int(backwards.translate(_O_BITS), 2)
@@ -485,9 +499,12 @@ class Board:
 
     @property
     def legal_moves(self) -> tuple[int, ...]:
+        """The empty cells, ascending; none once the game is won."""
         if self._winner is not None:
             return ()
-        return self._geometry.moves(self._x | self._o)
+        occupied = self._x | self._o
+        moves = self._geometry._moves_cache.get(occupied)  # Geometry.moves' cache, read here: one call fewer
+        return moves if moves is not None else self._geometry.moves(occupied)
 
     def __getitem__(self, cell: int) -> str | None:
         if not 0 <= cell < self._geometry.size:
@@ -503,6 +520,39 @@ class Board:
     def play(self, cell: int | str) -> Board:
         """The position after the side to move plays ``cell`` (an index or a name like ``b2``)."""
         geometry = self._geometry
+        x, o = self._x, self._o
+        # Every check a legal move passes, at once; anything else goes the long way, which
+        # reads a cell's name or says what is wrong.
+        if type(cell) is not int or self._winner is not None or not 0 <= cell < geometry.size or (x | o) >> cell & 1:
+            return self._play_checked(cell)
+        ply = self._ply
+        if ply & 1:
+            o |= 1 << cell
+            bits = o
+        else:
+            x |= 1 << cell
+            bits = x
+        board = _new_object(Board)
+        board._geometry = geometry
+        board._x = x
+        board._o = o
+        board._ply = ply + 1
+        wins = geometry._win_table
+        if wins is None:  # the first move on a shape of up to 12 cells builds it
+            wins = geometry.win_table()
+        if not wins or wins[bits]:  # a line is complete (bigger boards look every time): which
+            for m in geometry.lines_through[cell]:
+                if bits & m == m:
+                    board._win_mask = m
+                    board._winner = "O" if ply & 1 else "X"
+                    return board
+        board._win_mask = 0
+        board._winner = None
+        return board
+
+    def _play_checked(self, cell: object) -> Board:
+        """:meth:`play` for a cell given by name, or an error that says why the move is not legal."""
+        geometry = self._geometry
         if type(cell) is not int:
             cell = geometry.parse_cell(cell) if isinstance(cell, str) else _not_a_cell(cell)
         if self._winner is not None:
@@ -511,20 +561,9 @@ class Board:
             raise IllegalMoveError(
                 f"cell index {cell} is off the {geometry.rows}×{geometry.cols} board "
                 f"(indices run from 0 to {geometry.size - 1})")
-        bit = 1 << cell
-        if (self._x | self._o) & bit:
+        if (self._x | self._o) >> cell & 1:
             raise IllegalMoveError(f"{geometry.cell_name(cell)} is already taken by {self[cell]}")
-        if self._ply & 1:
-            bits = self._o | bit
-            for m in geometry.lines_through[cell]:
-                if bits & m == m:
-                    return Board._make(geometry, self._x, bits, self._ply + 1, m, "O")
-            return Board._make(geometry, self._x, bits, self._ply + 1, 0, None)
-        bits = self._x | bit
-        for m in geometry.lines_through[cell]:
-            if bits & m == m:
-                return Board._make(geometry, bits, self._o, self._ply + 1, m, "X")
-        return Board._make(geometry, bits, self._o, self._ply + 1, 0, None)
+        return self.play(cell)
 
     def playout(self, rng: Random) -> Board:
         """Play uniformly random moves until the game ends and return the final position.
@@ -598,6 +637,12 @@ class Board:
         default_k = min(g.rows, g.cols, 5)
         return f"Board.parse({str(self)!r}{'' if g.k == default_k else f', k={g.k}'})"
 
+    def _repr_svg_(self) -> str:
+        """The position as a picture, for notebooks (see :mod:`noughts.svg`)."""
+        from noughts import svg
+
+        return svg.board(self)
+
     # symmetry -------------------------------------------------------------------------
     def transform(self, perm: tuple[int, ...]) -> Board:
         """The image of this position under a cell permutation from ``geometry.symmetries``."""
@@ -646,6 +691,9 @@ class Board:
 def _unpickle_board(rows: int, cols: int, k: int, x: int, o: int) -> Board:
     """A pickled board, checked like any other position (a pickle can be edited)."""
     return Board.from_bits(x, o, rows, cols, k)
+
+
+_new_object = object.__new__
 
 
 def _name(geometry: Geometry, cell: int) -> str:

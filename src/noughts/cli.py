@@ -102,6 +102,9 @@ def build_parser() -> argparse.ArgumentParser:
                                    "with an error on boards too big to solve in the engine's budget.")
     board_options(p)
     budget_options(p, "default: 30 s or 2,000,000 positions")
+    p.add_argument("--explain", action="store_true",
+                   help="also show how a draw is held without search, if it is: a pairing of cells "
+                        "(a diagram with each pair's letter)")
     p.set_defaults(run=_cmd_analyse)
 
     p = sub.add_parser("status", help="whose turn, who has won, the legal moves",
@@ -121,6 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    '{"cmd":"move"|"analyse"|"status"|"players", ...}; see '
                                    "docs/engine-protocol.md.")
     p.set_defaults(run=_cmd_engine)
+    _add_other_programs(sub)
 
     p = sub.add_parser("play", help="play in the terminal: against the computer or another person",
                        description=_PLAY_DESCRIPTION, epilog=_PLAY_EPILOG,
@@ -157,6 +161,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--public-url", metavar="URL",
                    help="the address friends are sent, like http://192.168.1.20:8000 or https://games.example.org "
                         "(default: this machine's network address when --host is 0.0.0.0)")
+    p.add_argument("--allowed-host", action="append", metavar="NAME", dest="allowed_hosts",
+                   help="a host name (or address) the server answers to; repeat for more, '*' for any "
+                        "(default: the names of --host: localhost, 127.0.0.1 and ::1 on loopback; "
+                        "the host of --public-url is always added)")
     p.set_defaults(run=_cmd_web)
 
     # Listed for --help only: main() hands 'panel ...' to noughts.hardware before argparse.
@@ -195,6 +203,49 @@ def build_parser() -> argparse.ArgumentParser:
                    help="delete every score (after asking; the game history is kept)")
     p.add_argument("--yes", action="store_true", help="with --reset: do not ask")
     p.set_defaults(run=_cmd_scores)
+
+    # Pictures and game records: the handlers live in noughts.picture and noughts.records.
+    def handler(module: str, name: str) -> Callable[[argparse.Namespace], int]:
+        def run(args: argparse.Namespace) -> int:
+            import importlib
+
+            function: Callable[[argparse.Namespace], int] = getattr(importlib.import_module(module), name)
+            return function(args)
+        return run
+
+    p = sub.add_parser("picture", help="draw a position as an SVG or PNG picture",
+                       description="Draw POSITION (or an empty board) with its coordinates, the winning line "
+                                   "and, with --move, a hint. --out FILE.svg or FILE.png (PNG needs "
+                                   "pip install 'noughts[picture]'); without --out the SVG goes to stdout.")
+    board_options(p, json_flag=False)
+    p.add_argument("--move", metavar="CELL", help="a cell to suggest: the side to move's mark drawn faintly, ringed")
+    p.add_argument("--last", metavar="CELL", help="the last move, highlighted")
+    p.add_argument("--size", type=int, metavar="PX", help="the picture's width in pixels (default: 64 a cell)")
+    p.add_argument("--theme", default="light", metavar="NAME", help="light (default) or dark")
+    p.add_argument("--no-coordinates", action="store_true", help="leave out the letters and numbers")
+    p.add_argument("--out", metavar="FILE", help="FILE.svg or FILE.png (default: SVG on stdout)")
+    p.set_defaults(run=handler("noughts.picture", "run_picture"))
+
+    p = sub.add_parser("export", help="write stored games as SGF or PGN-like text",
+                       description="Write games from the history (see 'noughts history') as SGF, which Gomoku "
+                                   "and Renju viewers read, or as PGN-like text: players, date, board, result "
+                                   "and moves. See docs/records.md.")
+    p.add_argument("ids", nargs="*", type=int, metavar="ID", help="the games' numbers")
+    p.add_argument("--all", action="store_true", help="every stored game, oldest first")
+    p.add_argument("--format", choices=("sgf", "pgn"),
+                   help="sgf or pgn (default: from --out's ending, else pgn)")
+    p.add_argument("--out", metavar="FILE", help="the file to write (default: stdout)")
+    _db_option(p)
+    p.set_defaults(run=handler("noughts.records", "run_export"))
+
+    p = sub.add_parser("import", help="add the games of an SGF or PGN-like file to the history",
+                       description="Record the finished games of an SGF or PGN-like file (- for stdin) in the "
+                                   "history and scores. Each game is added once: importing a file again adds "
+                                   "nothing.")
+    p.add_argument("file", metavar="FILE", help="the SGF or PGN-like file")
+    _db_option(p)
+    p.set_defaults(run=handler("noughts.records", "run_import"))
+    _add_arena_commands(sub)
     return parser
 
 
@@ -210,9 +261,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _db_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--db", metavar="PATH",
-                   help="the scores and history database (default: $NOUGHTS_DB, else "
-                        "~/.local/share/noughts/noughts.db)")
+    p.add_argument("--db", metavar="PATH|URL",
+                   help="the scores and history database: a SQLite file, or postgresql://user@host/dbname "
+                        "(default: $NOUGHTS_DB, else ~/.local/share/noughts/noughts.db)")
 
 
 def _add_game_options(p: argparse.ArgumentParser) -> None:
@@ -264,9 +315,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _guarded(_cmd_play, _QuickArgs(quick))
     args = _parser().parse_args(arguments)
     if args.command is None:
-        print(f"{PROG}: say what to do: play, history, replay, scores, move, analyse, status, players "
-              "or engine "
-              f"(see '{PROG} --help')", file=sys.stderr)
+        print(f"{PROG}: say what to do: play, gui, web, panel, robot, history, replay, scores, export, import, "
+              f"move, analyse, status, players, picture, arena, audit, engine or gomocup (see '{PROG} --help')",
+              file=sys.stderr)
         return EXIT_USAGE
     return _guarded(args.run, args)
 
@@ -420,7 +471,33 @@ def _cmd_analyse(args: argparse.Namespace) -> int:
     reply = _ask(args, "analyse", seconds=args.seconds, nodes=args.nodes)
     if not args.json:
         print(_analysis_text(_board(args), reply))
+    if args.explain:
+        print(_pairing_text(_board(args)))
     return 0
+
+
+def _pairing_text(board: Board) -> str:
+    """The pairings that hold each side's draw here, as diagrams, or a line saying there are none."""
+    from noughts import solver
+
+    if board.is_over:
+        return "the game is over: nothing to explain"
+    parts = []
+    for defender, attacker in (("O", "X"), ("X", "O")):
+        pairs = solver.pairing(board, defender)
+        if pairs is None:
+            continue
+        if not pairs:
+            parts.append(f"{attacker} has no line left to complete.")
+            continue
+        parts.append(f"{defender} stops {attacker} by pairing ({len(pairs)} pairs): whenever {attacker} "
+                     f"takes a lettered cell, {defender} takes the other cell with the same letter, "
+                     f"and every line {attacker} could complete holds both cells of a pair.")
+        parts.append(solver.pairing_diagram(board, pairs))
+    if not parts:
+        return ("no pairing covers every line here: the value was proved by search "
+                "(pairings deeper in the game cut it short)")
+    return "\n".join(parts)
 
 
 def _cmd_status(args: argparse.Namespace) -> int:
@@ -450,6 +527,34 @@ def _cmd_engine(args: argparse.Namespace | None) -> int:
     return engine.run(sys.stdin.buffer, sys.stdout)
 
 
+# other programs: the Gomocup brain ----------------------------------------------------------
+
+def _add_other_programs(sub: Any) -> None:
+    p = sub.add_parser("gomocup", help="play in Gomocup (Piskvork) gomoku managers, on stdin/stdout",
+                       description="Speak the Gomocup brain protocol on stdin and stdout (START, BEGIN, TURN, "
+                                   "BOARD, INFO, END, ABOUT, ...), so noughts plays in Piskvork and other gomoku "
+                                   "managers; coordinates are x,y from 0. Moves keep to the time limits the "
+                                   "manager sends with INFO. See docs/gomocup.md.")
+    p.add_argument("--player", default="minimax", metavar="NAME",
+                   help="the player that moves (default: minimax; see 'noughts players')")
+    p.add_argument("--k", type=int, metavar="K",
+                   help="marks in a row to win (default: five, or the board's smaller side if shorter)")
+    p.add_argument("--seed", type=int, metavar="N", help="seed for the player's random choices")
+    p.add_argument("--nodes", type=_nodes, metavar="N",
+                   help="search at most N positions a move, besides the time limits (the same moves on any machine)")
+    p.set_defaults(run=_cmd_gomocup)
+
+
+def _cmd_gomocup(args: argparse.Namespace) -> int:
+    from noughts import gomocup
+
+    brain = gomocup.Brain(args.player, k=args.k, seed=args.seed, nodes=args.nodes)
+    if sys.stdin.isatty():
+        print(f"{PROG}: a Gomocup brain, waiting for a manager's commands (START 15, BEGIN, TURN 7,7, END); "
+              "see docs/gomocup.md", file=sys.stderr)
+    return gomocup.run(sys.stdin.buffer, sys.stdout, brain)
+
+
 def _cmd_play(args: argparse.Namespace) -> int:
     from noughts import terminal
     from noughts.match import play_options
@@ -472,7 +577,7 @@ def _cmd_web(args: argparse.Namespace) -> int:
     from noughts.web import serve
 
     serve(host=args.host, port=args.port, db=args.db, scores=not args.no_scores, redis=args.redis,
-          workers=args.workers, public_url=args.public_url)
+          workers=args.workers, public_url=args.public_url, allowed_hosts=args.allowed_hosts)
     return 0
 
 
@@ -496,6 +601,140 @@ def _cmd_scores(args: argparse.Namespace) -> int:
     if args.all and args.reset:
         raise NoughtsError("--all lists the scores; it does not go with --reset")
     return terminal.scores(args.db, reset=args.reset, yes=args.yes, show_all=args.all)
+
+
+# arena and audit (noughts.arena, noughts.audit) -----------------------------------------------
+
+def _add_arena_commands(sub: Any) -> None:
+    def whole(text: str) -> int:
+        import argparse
+
+        if not (text.isascii() and text.isdigit() and 0 < len(text) <= 9 and int(text) > 0):
+            raise argparse.ArgumentTypeError(f"a whole number from 1, like 100, not {text!r:.20}")
+        return int(text)
+
+    def fraction(text: str) -> float:
+        import argparse
+
+        try:
+            value = float(text)
+        except ValueError:
+            value = -1.0
+        if not 0 < value < 1:
+            raise argparse.ArgumentTypeError(f"a fraction between 0 and 1, like 0.95, not {text!r:.20}")
+        return value
+
+    def seed(text: str) -> int:
+        import argparse
+
+        try:
+            return int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"a whole number, like 7, not {text!r:.20}") from None
+
+    p = sub.add_parser("arena", help="a round robin between computer players, with ratings",
+                       description="Every pair of PLAYERs plays GAMES games with each colour. Prints each pair's "
+                                   "wins, draws and losses, each player's score and an Elo-style rating with its "
+                                   "95%% interval; --chart draws the ratings as SVG or PNG. Games are seeded from "
+                                   "--seed, the two names and the game's number: the same command gives the same table "
+                                   "with any --jobs. Ctrl-C stops it and prints the games finished. "
+                                   "See docs/arena.md.")
+    p.add_argument("players", nargs="+", metavar="PLAYER", help="two or more players (see 'noughts players')")
+    p.add_argument("--board", default="3x3k3", metavar="RxCkK", help="the board, e.g. 4x4 or 7x7k5 (default 3x3k3)")
+    p.add_argument("--games", type=whole, default=20, metavar="N",
+                   help="games per pairing and colour (default 20)")
+    p.add_argument("--seed", type=seed, metavar="S", help="the tournament's seed (default: a random one, printed)")
+    p.add_argument("--jobs", type=whole, metavar="J", help="processes to play in (default: one per core; 1: this one)")
+    p.add_argument("--nodes", type=whole, metavar="N",
+                   help="positions a searching player may look at per move (default 100000; no time limit, so "
+                        "the results do not depend on the machine)")
+    p.add_argument("--json", action="store_true", help="print the results as JSON")
+    p.add_argument("--chart", metavar="FILE", help="also draw the ratings as a chart: FILE.svg, or FILE.png "
+                                                   "(pip install 'noughts[picture]')")
+    p.set_defaults(run=_cmd_arena)
+
+    p = sub.add_parser("audit", help="how a computer player can be beaten",
+                       description="Over every position PLAYER can reach (exhaustive on 3×3: every move it may "
+                                   "pick against every reply), as X and as O: whether it ever loses, the shortest "
+                                   "loss, the opponent's fastest forced win if there is one, and the moves that "
+                                   "throw away a win or a draw (by the solver), with the positions drawn. On "
+                                   "boards over 9 cells (or with --samples) it plays sampled games against "
+                                   "--opponent and states a loss rate bound with --confidence. See docs/audit.md.")
+    p.add_argument("player", metavar="PLAYER", help="the player to audit (see 'noughts players')")
+    p.add_argument("--board", default="3x3k3", metavar="RxCkK", help="the board (default 3x3k3)")
+    p.add_argument("--as", dest="sides", default="both", metavar="X|O|both", help="the side(s) it plays (default both)")
+    p.add_argument("--samples", type=whole, metavar="N",
+                   help="sample N games per side instead of the exhaustive walk (the default above 9 cells: 200)")
+    p.add_argument("--confidence", type=fraction, default=0.95, metavar="C",
+                   help="confidence of the sampled loss-rate bound (default 0.95)")
+    p.add_argument("--opponent", default="random", metavar="NAME",
+                   help="who the sampled games are played against (default random)")
+    p.add_argument("--seed", type=seed, default=0, metavar="S", help="seed of the sampled games (default 0)")
+    p.add_argument("--jobs", type=whole, metavar="J", help="processes for the sampled games (default: one per core)")
+    p.add_argument("--show", type=int, default=3, metavar="N", help="positions drawn for each finding (default 3)")
+    p.add_argument("--json", action="store_true", help="print the audit as JSON")
+    p.add_argument("--out", metavar="DIR", help="also write the positions as pictures into DIR")
+    p.set_defaults(run=_cmd_audit)
+
+
+def _cmd_arena(args: argparse.Namespace) -> int:
+    import json
+    import random
+
+    from noughts import arena
+
+    if args.chart is not None and not args.chart.lower().endswith((".svg", ".png")):
+        raise arena.ArenaError(f"--chart writes SVG or PNG: give a file name ending in .svg or .png, "
+                               f"not {args.chart[:40]!r}")
+    board = arena.parse_board(args.board)
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1_000_000)
+    jobs = args.jobs if args.jobs is not None else arena.default_jobs()
+    progress = arena.Progress("arena")
+    try:
+        result = arena.run_arena(args.players, board, games=args.games, seed=seed, jobs=jobs,
+                                 nodes=args.nodes or arena.DEFAULT_NODES, progress=progress)
+    finally:
+        progress.close()
+    if not result.complete:
+        print(f"{PROG}: arena stopped: {result.played:,} of {result.scheduled:,} games played", file=sys.stderr)
+    table = arena.standings(result)
+    if args.chart is not None:
+        chart = arena.chart_svg(result, table)
+        if args.chart.lower().endswith(".png"):
+            from noughts.picture import png
+
+            data = png(chart)
+        else:
+            data = chart.encode("utf-8")
+        try:
+            with open(args.chart, "wb") as file:
+                file.write(data)
+        except OSError as error:
+            raise arena.ArenaError(f"cannot write the chart to {args.chart[:60]!r}: {error.strerror}") from None
+    print(json.dumps(arena.results_json(result, table)) if args.json else arena.results_text(result, table))
+    return 0 if result.complete else EXIT_INTERRUPTED
+
+
+def _cmd_audit(args: argparse.Namespace) -> int:
+    import json
+
+    from noughts import arena, audit
+
+    progress = arena.Progress("audit")
+    try:
+        report = audit.audit(args.player, arena.parse_board(args.board), sides=args.sides, samples=args.samples,
+                             confidence=args.confidence, opponent=args.opponent, seed=args.seed,
+                             jobs=args.jobs if args.jobs is not None else arena.default_jobs(), progress=progress)
+    finally:
+        progress.close()
+    if args.out is not None:
+        try:
+            written = audit.write_pictures(report, args.out, max(args.show, 1))
+        except OSError as error:
+            raise arena.ArenaError(f"cannot write pictures to {args.out[:60]!r}: {error.strerror}") from None
+        print(f"{PROG}: {len(written)} pictures written to {args.out}", file=sys.stderr)
+    print(json.dumps(audit.report_json(report)) if args.json else audit.report_text(report, max(args.show, 0)))
+    return 0 if report.complete else EXIT_INTERRUPTED
 
 
 # `noughts play` without argparse: its import and the parser's construction alone take longer

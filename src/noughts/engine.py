@@ -9,7 +9,9 @@ line and read one JSON object per line back. :func:`handle` answers a single req
 >>> handle({"cmd": "status", "position": "XXX/OO./...", "id": 7})
 {'id': 7, 'turn': None, 'winner': 'X', 'line': [0, 1, 2], 'over': True, 'legal': []}
 >>> print(handle({"cmd": "fly"})["error"])
-unknown cmd 'fly': the commands are "move", "analyse", "status" and "players"
+unknown cmd 'fly': the commands are "hello", "move", "analyse", "status" and "players"
+>>> handle({"cmd": "hello", "protocol": 1})["compatible"]
+True
 
 The full description, with an example of every request and reply, is docs/engine-protocol.md.
 """
@@ -18,13 +20,15 @@ from __future__ import annotations
 
 import json
 import math
+import time
 
-from noughts.board import Board
+from noughts.board import Board, keep_newest
 from noughts.budget import Budget
 from noughts.errors import IllegalMoveError, NoughtsError
 
 TYPE_CHECKING = False  # `import typing` costs milliseconds at every engine start; mypy still reads it
 if TYPE_CHECKING:
+    import random
     from collections.abc import Callable
     from typing import IO, Any
 
@@ -33,8 +37,8 @@ if TYPE_CHECKING:
     Reply = dict[str, Any]
 
 __all__ = [
-    "ANALYSE_MAX_NODES", "ANALYSE_MAX_SECONDS", "MAX_LINE_BYTES", "REQUEST_MAX_SECONDS", "ProtocolError",
-    "encode", "handle", "handle_line", "run",
+    "PROTOCOL", "ANALYSE_MAX_NODES", "ANALYSE_MAX_SECONDS", "MAX_LINE_BYTES", "POSITIONS_KEPT", "REQUEST_MAX_SECONDS",
+    "ProtocolError", "encode", "handle", "handle_line", "run",
 ]
 
 # A request is a few hundred bytes at most (a 26×26 position is ~700); the cap keeps a
@@ -51,6 +55,12 @@ ANALYSE_MAX_SECONDS = 30.0
 # counts positions, and on a 26×26 board those come slowly).
 REQUEST_MAX_SECONDS = 60.0
 
+PROTOCOL = 1
+"""The protocol's version: it goes up only when a change could break a client (see the compatibility
+promise in docs/engine-protocol.md); additions keep it and show in hello's "commands"."""
+DEPRECATED: dict[str, str] = {}
+"""What still works but will go in the next protocol version: name -> what to use instead."""
+
 _COMMON = frozenset({"cmd", "id", "position", "rows", "cols", "k"})
 _BUDGET = frozenset({"nodes", "seconds"})  # a search's budget, instead of the default one
 _FIELDS = {
@@ -58,9 +68,15 @@ _FIELDS = {
     "analyse": _COMMON | _BUDGET,
     "status": _COMMON,
     "players": _COMMON,
+    "hello": frozenset({"cmd", "id", "protocol"}),
 }
 _ALIASES = {"analyze": "analyse"}
-_COMMAND_LIST = '"move", "analyse", "status" and "players"'
+_COMMAND_LIST = '"hello", "move", "analyse", "status" and "players"'
+_unseeded: random.Random | None = None  # the generator of moves asked for without a seed
+POSITIONS_KEPT = 4096
+"""Positions whose text the engine remembers read (boards are values): reading one takes longer
+than a perfect move on 3×3, and a client's games go through the same positions again and again."""
+_parsed: dict[tuple[str, int | None], Board] = {}
 
 
 class ProtocolError(NoughtsError):
@@ -108,7 +124,9 @@ def handle_line(line: bytes | str) -> Reply | None:
     if not text:
         return None
     try:
-        request = json.loads(text, parse_constant=_reject_constant)
+        if text.startswith("\ufeff"):  # a second BOM: what json.loads says about one
+            raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+        request = _DECODER.decode(text)
     except RecursionError:
         return {"error": "the request is nested too deeply to be a request"}
     except json.JSONDecodeError as error:
@@ -120,7 +138,7 @@ def handle_line(line: bytes | str) -> Reply | None:
 
 def encode(reply: Reply) -> str:
     """One reply as a single line of compact JSON (ASCII only, so any terminal encoding works)."""
-    return json.dumps(reply, separators=(",", ":"), allow_nan=False)
+    return _ENCODER.encode(reply)
 
 
 def run(stdin: IO[bytes], stdout: IO[str], *, max_seconds: float | None = REQUEST_MAX_SECONDS) -> int:
@@ -165,11 +183,19 @@ class _TimeUp(NoughtsError):
 
 
 class _Alarm:
-    """A SIGALRM timer that interrupts one request at a time."""
+    """A SIGALRM timer that interrupts a request after ``seconds``.
+
+    Setting a timer costs two system calls, more than answering many a request, so the timer
+    is set once and left running between requests; when it goes off early (it was set for an
+    earlier request) it is set again for what is left of the current one's time, and when it
+    goes off between requests it is stopped.
+    """
 
     def __init__(self, seconds: float, previous: object) -> None:
         self.seconds = seconds
         self.previous = previous
+        self.started: float | None = None  # when the current request began (None between requests)
+        self.ticking = False
 
     @classmethod
     def start(cls, seconds: float) -> _Alarm | None:
@@ -185,23 +211,37 @@ class _Alarm:
         return alarm
 
     def _fire(self, signum: int, frame: object) -> None:
+        import signal
+
+        started = self.started
+        if started is None:  # between requests
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            self.ticking = False
+            return
+        left = started + self.seconds - time.monotonic()
+        if left > 0:  # set for an earlier request: wait out this one's time
+            signal.setitimer(signal.ITIMER_REAL, left, 1.0)
+            return
         raise _TimeUp(f"the engine gave up on this request after {self.seconds:g} seconds")
 
     def arm(self) -> None:
-        import signal
+        self.started = time.monotonic()
+        if not self.ticking:
+            import signal
 
-        # Fires again every second, in case something caught the first one and went on working.
-        signal.setitimer(signal.ITIMER_REAL, self.seconds, 1.0)
+            # Fires again every second, in case something caught the first one and went on working.
+            signal.setitimer(signal.ITIMER_REAL, self.seconds, 1.0)
+            self.ticking = True
 
     def disarm(self) -> None:
-        import signal
-
-        signal.setitimer(signal.ITIMER_REAL, 0)
+        self.started = None
 
     def close(self) -> None:
         import signal
 
-        self.disarm()
+        self.started = None
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        self.ticking = False
         previous = self.previous if self.previous is not None else signal.SIG_DFL  # None: set from C
         signal.signal(signal.SIGALRM, previous)  # type: ignore[arg-type]
 
@@ -217,15 +257,21 @@ def _dispatch(request: dict[Any, Any], progress: ProgressCallback | None = None)
     cmd = _ALIASES.get(cmd, cmd)
     if cmd not in _FIELDS:
         raise ProtocolError(f"unknown cmd {_show(cmd)}: the commands are {_COMMAND_LIST}")
+    if not _FIELDS[cmd].issuperset(request):  # one look when all is well
+        _unknown_field(request, cmd)
+    if cmd == "analyse":
+        return _analyse(request, progress)
+    return _HANDLERS[cmd](request)
+
+
+def _unknown_field(request: dict[Any, Any], cmd: str) -> None:
+    """Raise the error for the first field a ``cmd`` request may not have."""
     for field in request:
         if field not in _FIELDS[cmd]:
             if not isinstance(field, str):  # only possible when called from Python, not from JSON
                 raise ProtocolError(f"field names must be strings, not {_json_type(field)}")
             known = ", ".join(f'"{f}"' for f in sorted(_FIELDS[cmd]))
             raise ProtocolError(f'unknown field {_show(field)} in a "{cmd}" request: the fields are {known}')
-    if cmd == "analyse":
-        return _analyse(request, progress)
-    return _HANDLERS[cmd](request)
 
 
 def _move(request: dict[str, Any]) -> Reply:
@@ -234,13 +280,21 @@ def _move(request: dict[str, Any]) -> Reply:
     seed = _optional(request, "seed", int, "a whole number")
     if board.is_over:
         raise IllegalMoveError(f"the game is over ({_outcome(board)}), so there is no move to choose")
-    import random
+    import random  # only load random and the players when a move is asked for
 
-    from noughts import players  # only load players (and random) when a move is asked for
+    import noughts.players
 
-    # A fresh generator per request: the same seed gives the same move whatever came before.
-    rng = random.Random(seed) if seed is not None else random.Random()
-    player = players.get(name if name is not None else DEFAULT_PLAYER, rng=rng, budget=_budget(request))
+    # A fresh generator per seed: the same seed gives the same move whatever came before.
+    # Unseeded requests share one generator seeded once by the system (seeding takes longer
+    # than a move on 3×3).
+    global _unseeded
+    if seed is not None:
+        rng = random.Random(seed)
+    else:
+        if _unseeded is None:
+            _unseeded = random.Random()
+        rng = _unseeded
+    player = noughts.players.get(name if name is not None else DEFAULT_PLAYER, rng=rng, budget=_budget(request))
     cell = player.choose(board)
     if type(cell) is not int or cell not in board.legal_moves:
         raise RuntimeError(f"player {player.name!r} chose {cell!r}, which is not a legal move")
@@ -282,8 +336,31 @@ def _players(request: dict[str, Any]) -> Reply:
     return {"players": names, "descriptions": {name: players.describe(name) for name in names}}
 
 
+def _hello(request: dict[str, Any]) -> Reply:
+    """Who this is, which protocol it speaks and what it can do; whether the client's version fits."""
+    from noughts import __version__
+
+    wanted = _optional(request, "protocol", int, "a whole number, the protocol version the client was written for")
+    reply: Reply = {"protocol": PROTOCOL, "compatible": wanted is None or wanted == PROTOCOL}
+    if wanted is not None and wanted != PROTOCOL:
+        if wanted > PROTOCOL:
+            reply["message"] = (f"this engine speaks protocol {PROTOCOL}, older than the client's {wanted}: "
+                                "upgrade noughts (pip install --upgrade noughts), or use the client's protocol "
+                                f"{PROTOCOL} mode")
+        elif wanted < 1:
+            reply["message"] = (f"there is no protocol {wanted}: versions count from 1, "
+                                f"and this engine speaks {PROTOCOL}")
+        else:
+            reply["message"] = (f"this engine speaks protocol {PROTOCOL}, newer than the client's {wanted}: "
+                                f"protocol {wanted} is no longer spoken; update the client, or install the noughts "
+                                f"release the client was written for")
+    reply.update({"engine": "noughts", "version": __version__,
+                  "commands": ["hello", "move", "analyse", "status", "players"], "deprecated": dict(DEPRECATED)})
+    return reply
+
+
 _HANDLERS: dict[str, Callable[[dict[str, Any]], Reply]] = {
-    "move": _move, "analyse": _analyse, "status": _status, "players": _players,
+    "move": _move, "analyse": _analyse, "status": _status, "players": _players, "hello": _hello,
 }
 
 
@@ -297,7 +374,11 @@ def _board(request: dict[str, Any]) -> Board:
     position = _optional(request, "position", str, 'text like "X.O/.X./..O"')
     if position is None:
         return Board(3 if rows is None else rows, 3 if cols is None else cols, k)
-    board = Board.parse(position, k)
+    board = _parsed.get((position, k))
+    if board is None:
+        board = Board.parse(position, k)
+        _parsed[position, k] = board
+        keep_newest(_parsed, POSITIONS_KEPT)
     for name, given, actual in (("rows", rows, board.rows), ("cols", cols, board.cols)):
         if given is not None and given != actual:
             raise ProtocolError(
@@ -338,6 +419,11 @@ def _check_id(value: object) -> object:
 
 def _reject_constant(name: str) -> object:
     raise ValueError(f"{name} is not a JSON number")
+
+
+# What json.loads and json.dumps would make afresh for every line, made once.
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+_ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
 
 
 def _skip_rest_of_line(stdin: IO[bytes]) -> None:

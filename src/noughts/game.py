@@ -150,9 +150,10 @@ class Game:
         self._moves.append(index)
         if kind == "move":  # a new move abandons the undone line, even if a listener fails below
             self._redo.clear()
-        self._tell(GameEvent(kind, board, index, mark))
-        if board.is_over:
-            self._tell(GameEvent("end", board, index, mark, board.winner, board.winning_line))
+        if self._listeners:  # nobody to tell: no events to make
+            self._tell(GameEvent(kind, board, index, mark))
+            if board.is_over:
+                self._tell(GameEvent("end", board, index, mark, board.winner, board.winning_line))
         return board
 
     def undo(self, count: int = 1) -> tuple[int, ...]:
@@ -177,6 +178,12 @@ class Game:
         if not self._redo:
             raise IllegalMoveError("there is no undone move to redo")
         return self._advance(self._redo.pop(), "redo")
+
+    def _repr_svg_(self) -> str:
+        """The current position with the last move marked, for notebooks (see :mod:`noughts.svg`)."""
+        from noughts import svg
+
+        return svg.board(self)
 
     # records --------------------------------------------------------------------------
     def to_text(self) -> str:

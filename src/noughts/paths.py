@@ -9,10 +9,14 @@
 from __future__ import annotations
 
 import os
+import tomllib
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
-__all__ = ["config_path"]
+from noughts.errors import NoughtsError
+
+__all__ = ["config_path", "read_config"]
 
 
 def config_path(filename: str, variable: str, environ: Mapping[str, str] | None = None) -> Path:
@@ -23,3 +27,26 @@ def config_path(filename: str, variable: str, environ: Mapping[str, str] | None 
     base = env.get("XDG_CONFIG_HOME", "")
     root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".config"
     return root / "noughts" / filename
+
+
+def read_config(path: str | os.PathLike[str] | None, text: str | None, what: str,
+                error: type[NoughtsError]) -> tuple[Path | None, dict[str, Any]]:
+    """The file ``path`` (or ``text``) read as TOML: its path and its settings ({} with neither).
+
+    ``what`` names it in the messages ("the robot configuration") of the ``error`` raised when the
+    file cannot be read or is not TOML.
+    """
+    source: Path | None = None
+    if path is not None:
+        source = Path(path).expanduser()
+        try:
+            text = source.read_text(encoding="utf-8")
+        except OSError as failure:
+            raise error(f"cannot read {what} {source}: {failure.strerror or failure}") from None
+    if text is None:
+        return source, {}
+    try:
+        return source, tomllib.loads(text)
+    except tomllib.TOMLDecodeError as failure:
+        where = f" {source}" if source else ""
+        raise error(f"{what}{where} is not valid TOML: {failure}") from None

@@ -38,7 +38,7 @@ from gymnasium import spaces
 from noughts import players
 from noughts.board import Board
 from noughts.envs.common import PLANES, CellOrder, check_option, legal_action_mask, observation_planes
-from noughts.envs.render import HumanView, ansi, rgb_array
+from noughts.envs.render import HumanView, render
 from noughts.errors import IllegalMoveError, UnsupportedBoardError
 
 if TYPE_CHECKING:
@@ -136,15 +136,7 @@ class MnkEnv(gymnasium.Env[Observation, np.int64]):
 
     def render(self) -> NDArray[np.uint8] | str | None:
         """``ansi``: the text; ``rgb_array``: the image; ``human``: shows it and returns ``None``."""
-        if self.render_mode == "ansi":
-            return ansi(self.board)
-        if self.render_mode == "rgb_array":
-            return rgb_array(self.board)
-        if self._human is not None:
-            self._human.show(self.board)
-        else:
-            gymnasium.logger.warn("render() was called without a render mode: make the environment with render_mode=")
-        return None
+        return render(self.board, self.render_mode, self._human)
 
     def close(self) -> None:
         if self._human is not None:

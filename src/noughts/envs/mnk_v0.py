@@ -31,7 +31,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
@@ -40,7 +39,7 @@ from pettingzoo.utils import wrappers
 
 from noughts.board import Board
 from noughts.envs.common import PLANES, CellOrder, check_option, legal_action_mask, observation_planes
-from noughts.envs.render import HumanView, ansi, rgb_array
+from noughts.envs.render import HumanView, render
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -143,15 +142,7 @@ class raw_env(AECEnv[str, Observation, int], EzPickle):  # type: ignore[misc]  #
 
     def render(self) -> NDArray[np.uint8] | str | None:
         """``ansi``: the text; ``rgb_array``: the image; ``human``: shows it and returns ``None``."""
-        if self.render_mode == "ansi":
-            return ansi(self.board)
-        if self.render_mode == "rgb_array":
-            return rgb_array(self.board)
-        if self._human is not None:
-            self._human.show(self.board)
-        else:
-            gymnasium.logger.warn("render() was called without a render mode: make the environment with render_mode=")
-        return None
+        return render(self.board, self.render_mode, self._human)
 
     def close(self) -> None:
         if self._human is not None:

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
     from noughts.board import Board
 
-__all__ = ["HumanView", "ansi", "cell_pixels", "rgb_array"]
+__all__ = ["HumanView", "ansi", "cell_pixels", "render", "rgb_array"]
 
 BACKGROUND = (250, 250, 245)
 GRID = (90, 90, 90)
@@ -163,3 +163,19 @@ class HumanView:
             self._pygame.display.quit()
         self._screen = self._pygame = None
         self._tried = False
+
+
+def render(board: Board, mode: str | None, human: HumanView | None) -> NDArray[np.uint8] | str | None:
+    """What an environment's ``render()`` returns in ``mode``: ``ansi`` the text, ``rgb_array`` the
+    image; ``human`` shows it in ``human`` and returns ``None``."""
+    if mode == "ansi":
+        return ansi(board)
+    if mode == "rgb_array":
+        return rgb_array(board)
+    if human is not None:
+        human.show(board)
+    else:
+        import gymnasium
+
+        gymnasium.logger.warn("render() was called without a render mode: make the environment with render_mode=")
+    return None

@@ -27,7 +27,7 @@ from typing import Any
 from noughts.errors import NoughtsError
 from noughts.hardware.defaults import BUILDS, DEFAULT_TOML
 from noughts.match import FIRST_RULES
-from noughts.paths import config_path
+from noughts.paths import config_path, read_config
 from noughts.text import check_name
 
 __all__ = [
@@ -376,20 +376,7 @@ def load_config(path: str | os.PathLike[str] | None = None, *, build: str | None
 
     ``build`` overrides the file's ``build``; with neither file nor text, the build's defaults.
     """
-    source: Path | None = None
-    user: dict[str, Any] = {}
-    if path is not None:
-        source = Path(path).expanduser()
-        try:
-            text = source.read_text(encoding="utf-8")
-        except OSError as error:
-            raise ConfigError(f"cannot read the panel configuration {source}: {error.strerror or error}") from None
-    if text is not None:
-        try:
-            user = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as error:
-            where = f" {source}" if source else ""
-            raise ConfigError(f"the panel configuration{where} is not valid TOML: {error}") from None
+    source, user = read_config(path, text, "the panel configuration", ConfigError)
     chosen = build or user.get("build", "mega")
     if chosen not in BUILDS:
         raise ConfigError(f"build must be one of {', '.join(BUILDS)}, not {chosen!r:.40}")

@@ -2,8 +2,8 @@
 
 LEDs are wired one per pin (``leds = "direct"``, an ``LEDBoard``, the seed's Mega wiring) or
 Charlieplexed (``leds = "charlieplex"``, the seed's Uno wiring); the cell buttons one per pin
-(``buttons = "direct"``, a ``ButtonBoard``) or on the seed's resistor ladder read through an
-MCP3008 (``buttons = "ladder"``). Reset and the two-person switch are buttons on pins too.
+(``buttons = "direct"``) or on the seed's resistor ladder read through an MCP3008
+(``buttons = "ladder"``). Reset and the two-person switch are buttons on pins too.
 
 Buttons are sampled every ``sample_ms`` from the panel loop and debounced here (a level must hold
 for ``debounce_ms``), the same way on every pin factory, mock pins included; presses come out in

@@ -9,11 +9,14 @@ Source: :mod:`noughts.solver`, which solves positions exactly. Its rules, in ord
    to go wrong: the most replies that are worse for them than their best reply.
 4. Any tie left is broken at random, using only this player's ``rng``.
 
-On 3×3 every position's moves are worked out once, on first use (about 50 ms), so a move is a
-dict lookup. Other boards are solved as they come with :func:`noughts.solver.best_moves`,
+On 3×3 every position's moves come worked out in a table shipped with the package
+(:mod:`noughts.players.perfect_33`, written by ``scripts/make_perfect_33.py`` from
+:func:`work_out_moves_33` and checked against it by the tests), so a move is a dict lookup, the
+first one too. Other boards are solved as they come with :func:`noughts.solver.best_moves`,
 within a budget for each move: 2,000,000 positions (``max_nodes``) and 30 s (``time_limit``),
 or any :class:`~noughts.budget.Budget` (``budget``). 4×4 with four in a row takes about a
-second for the first move, 5×5 with four about 20 s; if the solver cannot finish (15×15 with
+second of CPU for the first move, 5×5 with four about 11 s, 6×6 with five about 2 s (a draw by
+pairing, but the perfect player also ranks every move); if the solver cannot finish (15×15 with
 five), :meth:`PerfectPlayer.choose` raises :class:`~noughts.errors.UnsupportedBoardError`
 rather than play a move it cannot vouch for (:func:`noughts.players.unable` says so before a
 game starts). Rule 3 gets what is left of the move's budget; if that runs out, or it would
@@ -30,16 +33,15 @@ True
 
 from __future__ import annotations
 
-import contextlib
 import random
 
-from noughts import solver
 from noughts.board import Board, Geometry
 from noughts.budget import Budget
 from noughts.errors import BudgetExceeded, InvalidBudgetError, UnsupportedBoardError
 from noughts.players.base import ensure_playable, make_rng
+from noughts.players.perfect_33 import MOVES as _MOVES_33
 
-__all__ = ["DEFAULT_MAX_NODES", "DEFAULT_TIME_LIMIT", "RULE_3_MAX_REPLIES", "PerfectPlayer"]
+__all__ = ["DEFAULT_MAX_NODES", "DEFAULT_TIME_LIMIT", "RULE_3_MAX_REPLIES", "PerfectPlayer", "work_out_moves_33"]
 
 DEFAULT_MAX_NODES = 2_000_000
 """Positions the solver may search for one move off 3×3 (roughly 100,000 a second)."""
@@ -49,12 +51,16 @@ RULE_3_MAX_REPLIES = 2_000
 """Rule 3 tests every reply to every best move; beyond this many it is skipped."""
 
 _G33 = Geometry.get(3, 3, 3)
-_moves_33: dict[int, tuple[int, ...]] | None = None
+_BIT_LENGTH = tuple(n.bit_length() for n in range(10))  # bits random.randrange(n) draws for a 3×3 tie of n
 
 
-def _build_33() -> dict[int, tuple[int, ...]]:
-    """Best cells of every unfinished 3×3 position by ``Board.key``, after rules 1-3."""
-    global _moves_33
+def work_out_moves_33() -> dict[int, tuple[int, ...]]:
+    """Best cells of every unfinished 3×3 position by ``Board.key``, after rules 1-3, ascending.
+
+    What :mod:`noughts.players.perfect_33` holds, worked out from the solver (about 50 ms).
+    """
+    from noughts import solver  # the solver is only needed off 3×3, and here
+
     # the solver's raw table (score for the side to move, by key) is read directly: a board
     # object per position would make this first use several times slower
     scores = solver._table_33()
@@ -101,7 +107,6 @@ def _build_33() -> dict[int, tuple[int, ...]]:
         best = {cell: child for cell, score, child in options if score == top}
         table[key] = _most_traps({cell: mistakes(child) for cell, child in best.items()}) \
             if len(best) > 1 else tuple(best)
-    _moves_33 = table  # published only when complete
     return table
 
 
@@ -130,6 +135,18 @@ class PerfectPlayer:
             DEFAULT_TIME_LIMIT if time_limit is None else time_limit)
 
     @property
+    def rng(self) -> random.Random:
+        """The generator that breaks ties (rule 4); it may be replaced."""
+        return self._rng
+
+    @rng.setter
+    def rng(self, rng: random.Random) -> None:
+        self._rng = rng
+        # random.Random draws a number below n from getrandbits, which choose() calls itself;
+        # a subclass may draw differently, so choose() asks it with randrange (None here)
+        self._getrandbits = rng.getrandbits if type(rng) is random.Random else None
+
+    @property
     def max_nodes(self) -> int | None:
         return self.budget.nodes
 
@@ -139,22 +156,39 @@ class PerfectPlayer:
 
     def choose(self, board: Board) -> int:
         """A best cell for the side to move on ``board``."""
-        if board.geometry is _G33:  # the hot path: one lookup, one random draw at most
-            table = _moves_33 if _moves_33 is not None else _build_33()
-            try:
-                cells = table[board.key]
-            except KeyError:
-                ensure_playable(board)  # every unfinished position is in the table
-                raise
-        else:
+        if board._geometry is not _G33:
             cells = self.candidates(board)
-        return cells[0] if len(cells) == 1 else cells[self.rng.randrange(len(cells))]
+            return cells[0] if len(cells) == 1 else cells[self._rng.randrange(len(cells))]
+        # The 3×3 hot path: one lookup, and a random draw on a tie. It reads the board's own
+        # slots: the properties would add half as much again to a move.
+        try:
+            cells = _MOVES_33[board._x | board._o << 9]
+        except KeyError:
+            ensure_playable(board)  # every unfinished position is in the table
+            raise
+        count = len(cells)
+        if count == 1:
+            return cells[0]
+        getrandbits = self._getrandbits
+        if getrandbits is None:
+            return cells[self._rng.randrange(count)]
+        # what random.Random.randrange(count) does, without its two Python-level calls: the same
+        # bits drawn the same way, so a seeded game plays the same moves (the tests compare them)
+        bits = _BIT_LENGTH[count]
+        drawn = getrandbits(bits)
+        while drawn >= count:
+            drawn = getrandbits(bits)
+        return cells[drawn]
 
     def candidates(self, board: Board) -> tuple[int, ...]:
         """The cells :meth:`choose` picks among (rules 1-3), ascending."""
         ensure_playable(board)
         if board.geometry is _G33:
-            return (_moves_33 if _moves_33 is not None else _build_33())[board.key]
+            return _MOVES_33[board.key]
+        import contextlib
+
+        from noughts import solver  # only off 3×3: the solver takes a while to import
+
         budget = self.budget.renewed()
         try:
             cells = solver.best_moves(board, budget=budget)
@@ -188,4 +222,6 @@ def _mistakes(board: Board, budget: Budget) -> int:
     """How many moves on ``board`` are worse than its best (none once the game is over)."""
     if board.is_over:
         return 0
+    from noughts import solver
+
     return len(board.legal_moves) - len(solver.best_moves(board, budget=budget))

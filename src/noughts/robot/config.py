@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from noughts.paths import config_path
+from noughts.paths import config_path, read_config
 from noughts.robot.geometry import Machine, RobotError
 
 __all__ = ["CONFIG_ENV", "DEFAULT_TOML", "ConfigError", "RobotConfig", "default_config_path", "load_config",
@@ -179,20 +179,7 @@ class RobotConfig:
 
 def load_config(path: str | os.PathLike[str] | None = None, *, text: str | None = None) -> RobotConfig:
     """The configuration in ``path`` (or ``text``) over the defaults; neither: the defaults."""
-    source: Path | None = None
-    if path is not None:
-        source = Path(path).expanduser()
-        try:
-            text = source.read_text(encoding="utf-8")
-        except OSError as error:
-            raise ConfigError(f"cannot read the robot configuration {source}: {error.strerror or error}") from None
-    user: dict[str, Any] = {}
-    if text is not None:
-        try:
-            user = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as error:
-            where = f" {source}" if source else ""
-            raise ConfigError(f"the robot configuration{where} is not valid TOML: {error}") from None
+    source, user = read_config(path, text, "the robot configuration", ConfigError)
     config = RobotConfig(_merge(tomllib.loads(DEFAULT_TOML), user), source)
     from noughts.robot.backends.ev3 import Ev3Config  # stdlib only: the host side of the EV3 link
 

@@ -2,9 +2,12 @@
 
 ``scoring`` holds the rules (the EV3 robot's points, runs and high scores, kept per board, and
 the win/loss/draw tallies) and the values the store hands out, with no SQL, so every backend
-scores alike; ``sqlite`` keeps them in a SQLite file with migrations, one transaction per
-game, WAL with ``synchronous=FULL``, ``BEGIN IMMEDIATE`` with retries, and damaged files moved
-aside, never overwritten. Everything is importable from here.
+scores alike; ``base`` is the :class:`Store` interface and the SQL every backend shares, and
+``schema`` the tables and their migrations. ``sqlite`` keeps them in a SQLite file (the
+default: WAL with ``synchronous=FULL``, ``BEGIN IMMEDIATE`` with retries, damaged files moved
+aside, never overwritten); ``postgresql`` in a PostgreSQL database that several processes and
+machines share (psycopg 3, the ``postgres`` extra). :func:`open_store` picks the backend from
+what it is given: a ``postgresql://`` URL, else a file path. Everything is importable from here.
 
 >>> import tempfile, pathlib
 >>> from noughts import Game
@@ -27,7 +30,10 @@ True
 >>> store.close(); folder.cleanup()
 """
 
+from __future__ import annotations
+
 from noughts.errors import GameNotFoundError, StoreError
+from noughts.store.base import Finished, Store
 from noughts.store.scoring import (
     DIFFICULTY_POINTS,
     MAX_NAME_CHARS,
@@ -44,10 +50,42 @@ from noughts.store.scoring import (
     replay_scores,
     score_game,
 )
-from noughts.store.sqlite import ENV_VAR, SCHEMA_VERSION, Store, default_path, open_store
+from noughts.store.sqlite import ENV_VAR, SCHEMA_VERSION, default_path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import os
+    from collections.abc import Mapping
 
 __all__ = [
     "DIFFICULTY_POINTS", "ENV_VAR", "MAX_NAME_CHARS", "SCHEMA_VERSION", "STANDARD_BOARD", "BoardScores", "Change",
-    "GameNotFoundError", "Participant", "Recorded", "Scores", "Store", "StoreError", "StoredGame", "Tally",
-    "board_label", "default_path", "open_store", "ranked", "replay_scores", "score_game",
+    "Finished", "GameNotFoundError", "Participant", "Recorded", "Scores", "Store", "StoreError", "StoredGame", "Tally",
+    "board_label", "default_path", "is_url", "open_store", "ranked", "replay_scores", "score_game",
 ]
+
+
+def is_url(where: object) -> bool:
+    """Whether ``where`` names a PostgreSQL database rather than a file.
+
+    >>> is_url("postgresql://ann@db.example/noughts"), is_url("postgres:///noughts"), is_url("scores.db")
+    (True, True, False)
+    """
+    return isinstance(where, str) and where.startswith(("postgresql://", "postgres://"))
+
+
+def open_store(where: str | os.PathLike[str] | None = None, *, environ: Mapping[str, str] | None = None,
+               read_only: bool = False) -> Store:
+    """Open the store ``where`` says (a file path or a ``postgresql://`` URL; ``None``: ``$NOUGHTS_DB``, else
+    the default file); never raises for a problem with the file, folder or server: the store is
+    then disabled and its ``reason`` says why in one sentence."""
+    if where is None:
+        import os
+
+        where = (os.environ if environ is None else environ).get(ENV_VAR) or None
+    if is_url(where):
+        from noughts.store import postgresql
+
+        return postgresql.open_store(str(where), read_only=read_only)
+    from noughts.store import sqlite
+
+    return sqlite.open_store(where, environ=environ, read_only=read_only)

@@ -30,130 +30,38 @@ from __future__ import annotations
 
 import os
 
-from noughts.errors import GameNotFoundError, StoreError
-from noughts.store.scoring import (
-    BoardScores,
-    Participant,
-    Recorded,
-    Scores,
-    StoredGame,
-    Tally,
-    replay_scores,
-    score_game,
-)
+from noughts.errors import StoreError
+from noughts.store import schema
+from noughts.store.base import Store
 
 TYPE_CHECKING = False  # typing, pathlib, sqlite3 and datetime cost milliseconds; they load when a store opens
 if TYPE_CHECKING:
     import sqlite3
-    from collections.abc import Callable, Mapping
-    from datetime import datetime
+    from collections.abc import Callable, Iterable, Mapping, Sequence
     from pathlib import Path
-    from types import TracebackType
-    from typing import TypeVar
+    from typing import Any, Literal, TypeVar
 
-    from noughts.game import Game
-    from noughts.store.scoring import Shape
+    from noughts.store.schema import Db
 
     T = TypeVar("T")
-    Step = tuple[str | Callable[[sqlite3.Connection], None], ...]
 
-__all__ = ["ENV_VAR", "SCHEMA_VERSION", "Store", "default_path", "open_store"]
+__all__ = ["ENV_VAR", "SCHEMA_VERSION", "SQLiteStore", "default_path", "open_store"]
 
 ENV_VAR = "NOUGHTS_DB"
-MAX_KEY_CHARS = 200
 
 # "noug": marks the file as ours, so another program's SQLite file is never mistaken for one.
-_APPLICATION_ID = 0x6E6F7567
+_APPLICATION_ID = schema.APPLICATION_ID
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _BUSY_TIMEOUT_S = 2.0  # SQLite's own wait for a lock, per attempt
 _RETRY_FOR_S = 10.0  # then we give up and tell the person, rather than hang the game
 _SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_CANTOPEN, _SQLITE_READONLY_DIRECTORY = 5, 6, 14, 8 | 6 << 8
 _SQLITE_CORRUPT, _SQLITE_NOTADB = 11, 26
+SCHEMA_VERSION = len(schema.MIGRATIONS)
 
 
-def _rebuild_board_scores(connection: sqlite3.Connection) -> None:
-    """Version 3: score every kept game again, per board, and keep what each game did.
-
-    Up to version 2 the run and high scores ignored the board. The games table has each game's
-    board, players and result, so the numbers are worked out again from it. ``scores --reset``
-    kept the history, so the games played before the last reset must not count: the old
-    per-opponent tallies (reset with the scores, one count per person-against-computer game)
-    say how many of the newest such games do.
-    """
-    games = [(game_id, (rows, cols, k), Participant.stored(x_name, x_kind), Participant.stored(o_name, o_kind),
-              result) for game_id, rows, cols, k, x_name, x_kind, o_name, o_kind, result in connection.execute(
-                  "SELECT id, rows, cols, k, x_name, x_kind, o_name, o_kind, result FROM games ORDER BY id")]
-    counted: int = connection.execute("SELECT COALESCE(SUM(wins + losses + draws), 0) FROM opponents").fetchone()[0]
-    mixed = [game_id for game_id, _board, x, o, _result in games if x.kind != o.kind]
-    if counted >= len(mixed):
-        reset_before = None  # nothing reset, or the history was cleared and the scores kept: count all there is
-    elif counted == 0:
-        reset_before = mixed[-1] + 1
-    else:
-        reset_before = mixed[-counted]
-    boards, recorded = replay_scores(games, reset_before=reset_before)
-    connection.executemany(
-        "INSERT INTO board_scores (rows, cols, k, name, value) VALUES (?, ?, ?, ?, ?)",
-        [(*board, name, value) for board, numbers in boards.items()
-         for name, value in [("run", numbers.run), *numbers.high.items()]])
-    connection.executemany(
-        "UPDATE games SET points = ?, run = ?, difficulty = ?, high_score = ?, new_high_score = ? WHERE id = ?",
-        [(r.points, r.run, r.difficulty, r.high_score, r.new_high_score, r.game_id) for r in recorded])
-
-
-# Each step takes the schema from version i to i + 1. All pending steps run in one transaction,
-# so a crash or error leaves the file at its old version. Statements, not scripts:
-# executescript() would commit in the middle.
-_MIGRATIONS: list[Step] = [
-    (  # 1: games, the robot's four numbers, per-opponent tallies
-        f"PRAGMA application_id = {_APPLICATION_ID}",
-        """CREATE TABLE games (
-            id INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused, so 'replay 12' stays meaningful
-            played_at TEXT NOT NULL,               -- UTC, ISO 8601
-            x_name TEXT NOT NULL, x_kind TEXT NOT NULL CHECK (x_kind IN ('human', 'computer')),
-            o_name TEXT NOT NULL, o_kind TEXT NOT NULL CHECK (o_kind IN ('human', 'computer')),
-            first TEXT NOT NULL CHECK (first IN ('X', 'O')),
-            rows INTEGER NOT NULL, cols INTEGER NOT NULL, k INTEGER NOT NULL,
-            record TEXT NOT NULL,                  -- Game.to_text()
-            result TEXT NOT NULL CHECK (result IN ('X', 'O', 'draw')))""",
-        "CREATE TABLE scores (name TEXT PRIMARY KEY, value INTEGER NOT NULL)",  # run, easy, medium, hard
-        """CREATE TABLE opponents (name TEXT PRIMARY KEY, wins INTEGER NOT NULL DEFAULT 0,
-            losses INTEGER NOT NULL DEFAULT 0, draws INTEGER NOT NULL DEFAULT 0)""",
-    ),
-    (  # 2: two-person tallies, filled in from the games already kept
-        """CREATE TABLE people (name TEXT PRIMARY KEY, wins INTEGER NOT NULL DEFAULT 0,
-            losses INTEGER NOT NULL DEFAULT 0, draws INTEGER NOT NULL DEFAULT 0)""",
-        """INSERT INTO people (name, wins, losses, draws)
-            SELECT name, SUM(w), SUM(l), SUM(d) FROM (
-                SELECT x_name AS name, result = 'X' AS w, result = 'O' AS l, result = 'draw' AS d
-                    FROM games WHERE x_kind = 'human' AND o_kind = 'human'
-                UNION ALL
-                SELECT o_name, result = 'O', result = 'X', result = 'draw'
-                    FROM games WHERE x_kind = 'human' AND o_kind = 'human')
-            GROUP BY name""",
-    ),
-    (  # 3: the run and high scores per board, rebuilt from the games; what each game did; idempotency keys
-        """CREATE TABLE board_scores (
-            rows INTEGER NOT NULL, cols INTEGER NOT NULL, k INTEGER NOT NULL,
-            name TEXT NOT NULL,                    -- 'run', or a difficulty: its high score
-            value INTEGER NOT NULL,
-            PRIMARY KEY (rows, cols, k, name))""",
-        "ALTER TABLE games ADD COLUMN game_key TEXT",  # the caller's key: a retried record() is not a second game
-        "CREATE UNIQUE INDEX games_by_key ON games (game_key)",  # ADD COLUMN cannot say UNIQUE; NULLs may repeat
-        # what record() returned, so a retry returns it again
-        "ALTER TABLE games ADD COLUMN points INTEGER NOT NULL DEFAULT 0",
-        "ALTER TABLE games ADD COLUMN run INTEGER NOT NULL DEFAULT 0",
-        "ALTER TABLE games ADD COLUMN difficulty TEXT",
-        "ALTER TABLE games ADD COLUMN high_score INTEGER",
-        "ALTER TABLE games ADD COLUMN new_high_score INTEGER NOT NULL DEFAULT 0",
-        _rebuild_board_scores,
-        "DROP TABLE scores",
-    ),
-]
-SCHEMA_VERSION = len(_MIGRATIONS)
-
-_GAME_COLUMNS = "id, played_at, x_name, x_kind, o_name, o_kind, first, rows, cols, k, record, result"
-_RECORDED_COLUMNS = "id, points, run, difficulty, high_score, new_high_score, rows, cols, k"
+def _latest() -> int:
+    """The newest schema this noughts knows (read each time: a test may add a step)."""
+    return len(schema.MIGRATIONS)
 
 
 # where the file lives -------------------------------------------------------------------
@@ -210,7 +118,7 @@ def open_store(path: str | os.PathLike[str] | None = None, *, environ: Mapping[s
     except (OSError, sqlite3.Error) as error:  # whatever else the file system throws, the game must go on
         reason = _Off(f"{target} cannot be used ({error})").reason(target, read_only)
     else:
-        return Store(target, connection, notices, read_only=read_only)
+        return SQLiteStore(target, connection, notices, read_only=read_only)
     store = Store.disabled(reason, target)
     store.notices[:0] = notices  # a file moved aside before we gave up is still worth telling
     return store
@@ -301,7 +209,7 @@ def _open_read_only(target: Path) -> sqlite3.Connection:
         connection = _connect_read_only(target)
         try:
             version = _inspect(connection)
-            if version < SCHEMA_VERSION:  # an older file (or a blank one): upgrade a copy in memory
+            if version < _latest():  # an older file (or a blank one): upgrade a copy in memory
                 return _in_memory(connection)
             return connection
         except BaseException:
@@ -425,8 +333,8 @@ def _inspect(connection: sqlite3.Connection) -> int:
     has_tables = connection.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone() is not None
     if application_id != _APPLICATION_ID and (application_id or version or has_tables):
         raise _Refused("foreign", "it belongs to another program")
-    if version > SCHEMA_VERSION:
-        raise _Refused("newer", f"schema {version}; this noughts knows up to {SCHEMA_VERSION}")
+    if version > _latest():
+        raise _Refused("newer", f"schema {version}; this noughts knows up to {_latest()}")
     # quick_check reads every page: a truncated or scribbled-on file fails here, not mid-game
     findings = [row[0] for row in connection.execute("PRAGMA quick_check(3)")]
     if findings != ["ok"]:
@@ -438,23 +346,18 @@ def _prepare(connection: sqlite3.Connection) -> None:
     # WAL lets readers and one writer work at once; FULL makes every finished game survive power loss too.
     _retry(lambda: connection.execute("PRAGMA journal_mode = WAL").fetchone())
     connection.execute("PRAGMA synchronous = FULL")
-    if connection.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
+    if connection.execute("PRAGMA user_version").fetchone()[0] < _latest():
         _transaction(connection, _migrate)
 
 
 def _migrate(connection: sqlite3.Connection) -> None:
     # read again under the write lock: another process may have upgraded the file meanwhile
     version: int = connection.execute("PRAGMA user_version").fetchone()[0]
-    if version > SCHEMA_VERSION:
+    if version > _latest():
         raise _Refused("newer", f"it was upgraded to schema {version} while opening it; "
-                                f"this noughts knows up to {SCHEMA_VERSION}")
-    for step in _MIGRATIONS[version:]:
-        for statement in step:
-            if isinstance(statement, str):
-                connection.execute(statement)
-            else:
-                statement(connection)
-    connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                                f"this noughts knows up to {_latest()}")
+    reached = schema.migrate(_Db(connection), version)
+    connection.execute(f"PRAGMA user_version = {reached}")
 
 
 def _move_aside(target: Path, identity: tuple[int, int] | None, problem: str) -> str:
@@ -555,234 +458,65 @@ def _transaction(connection: sqlite3.Connection, work: Callable[[sqlite3.Connect
     return _retry(attempt)
 
 
+class _Db:
+    """A SQLite connection as the shared SQL sees it."""
+
+    __slots__ = ("connection",)
+    dialect: Literal["sqlite"] = "sqlite"
+
+    def __init__(self, connection: sqlite3.Connection) -> None:
+        self.connection = connection
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
+        return self.connection.execute(sql, params)
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        self.connection.executemany(sql, rows)
+
+    def insert_returning_ids(self, sql: str, rows: Sequence[Sequence[Any]]) -> list[int]:
+        return [int(self.connection.execute(sql, row).fetchone()[0]) for row in rows]
+
+
 # the store ------------------------------------------------------------------------------
-class Store:
+class SQLiteStore(Store):
     """The scores and game history in one SQLite file; get one from :func:`open_store`."""
 
-    def __init__(self, path: Path | None, connection: sqlite3.Connection | None, notices: list[str] | None = None,
-                 *, reason: str | None = None, read_only: bool = False) -> None:
-        self.path = path
-        self._connection = connection
-        self.reason = reason
-        self.read_only = read_only
-        self.notices: list[str] = list(notices or [])
+    backend = "sqlite"
 
-    @classmethod
-    def disabled(cls, reason: str, path: Path | None = None) -> Store:
-        """A store that keeps nothing: recording is a no-op and the scores are all zero."""
-        return cls(path, None, [reason], reason=reason)
+    def __init__(self, path: Path, connection: sqlite3.Connection, notices: list[str] | None = None,
+                 *, read_only: bool = False) -> None:
+        super().__init__(path=path, read_only=read_only, notices=notices or [])
+        self._connection: sqlite3.Connection | None = connection
 
     @property
     def enabled(self) -> bool:
         return self._connection is not None
 
-    # context manager ----------------------------------------------------------------------
-    def __enter__(self) -> Store:
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 traceback: TracebackType | None) -> None:
-        self.close()
-
-    def close(self) -> None:
+    def _close(self) -> None:
         connection, self._connection = self._connection, None
         _close_quietly(connection)
-        if connection is not None and self.reason is None:
-            self.reason = "The score store has been closed."
 
-    def __repr__(self) -> str:
-        state = "read-only" if self.read_only and self.enabled else "enabled" if self.enabled else "disabled"
-        return f"<Store {self.path} {state}>"
-
-    # helpers ------------------------------------------------------------------------------
-    def _need(self) -> sqlite3.Connection:
+    def _live(self) -> sqlite3.Connection:
         if self._connection is None:
             raise StoreError(self.reason or "Scores and history are off.")
         return self._connection
 
-    def _writable(self) -> sqlite3.Connection:
-        connection = self._need()
-        if self.read_only:
-            raise StoreError(f"The store at {self.path} was opened only to read it; nothing can be saved to it.")
-        return connection
+    def _write(self, work: Callable[[Db], T]) -> T:
+        return _transaction(self._live(), lambda connection: work(_Db(connection)))
 
-    def _read(self, what: str, work: Callable[[sqlite3.Connection], T]) -> T:
-        import sqlite3
-
-        connection = self._need()
+    def _read(self, work: Callable[[Db], T]) -> T:
+        connection = self._live()
 
         def snapshot() -> T:
             connection.execute("BEGIN")  # one consistent view across the several SELECTs
             try:
-                return work(connection)
+                return work(_Db(connection))
             finally:
                 connection.execute("COMMIT")
 
-        try:
-            return _retry(snapshot)
-        except sqlite3.Error as error:
-            raise StoreError(f"The {what} could not be read from {self.path} ({error}).") from None
+        return _retry(snapshot)
 
-    # writing ------------------------------------------------------------------------------
-    def record(self, game: Game, x: Participant, o: Participant, *, played_at: datetime | None = None,
-               game_key: str | None = None) -> Recorded:
-        """Keep a finished game and update every score, all in one transaction.
-
-        Returns the new game's number (``None`` when the store is disabled), its board and the
-        run and high score on that board after it. ``game_key``, if given, names this game for
-        good: recording again with the same key (a retry after an error or a crash) stores
-        nothing and returns what the first call returned. Raises :class:`StoreError` if the game
-        is not over, the key was used for a different game, or the game cannot be written.
-        """
-        import sqlite3
-        from datetime import UTC, datetime
-
-        result = game.result
-        if result is None:
-            raise StoreError("Only a finished game can be recorded; this one is still going on.")
-        if not isinstance(x, Participant) or not isinstance(o, Participant):
-            raise StoreError("Both sides of a recorded game must be given as a Participant.")
-        if game_key is not None and (not isinstance(game_key, str) or not 0 < len(game_key) <= MAX_KEY_CHARS):
-            raise StoreError(f"A game key is a text of 1 to {MAX_KEY_CHARS} characters, not {game_key!r:.40}.")
-        if self._connection is None:
-            return Recorded(None)
-        connection = self._writable()
-        when = played_at if played_at is not None else datetime.now(UTC)
-        if when.tzinfo is None:
-            when = when.replace(tzinfo=UTC)  # a naive time is taken to be UTC already
-        start = game.start
-        board = (start.rows, start.cols, start.k)
-        record = game.to_text()
-
-        def write(connection: sqlite3.Connection) -> Recorded:
-            if game_key is not None:
-                earlier = _earlier(connection, game_key, x, o, record)
-                if earlier is not None:
-                    return earlier
-            change = score_game(x, o, result, _board_scores(connection, board))
-            outcome = change.recorded(None, board)
-            cursor = connection.execute(
-                "INSERT INTO games (played_at, x_name, x_kind, o_name, o_kind, first, rows, cols, k, record, result,"
-                " game_key, points, run, difficulty, high_score, new_high_score)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (_format_time(when), x.name, x.kind, o.name, o.kind, start.turn or "X", *board, record, result,
-                 game_key, outcome.points, outcome.run, outcome.difficulty, outcome.high_score,
-                 outcome.new_high_score))
-            for table, name, column in change.counts:
-                assert table in ("opponents", "people") and column in ("wins", "losses", "draws")
-                connection.execute(f"INSERT INTO {table} (name, {column}) VALUES (?, 1) "
-                                   f"ON CONFLICT (name) DO UPDATE SET {column} = {column} + 1", (name,))
-            if change.difficulty is not None:
-                connection.executemany(
-                    "INSERT INTO board_scores (rows, cols, k, name, value) VALUES (?, ?, ?, ?, ?) "
-                    "ON CONFLICT (rows, cols, k, name) DO UPDATE SET value = excluded.value",
-                    [(*board, "run", change.after.run),
-                     (*board, change.difficulty, change.after.high[change.difficulty])])
-            return change.recorded(cursor.lastrowid, board)
-
-        try:
-            return _transaction(connection, write)
-        except sqlite3.Error as error:
-            raise StoreError(f"The game could not be saved to {self.path} ({error}). "
-                             "The scores are unchanged.") from None
-
-    def reset(self, *, scores: bool = True, history: bool = True) -> None:
-        """Delete the scores and/or every stored game (ask the person first)."""
+    def _failure(self, error: Exception) -> str | None:
         import sqlite3
 
-        def wipe(connection: sqlite3.Connection) -> None:
-            if scores:
-                for table in ("board_scores", "opponents", "people"):
-                    connection.execute(f"DELETE FROM {table}")
-            if history:
-                connection.execute("DELETE FROM games")
-
-        try:
-            _transaction(self._writable(), wipe)
-        except sqlite3.Error as error:
-            raise StoreError(f"The store at {self.path} could not be reset ({error}); nothing was deleted.") from None
-
-    # reading ------------------------------------------------------------------------------
-    def games(self, limit: int = 20, offset: int = 0) -> list[StoredGame]:
-        """Stored games, newest first (in the order they were saved)."""
-        for name, value in (("limit", limit), ("offset", offset)):
-            if type(value) is not int or value < 0:
-                raise StoreError(f"The {name} of a history listing is a whole number of at least 0, not {value!r:.20}.")
-        if self._connection is None:
-            return []
-        query = f"SELECT {_GAME_COLUMNS} FROM games ORDER BY id DESC LIMIT ? OFFSET ?"
-        return self._read("history", lambda c: [_stored_game(r) for r in c.execute(query, (limit, offset))])
-
-    def count_games(self) -> int:
-        if self._connection is None:
-            return 0
-        count: int = self._read("history", lambda c: c.execute("SELECT COUNT(*) FROM games").fetchone()[0])
-        return count
-
-    def game(self, game_id: int) -> StoredGame:
-        """One stored game by its number."""
-        if type(game_id) is not int:
-            raise StoreError(f"A game number is a whole number, not {game_id!r:.20}.")
-        self._need()
-        query = f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?"
-        row = self._read("history", lambda c: c.execute(query, (game_id,)).fetchone())
-        if row is None:
-            raise GameNotFoundError(f"There is no game number {game_id} in the history.")
-        return _stored_game(row)
-
-    def scores(self) -> Scores:
-        """The score table, per board (3×3 first); all zeros when the store is disabled."""
-        from noughts.players import names
-
-        opponents = {name: Tally() for name in names()}
-        if self._connection is None:
-            return Scores.of({}, opponents, {})
-
-        def read(connection: sqlite3.Connection) -> Scores:
-            numbers: dict[Shape, dict[str, int]] = {}
-            for rows, cols, k, name, value in connection.execute("SELECT rows, cols, k, name, value FROM board_scores"):
-                numbers.setdefault((rows, cols, k), {})[name] = value
-            boards = {board: BoardScores(values.pop("run", 0), values) for board, values in numbers.items()}
-            for name, *tally in connection.execute("SELECT name, wins, losses, draws FROM opponents ORDER BY name"):
-                opponents[name] = Tally(*tally)
-            people = {name: Tally(*tally) for name, *tally in
-                      connection.execute("SELECT name, wins, losses, draws FROM people ORDER BY name")}
-            return Scores.of(boards, opponents, people)
-
-        return self._read("scores", read)
-
-
-def _board_scores(connection: sqlite3.Connection, board: Shape) -> BoardScores:
-    values = dict(connection.execute("SELECT name, value FROM board_scores WHERE rows = ? AND cols = ? AND k = ?",
-                                     board))
-    return BoardScores(values.pop("run", 0), values)
-
-
-def _earlier(connection: sqlite3.Connection, game_key: str, x: Participant, o: Participant,
-             record: str) -> Recorded | None:
-    """What recording the game with this key returned the first time, or None if there was none."""
-    row = connection.execute(f"SELECT {_RECORDED_COLUMNS}, x_name, x_kind, o_name, o_kind, record FROM games "
-                             "WHERE game_key = ?", (game_key,)).fetchone()
-    if row is None:
-        return None
-    game_id, points, run, difficulty, high_score, new_high_score, rows, cols, k, *kept = row
-    if kept != [x.name, x.kind, o.name, o.kind, record]:
-        raise StoreError(f"The game key {game_key!r:.60} already belongs to game {game_id}, a different game; "
-                         "this one was not saved.")
-    return Recorded(game_id, points, run, difficulty, high_score, bool(new_high_score), (rows, cols, k))
-
-
-def _format_time(when: datetime) -> str:
-    from datetime import UTC
-
-    # fixed width and UTC, so the text sorts in time order
-    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def _stored_game(row: tuple[object, ...]) -> StoredGame:
-    from datetime import datetime
-
-    (game_id, played_at, x_name, x_kind, o_name, o_kind, first, rows, cols, k, record, result) = row
-    return StoredGame(game_id, datetime.fromisoformat(str(played_at)),  # type: ignore[arg-type]
-                      Participant.stored(x_name, x_kind), Participant.stored(o_name, o_kind),  # type: ignore[arg-type]
-                      first, rows, cols, k, record, result)  # type: ignore[arg-type]
+        return str(error) if isinstance(error, sqlite3.Error) else None

@@ -92,7 +92,7 @@ def history(db: str | None = None, limit: int = 20, out: IO[str] | None = None) 
         games = store.games(limit)
         total = store.count_games()
     if not games:
-        out.write(f"No games recorded yet in {store.path}: play one with 'noughts play'.\n")
+        out.write(f"No games recorded yet in {store.location}: play one with 'noughts play'.\n")
         return 0
     rows = [("id", "when", "X", "O", "result", "moves")]
     for stored in games:
@@ -170,7 +170,7 @@ def scores(db: str | None = None, *, reset: bool = False, yes: bool = False, sho
         with _open(db, read_only=False) as store:
             if not yes:
                 reader = _Input(stdin if stdin is not None else sys.stdin.buffer, out)
-                answer = reader.ask(f"Delete every score in {store.path} (high scores, the current run and all "
+                answer = reader.ask(f"Delete every score in {store.location} (high scores, the current run and all "
                                     "win/loss/draw tallies)? The game history is kept. Type yes to confirm: ")
                 if answer is None or answer is _TOO_LONG or answer.lower() not in _YES:
                     out.write(("\n" if answer is None else "") + "Nothing was deleted.\n")

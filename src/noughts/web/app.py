@@ -12,40 +12,36 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Collection, Mapping
 from importlib import resources
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
 from noughts.web.connection import serve_socket
+from noughts.web.guard import Guard
 from noughts.web.hub import Hub
 from noughts.web.lobby import Lobby
-from noughts.web.protocol import CODE_ALPHABET, Limits
+from noughts.web.protocol import CODE_ALPHABET, CODE_LENGTH, Limits
 from noughts.web.recording import Recorder
 from noughts.web.rooms import MemoryRoomStore, RoomStore
 from noughts.web.share import Share, qr_svg
+from noughts.web.shield import GUARD, SECURITY_HEADERS, Shield
 
 __all__ = ["SECURITY_HEADERS", "STATIC", "create_app"]
 
 STATIC = {"index.html": "text/html; charset=utf-8", "style.css": "text/css; charset=utf-8",
           "app.js": "text/javascript; charset=utf-8"}
-SECURITY_HEADERS = {
-    "content-security-policy": "default-src 'self'; img-src 'self' data:; connect-src 'self'; "
-                               "base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-    "x-content-type-options": "nosniff",
-    "referrer-policy": "no-referrer",  # room links carry the code
-    "cache-control": "no-cache",
-}
 
 
 def create_app(db: str | None = None, *, scores: bool = True, limits: Limits | None = None,
                rooms: RoomStore | None = None, notify: Callable[[str], None] | None = None,
                redis: str | None = None, heartbeat: float = 5.0, public_url: str | None = None,
-               listen_host: str = "127.0.0.1") -> Starlette:
+               listen_host: str = "127.0.0.1", allowed_hosts: Collection[str] | None = None) -> Starlette:
     """The web game as an ASGI app.
 
     ``db`` is the score file (``None``: the default, as for ``noughts play``); ``scores=False``
@@ -54,7 +50,10 @@ def create_app(db: str | None = None, *, scores: bool = True, limits: Limits | N
     process given the same address (see :mod:`noughts.web.shared`); ``heartbeat`` is how often,
     in seconds, this process says it is alive there. ``public_url`` is the address friends are
     sent (``noughts web --public-url``); without it the link is worked out from ``listen_host``,
-    the address the server listens on (see :mod:`noughts.web.share`).
+    the address the server listens on (see :mod:`noughts.web.share`). ``allowed_hosts`` are the
+    host names the server answers to (``Host``, and a websocket's ``Origin``); ``None`` or ``'*'``
+    in it: any name, as for an app behind a server of your own that checks them (``noughts web``
+    passes the names of the address it serves, see :func:`noughts.web.guard.default_allowed_hosts`).
     """
     limits = limits or Limits()
     hub: Hub
@@ -66,7 +65,10 @@ def create_app(db: str | None = None, *, scores: bool = True, limits: Limits | N
     else:
         rooms = rooms or MemoryRoomStore(limits.max_rooms, limits.room_ttl)
         hub = Hub(rooms)
-    lobby = Lobby(limits, rooms, Recorder(db, scores, notify), hub)
+    guard = Guard(limits)
+    lobby = Lobby(limits, rooms, Recorder(db, scores, notify), hub, guard)
+    allowed = None if allowed_hosts is None or "*" in allowed_hosts else {
+        name.strip("[]").lower().rstrip(".") for name in allowed_hosts}
     lobby.share = share = Share(public_url, listen_host)
     files = {name: resources.files("noughts.web").joinpath("static", name).read_bytes() for name in STATIC}
     tags = {name: '"' + hashlib.sha256(body).hexdigest()[:16] + '"' for name, body in files.items()}
@@ -92,8 +94,8 @@ def create_app(db: str | None = None, *, scores: bool = True, limits: Limits | N
 
     async def qr(request: Request) -> Response:
         """The QR code of a game's link for a friend, as SVG (the page shows it beside the link)."""
-        code = request.path_params["code"].upper()
-        if not 4 <= len(code) <= 12 or any(c not in CODE_ALPHABET for c in code):
+        code = request.path_params["code"].upper()  # as the server writes it in the link: no dashes
+        if len(code) != CODE_LENGTH or any(c not in CODE_ALPHABET for c in code):
             return PlainTextResponse("Not Found", status_code=404)
         link, _ = share.link(code, request.headers.get("host", ""), request.url.scheme)
         return Response(qr_of(link), media_type="image/svg+xml", headers=SECURITY_HEADERS)
@@ -105,17 +107,18 @@ def create_app(db: str | None = None, *, scores: bool = True, limits: Limits | N
         await serve_socket(ws, lobby)
 
     @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+    async def lifespan(app: Starlette) -> AsyncIterator[Mapping[str, object]]:
         await lobby.start()
         try:
-            yield
+            yield {GUARD: guard}  # uvicorn hands this to each connection's protocol (noughts.web.shield)
         finally:
             await lobby.stop()
 
     app = Starlette(routes=[
         Route("/", page), Route("/r/{code}", page), Route("/r/{code}/qr.svg", qr), Route("/static/{name}", static),
         Route("/healthz", health), WebSocketRoute("/ws", websocket),
-    ], lifespan=lifespan)
+    ], lifespan=lifespan, middleware=[Middleware(Shield, headers=SECURITY_HEADERS, allowed=allowed)])
     app.state.lobby = lobby
     app.state.hub = hub
+    app.state.guard = guard
     return app

@@ -1,8 +1,8 @@
 """One websocket per browser tab: accepting it, reading its messages within limits, writing to it.
 
-:func:`serve_socket` is the websocket endpoint: it checks the origin and the connection limit,
-greets the client, reads one message at a time (a token bucket refuses floods), hands each to
-the lobby, and on the way out takes the connection out of its room. :class:`Connection` holds
+:func:`serve_socket` is the websocket endpoint: it checks the connection limit, greets the
+client, reads one message at a time (a token bucket refuses floods, a socket silent for too long
+is closed), hands each to the lobby, and on the way out takes the connection out of its room. :class:`Connection` holds
 what the server knows about one socket and sends through a queue of its own, so a client that
 stops reading never holds up the others.
 """
@@ -13,11 +13,12 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections import deque
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from noughts.web.guard import client_key
 from noughts.web.protocol import Limits, encode, error_message
 
 if TYPE_CHECKING:
@@ -27,14 +28,23 @@ __all__ = ["OUTBOX", "Connection", "serve_socket"]
 
 log = logging.getLogger("noughts.web")
 
-OUTBOX = 256  # messages queued for one socket; a client this far behind is not reading
+OUTBOX = 256  # messages queued for a player by default (Limits.outbox); a client this far behind is not reading
+STATE_PREFIX = '{"type":"state"'  # how encode() begins a state: a snapshot that a newer one replaces
 
 
 class Connection:
-    """One open websocket: which room and seat it is in, its message allowance, its outbox."""
+    """One open websocket: which room and seat it is in, its message allowance, its outbox.
 
-    def __init__(self, ws: WebSocket, limits: Limits) -> None:
+    The outbox holds at most ``limits.outbox`` messages for a player and ``limits.watcher_outbox``
+    for anyone else (spectators cost the server least, and are dropped first). A ``state`` is a
+    snapshot: one still waiting at the end of the outbox is replaced by the newer, so people
+    coming and going around a slow reader never pile states up in its outbox.
+    """
+
+    def __init__(self, ws: WebSocket, limits: Limits, address: str = "?") -> None:
         self.ws = ws
+        self.limits = limits
+        self.address = address  # whose share of rooms, joins and connections this uses (noughts.web.guard)
         self.room: str | None = None
         self.seat: int | None = None
         self.shown: tuple[int, str] | None = None  # with rooms in Redis: the version and text of the last state sent
@@ -45,8 +55,15 @@ class Connection:
         self.open = True
         # Sends go through a queue and a task of their own, so a client that stops reading
         # never holds up the others (a send can wait for the socket's buffer to drain).
-        self.outbox: asyncio.Queue[str | tuple[int, str]] = asyncio.Queue(OUTBOX)
+        self._outbox: deque[str | tuple[int, str]] = deque()
+        self._ready = asyncio.Event()
+        self._closing: asyncio.Task[None] | None = None
         self.writer = asyncio.create_task(self._write())
+
+    @property
+    def pending(self) -> int:
+        """Messages waiting to be sent."""
+        return len(self._outbox)
 
     def allow(self, limits: Limits) -> bool:
         """A token bucket: ``burst`` messages at once, ``rate`` a second after that."""
@@ -63,24 +80,49 @@ class Connection:
     def push(self, message: str | dict[str, Any]) -> None:
         if not self.open:
             return
-        try:
-            self.outbox.put_nowait(message if isinstance(message, str) else encode(message))
-        except asyncio.QueueFull:
-            log.info("closing a websocket that stopped reading")
-            self.open = False
-            self.writer.cancel()
+        text = message if isinstance(message, str) else encode(message)
+        outbox = self._outbox
+        if outbox and text.startswith(STATE_PREFIX) and isinstance(outbox[-1], str) \
+                and outbox[-1].startswith(STATE_PREFIX):
+            outbox[-1] = text  # not sent yet: the newer snapshot replaces it
+            return
+        budget = self.limits.outbox if self.seat is not None else self.limits.watcher_outbox
+        if len(outbox) >= budget:
+            self.drop(f"{'a player' if self.seat is not None else 'a spectator'} stopped reading")
+            return
+        outbox.append(text)
+        self._ready.set()
+
+    def drop(self, why: str) -> None:
+        """Stop sending to a client that does not read; it gets a close frame (1008) if it ever reads again.
+
+        A player's seat stays theirs (their token takes it back); only this socket goes.
+        """
+        log.info("closing a websocket: %s", why)
+        self.open = False
+        self._outbox.clear()
+        self.writer.cancel()
+        self._closing = asyncio.create_task(self._close_quietly(1008, "too slow: messages were not read"))
+
+    async def _close_quietly(self, code: int, reason: str) -> None:
+        with contextlib.suppress(Exception, asyncio.TimeoutError):
+            await asyncio.wait_for(self.ws.close(code, reason), self.limits.stall_timeout)
 
     def close(self, code: int, reason: str) -> None:
         """Close after whatever is already queued has been sent."""
         if self.open:
-            with contextlib.suppress(asyncio.QueueFull):
-                self.outbox.put_nowait((code, reason))
+            self._outbox.append((code, reason))
+            self._ready.set()
             self.open = False
 
     async def _write(self) -> None:
+        outbox, ready = self._outbox, self._ready
         try:
             while True:
-                item = await self.outbox.get()
+                while not outbox:
+                    ready.clear()
+                    await ready.wait()
+                item = outbox.popleft()
                 if isinstance(item, tuple):
                     await self.ws.close(*item)
                     return
@@ -92,36 +134,45 @@ class Connection:
         """Let queued messages (and a requested close) go out briefly, then stop the writer."""
         self.open = False
         if not self.writer.done():
-            if self.outbox.empty():
+            if not self._outbox:
                 self.writer.cancel()
             with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError, Exception):
                 await asyncio.wait_for(self.writer, 1.0)
+        if self._closing is not None:
+            with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError, Exception):
+                await asyncio.wait_for(self._closing, 1.0)
 
 
 async def serve_socket(ws: WebSocket, lobby: Lobby) -> None:
-    """The websocket endpoint: one connection's whole life."""
+    """The websocket endpoint: one connection's whole life (its host and origin were checked by the shield)."""
     limits, hub = lobby.limits, lobby.hub
-    if not same_origin(ws):  # another site's page must not play (or fill rooms) as our visitor
-        await ws.close(code=1008)
-        return
     await ws.accept()
     if hub.connections >= limits.max_connections:
         await ws.close(code=1013, reason="the server is busy")
         return
     hub.connections += 1
-    conn = Connection(ws, limits)
+    conn = Connection(ws, limits, client_key(ws.client.host if ws.client else None))
     conn.push(lobby.welcome())
     conn.push(lobby.recorder.scores)
     try:
         while conn.open:
-            event = await ws.receive()
+            # A socket in no room must speak now and then; in a room, the room's own expiry ends it.
+            idle = limits.idle_timeout if conn.room is None else max(limits.idle_timeout, limits.room_ttl)
+            try:
+                event = await asyncio.wait_for(ws.receive(), idle)
+            except TimeoutError:
+                conn.close(1001, "idle: no message for a long time")
+                break
             if event["type"] == "websocket.disconnect":
                 break
-            if not conn.allow(limits):
+            own = conn.allow(limits)
+            if not own or not lobby.guard.allow_message(conn.address):
                 conn.refused += 1
                 if conn.refused == 1:  # one warning per flood, not one per message
-                    conn.push(error_message("rate_limited", f"Too many messages: at most {limits.rate:g} "
-                                                            "a second. Some were ignored.", None))
+                    most = (f"{limits.rate:g} a second" if not own
+                            else f"{limits.address_rate:g} a second from your address")
+                    conn.push(error_message("rate_limited", f"Too many messages: at most {most}. Some were ignored.",
+                                            None))
                 if conn.refused >= limits.flood_close:
                     conn.close(1008, "too many messages")
                 continue
@@ -136,11 +187,3 @@ async def serve_socket(ws: WebSocket, lobby: Lobby) -> None:
         hub.connections -= 1
         await conn.finish()
         await lobby.leave(conn)
-
-
-def same_origin(ws: WebSocket) -> bool:
-    """Browsers send Origin; programs (tests, benchmarks, robots) usually do not, and may connect."""
-    origin = ws.headers.get("origin")
-    if origin is None:
-        return True
-    return urlsplit(origin).netloc.lower() == ws.headers.get("host", "").lower()

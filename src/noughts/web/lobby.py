@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from noughts.errors import NoughtsError
 from noughts.match import PERSON, Match
 from noughts.store import Recorded
+from noughts.web.guard import Guard
 from noughts.web.protocol import Limits, Rejection, encode, error_message, parse
 from noughts.web.rooms import Conflict, Kind, Room, RoomStore, new_code, new_token
 from noughts.web.share import Share
@@ -61,8 +62,10 @@ class _Answers:
 class Lobby:
     """The rooms, the recorder and the hub, and a handler for each type of message."""
 
-    def __init__(self, limits: Limits, rooms: RoomStore, recorder: Recorder, hub: Hub) -> None:
+    def __init__(self, limits: Limits, rooms: RoomStore, recorder: Recorder, hub: Hub,
+                 guard: Guard | None = None) -> None:
         self.limits = limits
+        self.guard = guard or Guard(limits)  # what each client address may take (noughts.web.guard)
         self.rooms = rooms
         self.recorder = recorder
         self.hub = hub
@@ -97,9 +100,20 @@ class Lobby:
         while True:
             await asyncio.sleep(self.limits.sweep_every)
             try:
-                self.hub.closed(await self.rooms.expire(time.time()), self.minutes)
+                expired = await self.rooms.expire(time.time())
+                self.guard.gone(expired)
+                self.hub.closed(expired, self.minutes)
+                await self._expire_unjoined()
+                self.guard.prune()
             except Exception:
                 log.exception("expiring rooms failed; trying again later")
+
+    async def _expire_unjoined(self) -> None:
+        """Rooms nobody joined or played in, and nobody is in, go after ``unjoined_ttl``: a room filler's rooms."""
+        deserted = [code for code in self.guard.unjoined() if not any(self.hub.presence(code))]
+        for code in deserted:
+            await self.rooms.delete(code)
+        self.guard.gone(deserted)
 
     def welcome(self) -> str:
         """The ``welcome`` message (the same text for everyone: encoded once)."""
@@ -170,14 +184,14 @@ class Lobby:
         await self.hub.detach(conn)
 
     async def _on_play_computer(self, conn: Connection, message: dict[str, Any]) -> None:
-        self._may_create(conn)
+        await self._may_create(conn)
         shape = (message["rows"], message["cols"], message["k"])
         opponent = message["opponent"]
         await self.able(shape)  # the solver's verdict on the board, worked out once; the match says any refusal
         await self._create(conn, await self._new_room("computer", opponent, message["first"], message["name"], shape))
 
     async def _on_create_room(self, conn: Connection, message: dict[str, Any]) -> None:
-        self._may_create(conn)
+        await self._may_create(conn)
         shape = (message["rows"], message["cols"], message["k"])
         await self._create(conn, await self._new_room("friend", PERSON, message["first"], message["name"], shape))
 
@@ -229,10 +243,11 @@ class Lobby:
                            "able": [n for n, why in verdicts.items() if why is None],
                            "unable": {n: why for n, why in verdicts.items() if why is not None}})
 
-    def _may_create(self, conn: Connection) -> None:
+    async def _may_create(self, conn: Connection) -> None:
         if conn.created >= self.limits.rooms_per_connection:
             raise Rejection("too_many_rooms", f"One connection may start at most {self.limits.rooms_per_connection} "
                                               "games. Reload the page to go on.")
+        await self.guard.may_create(conn.address, self.rooms)
 
     async def _create(self, conn: Connection, room: Room) -> None:
         records = self._recording(room)
@@ -255,6 +270,7 @@ class Lobby:
             raise Rejection("busy", "The server could not find a free game code; try again.")
         records.flush(self.recorder.for_room(room.code, self._saved))
         conn.created += 1
+        self.guard.created(conn.address, room.code)
         await self.hub.attach(conn, room.code, 0)
         self.answer(conn, {"type": "joined", "room": room.code, "seat": 0, "token": room.tokens[0],
                            "link": f"/r/{room.code}", **self._share(conn, room.code)})
@@ -279,7 +295,15 @@ class Lobby:
 
         missing = (f"There is no game with the code {code}: it may have expired after {self.minutes} minutes "
                    "without a move.")
-        room, (seat, held) = await self._update(code, take_seat, missing, computer=False, show=False)
+        self.guard.may_join(conn.address)  # a guesser is locked out; a rejoin loop is slowed
+        try:
+            room, (seat, held) = await self._update(code, take_seat, missing, computer=False, show=False)
+        except Rejection as refusal:
+            if refusal.code in ("no_room", "bad_token"):
+                self.guard.failed_join(conn.address)
+            raise
+        if conn.room != code:
+            self.guard.used(code)
         if seat is None:
             watchers = await self.hub.watchers(code, besides=conn)
             if watchers >= self.limits.max_watchers:
@@ -308,6 +332,7 @@ class Lobby:
             room.play(seat, board_cell(room.match.start, message["cell"]), message.get("ply"))
 
         await self._update(code, move, self._gone(conn), leaving=conn)
+        self.guard.used(code)
 
     async def _on_undo(self, conn: Connection, message: dict[str, Any]) -> None:
         """Take back the person's last move and the computer's reply, by the match's rule."""
@@ -499,10 +524,14 @@ def _warm_up() -> None:
 
     from noughts import players
     from noughts.board import Board
+    from noughts.errors import NoughtsError
 
-    players.able(Board())  # which players can play the board: worked out once, then kept
-    for name in players.names():
-        player = players.get(name, random.Random(0))
+    # which players can play the board: worked out once, then kept; only those are offered
+    for name in players.able(Board()):
         board = Board()
-        while not board.is_over:
-            board = board.play(player.choose(board))
+        try:
+            player = players.get(name, random.Random(0))
+            while not board.is_over:
+                board = board.play(player.choose(board))
+        except NoughtsError:  # a failing plug-in player: its error shows when someone picks it, not at start
+            continue

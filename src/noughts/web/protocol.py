@@ -11,6 +11,8 @@ Traceback (most recent call last):
 noughts.web.protocol.Rejection: There is no cell 900: no board here has that many cells.
 >>> parse('{"type": "players", "rows": 7, "cols": 7, "k": 4, "id": "p1"}', Limits())
 {'type': 'players', 'id': 'p1', 'rows': 7, 'cols': 7, 'k': 4}
+>>> parse('{"type": "undo", "game": 2, "id": "u1"}', Limits())
+{'type': 'undo', 'id': 'u1', 'game': 2}
 """
 
 from __future__ import annotations
@@ -26,12 +28,16 @@ from noughts.errors import NoughtsError
 from noughts.match import DEFAULT_FIRST, DEFAULT_OPPONENT, FIRST_RULES, first_rule
 
 __all__ = [
-    "CODE_ALPHABET", "MESSAGE_TYPES", "Limits", "Rejection", "clean_name", "cell_words",
+    "CODE_ALPHABET", "CODE_LENGTH", "MESSAGE_TYPES", "Limits", "Rejection", "clean_name", "cell_words",
     "encode", "error_message", "parse",
 ]
 
-# Codes are read aloud and typed on phones: no 0/O, 1/I/L look-alikes.
-CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
+# Codes are read aloud and typed on phones: Crockford's base 32 (no I, L, O or U; a typed O is read
+# as 0, I and L as 1, case, spaces and dashes do not matter). 12 symbols carry 60 random bits.
+CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+CODE_LENGTH = 12
+_CODE_SLIPS = str.maketrans({"O": "0", "I": "1", "L": "1", "-": None, " ": None, "\t": None})
+_TOKEN_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
 MESSAGE_TYPES = ("play_computer", "create_room", "join", "move", "rematch", "leave", "scores", "ping", "players",
                  "undo", "hint")
 MAX_SIDE = 15  # rows and columns of a board played on the page: 15×15 still fits a phone
@@ -59,6 +65,28 @@ class Limits:
     max_connections: int = 10_000
     max_watchers: int = 100  # spectators per room
     rooms_per_connection: int = 50  # rooms one connection may create in its lifetime
+    # Per client address (one process's view; see docs/web-protocol.md, "Holding under attack").
+    rooms_per_address: int = 50  # rooms one address may hold open at once...
+    address_share: float = 0.02  # ...and never more than this share of max_rooms
+    unjoined_ttl: float = 5 * 60.0  # seconds a room nobody is in, joined or played in, is kept
+    address_rate: float = 100.0  # messages a second, sustained, from all of one address's sockets together
+    address_burst: int = 400  # messages from one address at once before its rate applies
+    join_rate: float = 1.0  # joins a second, sustained, per address (a rejoin loop is slowed)
+    join_burst: float = 30.0  # joins allowed at once before the rate applies
+    failed_joins: int = 10  # joins of unknown codes or with wrong tokens before the address is locked out
+    lockout: float = 60.0  # seconds of the first lockout; each next one lasts twice as long (at most an hour)
+    connections_per_address: int = 64  # open connections (HTTP or websocket) from one address
+    handshake_timeout: float = 10.0  # seconds to send a request's headers, from connecting or the last response
+    idle_timeout: float = 10 * 60.0  # seconds a websocket in no room may send nothing before it is closed
+    stall_timeout: float = 30.0  # seconds a client may leave the server unable to write before it is cut off
+    outbox: int = 256  # messages queued for a player; a client this far behind is not reading
+    watcher_outbox: int = 32  # messages queued for a spectator
+    log_every: float = 10.0  # seconds between log lines of one cause (the rest are counted)
+
+    @property
+    def rooms_for_one_address(self) -> int:
+        """Rooms one address may hold: the count, or its share of all rooms if that is smaller (at least 1)."""
+        return max(1, min(self.rooms_per_address, int(self.max_rooms * self.address_share)))
 
     def public(self) -> dict[str, float | int]:
         """What a client may want to know (sent in ``welcome``)."""
@@ -122,6 +150,7 @@ def parse(text: str, limits: Limits) -> dict[str, Any]:
     if kind not in MESSAGE_TYPES:
         raise Rejection("unknown_type", f"There is no message type {kind[:30]!r}; the types are "
                                         f"{', '.join(MESSAGE_TYPES)}.")
+    data = _Fields(data)
     message: dict[str, Any] = {"type": kind}
     request = data.get("id")
     if request is not None:  # the same id twice is the same request: the server answers it once
@@ -142,20 +171,29 @@ def parse(text: str, limits: Limits) -> dict[str, Any]:
         token = data.get("token")
         if token is not None and (not isinstance(token, str) or len(token) > 100):
             raise Rejection("bad_field", "'token' must be the seat token the server gave you (text).")
+        if token and not _TOKEN_CHARACTERS.issuperset(token):
+            raise Rejection("bad_token", "That is not a seat token: tokens are letters, digits, - and _. "
+                                         "Join without one to watch or to take a free seat.")
         message["token"] = token or None
     if kind == "move":
         message["cell"] = _cell(data.get("cell"))
-        for field in ("game", "ply"):  # optional: guard against a move meant for an older board
+    if kind in ("move", "undo"):
+        # optional: guard against a move (or a take-back) meant for an older board
+        for field in ("game", "ply") if kind == "move" else ("game",):
             value = data.get(field)
             if value is not None:
                 if type(value) is not int:
                     raise Rejection("bad_field", f"'{field}' must be a whole number.")
                 message[field] = value
+    if kind == "move":
         mark = data.get("mark")
         if mark is not None:
             if mark not in ("X", "O"):
                 raise Rejection("bad_field", "'mark' must be \"X\" or \"O\".")
             message["mark"] = mark
+    unknown = [field for field in data if field not in data.read]
+    if unknown:
+        raise Rejection("unknown_field", f"A {kind} message has no field {unknown[0][:30]!r}.")
     return message
 
 
@@ -176,6 +214,27 @@ def _shape(data: dict[str, Any]) -> dict[str, int]:
                                      f"on a {shape['rows']}×{shape['cols']} board.")
     shape["k"] = k
     return shape
+
+
+class _Fields(dict[str, Any]):
+    """A message's fields, noting which ones :func:`parse` looked at: any other field is refused."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        super().__init__(data)
+        self.read = {"type"}
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self.read.add(key)
+        return super().get(key, default)
+
+    def __getitem__(self, key: str) -> Any:
+        self.read.add(key)
+        return super().__getitem__(key)
+
+    def __contains__(self, key: object) -> bool:
+        if isinstance(key, str):
+            self.read.add(key)
+        return super().__contains__(key)
 
 
 def _opponent(value: object) -> str:
@@ -200,12 +259,12 @@ def _first(value: object) -> str:
 
 def _room_code(value: object) -> str:
     if not isinstance(value, str):
-        raise Rejection("bad_field", "'room' must be a game code (text), like \"K7M2QX\".")
-    code = value.strip().upper()
-    if not 4 <= len(code) <= 12 or any(c not in CODE_ALPHABET for c in code):
+        raise Rejection("bad_field", "'room' must be a game code (text), like \"K7M2-QXAB-9CDE\".")
+    code = value[:40].upper().translate(_CODE_SLIPS)
+    if len(code) != CODE_LENGTH or any(c not in CODE_ALPHABET for c in code):
         shown = value.strip()[:20]
-        raise Rejection("no_room", f"There is no game with the code {shown!r}: a code is six letters and "
-                                   "digits, like K7M2QX.")
+        raise Rejection("no_room", f"There is no game with the code {shown!r}: a code is twelve letters and "
+                                   "digits, like K7M2-QXAB-9CDE.")
     return code
 
 

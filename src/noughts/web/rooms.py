@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from noughts import text
 from noughts.errors import NoughtsError
 from noughts.match import DEFAULT_FIRST, DEFAULT_OPPONENT, PERSON, Match
-from noughts.web.protocol import CODE_ALPHABET, Rejection, cell_words
+from noughts.web.protocol import CODE_ALPHABET, CODE_LENGTH, Rejection, cell_words
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -42,11 +42,11 @@ if TYPE_CHECKING:
 
 __all__ = ["Conflict", "MemoryRoomStore", "Room", "RoomStore", "new_code", "new_token"]
 
-CODE_LENGTH = 6  # 31**6 ≈ 900 million codes: collisions are rare and retried
 Kind = Literal["computer", "friend"]
 
 
 def new_code() -> str:
+    """A room's code: 12 symbols of Crockford's base 32 from ``secrets``, 60 random bits (guessing is hopeless)."""
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
 
 

@@ -16,6 +16,7 @@ import sys
 import threading
 from collections.abc import Iterator, Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 import uvicorn
 from starlette.applications import Starlette
@@ -23,6 +24,7 @@ from starlette.applications import Starlette
 from noughts import text
 from noughts.errors import NoughtsError
 from noughts.web.app import create_app
+from noughts.web.guard import default_allowed_hosts, install_log_limiter, raise_descriptor_limit
 from noughts.web.protocol import Limits
 
 __all__ = ["OPTIONS_VARIABLE", "app_from_environment", "listen", "running", "serve"]
@@ -58,27 +60,44 @@ def _config(app: Starlette | str, limits: Limits, log_level: str,
             environ: Mapping[str, str] | None = None, **options: Any) -> uvicorn.Config:
     # uvicorn colours its log lines on a terminal; NO_COLOR (https://no-color.org) turns that off
     colours = None if text.colour_wanted(environ) else False
-    return uvicorn.Config(app, log_level=log_level, access_log=False, lifespan="on", server_header=False,
-                          ws_max_size=limits.max_frame_bytes, ws_per_message_deflate=False, use_colors=colours,
-                          **options)
+    # Our protocols are uvicorn's own with the per-address guard in front (noughts.web.shield).
+    config = uvicorn.Config(app, log_level=log_level, access_log=False, lifespan="on", server_header=False,
+                            ws_max_size=limits.max_frame_bytes, ws_per_message_deflate=False, use_colors=colours,
+                            http="noughts.web.shield:GuardedHTTP", ws="noughts.web.shield:GuardedWebSocket",
+                            **options)
+    install_log_limiter(limits.log_every)  # after the Config: it sets up uvicorn's loggers
+    return config
 
 
 def app_from_environment() -> Starlette:
     """The app of one worker process, from the options its supervisor put in the environment."""
     options = json.loads(os.environ[OPTIONS_VARIABLE])
-    return create_app(options["db"], scores=options["scores"], limits=Limits(**options["limits"]),
-                      redis=options["redis"], public_url=options.get("public_url"),
+    limits = Limits(**options["limits"])
+    install_log_limiter(limits.log_every)
+    return create_app(options["db"], scores=options["scores"], limits=limits, redis=options["redis"],
+                      allowed_hosts=options["allowed_hosts"], public_url=options.get("public_url"),
                       listen_host=options.get("host", "127.0.0.1"))
+
+
+def answered_names(host: str, allowed_hosts: list[str] | None, public_url: str | None) -> list[str]:
+    """The host names ``noughts web`` answers to: ``--allowed-host`` (else those of ``host``), and
+    always the host of ``--public-url``, since friends are sent there."""
+    names = set(allowed_hosts or default_allowed_hosts(host))
+    public_name = urlsplit(public_url).hostname if public_url is not None else None
+    if public_name and "*" not in names:
+        names.add(public_name)
+    return sorted(names)
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, scores: bool = True,
           limits: Limits | None = None, log_level: str = "warning", redis: str | None = None,
-          workers: int = 1, public_url: str | None = None) -> None:
+          workers: int = 1, public_url: str | None = None, allowed_hosts: list[str] | None = None) -> None:
     limits = limits or Limits()
     if public_url is not None:
         from noughts.web.share import check_public_url
 
         public_url = check_public_url(public_url)
+    hosts = answered_names(host, allowed_hosts, public_url)
     if type(workers) is not int or not 1 <= workers <= 64:
         raise NoughtsError(f"--workers is a number of processes from 1 to 64, not {workers!r:.20}")
     if workers > 1 and redis is None:
@@ -88,6 +107,9 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, s
 
         check_redis(redis)  # one clear line now rather than a traceback from every worker
     sock = listen(host, port)
+    warning = raise_descriptor_limit(limits.max_connections + 2 * limits.connections_per_address)
+    if warning is not None:
+        print(warning, file=sys.stderr, flush=True)
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     everywhere = " (every network interface)" if host in ("0.0.0.0", "::", "") else ""
@@ -104,7 +126,8 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, s
         shared = f" {workers} worker process{'es' if workers > 1 else ''}, rooms in Redis at {shown_url(redis)};"
     with contextlib.closing(sock), contextlib.suppress(KeyboardInterrupt):
         if workers == 1:
-            app = create_app(db, scores=scores, limits=limits, redis=redis, public_url=public_url, listen_host=host)
+            app = create_app(db, scores=scores, limits=limits, redis=redis, allowed_hosts=hosts,
+                             public_url=public_url, listen_host=host)
             print(f"noughts web: open http://{shown}:{bound}/ in a browser{everywhere};{shared} Ctrl-C stops "
                   "the server.", flush=True)
             # uvicorn shuts down gracefully on Ctrl-C, then raises it again: stopping is the normal end here
@@ -114,7 +137,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, s
 
         os.environ[OPTIONS_VARIABLE] = json.dumps({"db": db, "scores": scores, "redis": redis,
                                                    "public_url": public_url, "host": host,
-                                                   "limits": dataclasses.asdict(limits)})
+                                                   "limits": dataclasses.asdict(limits), "allowed_hosts": hosts})
         config = _config("noughts.web.server:app_from_environment", limits, log_level, factory=True,
                          workers=workers)
         print(f"noughts web: open http://{shown}:{bound}/ in a browser{everywhere};{shared} Ctrl-C stops "
@@ -126,9 +149,13 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, s
 @contextlib.contextmanager
 def running(app: Starlette | None = None, *, host: str = "127.0.0.1", port: int = 0,
             limits: Limits | None = None, log_level: str = "warning", **options: Any) -> Iterator[str]:
-    """Serve ``app`` (default: a new one made with ``options``) from a thread; yields its base URL."""
+    """Serve ``app`` (default: a new one made with ``options``) from a thread; yields its base URL.
+
+    A new app answers to the names of ``host`` unless ``allowed_hosts`` is among the options.
+    """
     limits = limits or Limits()
     if app is None:
+        options.setdefault("allowed_hosts", default_allowed_hosts(host))
         app = create_app(limits=limits, **options)
     sock = listen(host, port)
     server = uvicorn.Server(_config(app, limits, log_level))

@@ -7,10 +7,10 @@ domain). A server listening on loopback only can be reached from this machine al
 page says so instead of offering a link that cannot work elsewhere.
 
 >>> share = Share(listen_host="127.0.0.1")
->>> share.link("K7M2QX", "127.0.0.1:8000", "http")
-('http://127.0.0.1:8000/r/K7M2QX', 'machine')
->>> Share(public_url="https://play.example.org/").link("K7M2QX", "127.0.0.1:8000", "http")
-('https://play.example.org/r/K7M2QX', 'network')
+>>> share.link("K7M2QXAB9CDE", "127.0.0.1:8000", "http")
+('http://127.0.0.1:8000/r/K7M2QXAB9CDE', 'machine')
+>>> Share(public_url="https://play.example.org/").link("K7M2QXAB9CDE", "127.0.0.1:8000", "http")
+('https://play.example.org/r/K7M2QXAB9CDE', 'network')
 """
 
 from __future__ import annotations

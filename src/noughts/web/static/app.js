@@ -74,8 +74,14 @@ function connect() {
     }
     (handlers[message.type] || (() => {}))(message);
   };
-  ws.onclose = () => {
+  ws.onclose = (event) => {
     ws = null;
+    if (event.code === 1001 && !me.room) {
+      // The server closes a socket that has sat on the start screen saying nothing for a while:
+      // a normal end, not a lost connection. A new one is opened quietly.
+      setTimeout(connect, 1000 * (0.5 + Math.random()));
+      return;
+    }
     lost = true;
     // Back off, with a random spread: when a server process stops, its players do not all
     // come back in the same millisecond (the rooms are kept in Redis, or lost with one process).
@@ -116,8 +122,17 @@ function sameAsBefore(what, fresh) {
 }
 
 function roomFromPath() {
-  const match = location.pathname.match(/^\/r\/([A-Za-z0-9]{4,12})\/?$/);
-  return match ? match[1].toUpperCase() : null;
+  const match = location.pathname.match(/^\/r\/([A-Za-z0-9-]{4,16})\/?$/);
+  return match ? normalCode(match[1]) : null;
+}
+
+// A room code is 12 symbols of Crockford's base 32, shown in groups of four (K7M2-QXAB-9CDE).
+// Read as the server reads it: case, spaces and dashes do not matter, O is 0, I and L are 1.
+function normalCode(text) {
+  return text.toUpperCase().replace(/[\s-]/g, "").replace(/O/g, "0").replace(/[IL]/g, "1");
+}
+function shownCode(code) {
+  return code.length === 12 ? code.match(/.{4}/g).join("-") : code;
 }
 
 // Into room `code`: with this browser's seat token, or with a name (asked first if none is known).
@@ -139,10 +154,10 @@ function join(code) {
 }
 
 function askName(code) {
-  $("ask-code").textContent = code;
+  $("ask-code").textContent = shownCode(code);
   $("ask-name").hidden = false;
   $("ask-input").value = $("name").value.trim();
-  $("status").textContent = `You are invited to game ${code}: say your name to join.`;
+  $("status").textContent = `You are invited to game ${shownCode(code)}: say your name to join.`;
   setTimeout(() => $("ask-input").focus(), 0);
 }
 
@@ -361,7 +376,7 @@ function render(before) {
 
   // the room panel: the code, the link and its QR code for friends, and who sits where
   $("room").hidden = !friend && seated;
-  $("room-code").textContent = state.room;
+  $("room-code").textContent = shownCode(state.room);
   const link = share ? share.url : `${location.origin}/r/${state.room}`;
   $("room-link").href = link;
   $("room-link").textContent = link;
@@ -695,8 +710,8 @@ function init() {
   $("friend").addEventListener("click", () => start("friend", { type: "create_room" }));
   $("join-form").addEventListener("submit", (event) => {
     event.preventDefault();
-    const code = $("code").value.trim().toUpperCase();
-    if (!code) { notice("Type the code your friend sent, like K7M2QX."); return; }
+    const code = normalCode($("code").value);
+    if (!code) { notice("Type the code your friend sent, like K7M2-QXAB-9CDE."); return; }
     rememberName();
     wantBoardFocus = true;
     enter(code);
@@ -708,7 +723,7 @@ function init() {
     $("name").value = name;
     rememberName();
     wantBoardFocus = true;
-    join($("ask-code").textContent);
+    join(normalCode($("ask-code").textContent));
   });
   $("rematch").addEventListener("click", () => {
     wantBoardFocus = true;

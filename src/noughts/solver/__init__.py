@@ -32,6 +32,15 @@ still needs bound how soon it can win; a cell that makes two threats at once win
 tried attack-first (cells on lines with more of the mover's marks). That proves 4×4 with four
 in a row a draw in about 0.3 s and 30,000 positions (5×5 with four in a row: about 5 s).
 
+Boards of more than 16 cells first settle win, draw or loss by proof-number search
+(:mod:`noughts.solver.proof`: "does the mover force a win?", then "does the other side?"),
+which stops wherever the defender holds a *pairing* (:mod:`noughts.solver.pairing`) and
+searches only the moves that answer the opponent's double threats; a draw is then known
+exactly (its plies are the empty cells), and only a win or loss goes on to the alpha-beta
+search above for its distance, with its sign already known. That proves 5×5 and 6×6 with five
+in a row draws in milliseconds, 5×5 with four in half a second, and 4×7 with four in about
+half a minute (see docs/proofs.md).
+
 Long searches report progress, can be stopped with Ctrl-C (the table only ever holds bounds of
 searches that finished, so it stays correct), and accept a :class:`~noughts.budget.Budget` of
 positions and seconds that raises :class:`~noughts.errors.BudgetExceeded` when it runs out. The
@@ -51,10 +60,13 @@ from typing import NamedTuple
 from noughts.board import Board, Geometry, keep_newest
 from noughts.budget import Budget
 from noughts.errors import BudgetExceeded, InvalidBudgetError
+from noughts.solver.pairing import Pairs, find_pairing, pairing_diagram
+from noughts.solver.proof import ENTRY_BYTES as PROVER_ENTRY_BYTES
+from noughts.solver.proof import Prover
 
 __all__ = [
-    "Analysis", "MoveAnalysis", "ProgressCallback", "Solution", "analyse", "best_moves",
-    "check_interval", "clear_cache", "solve",
+    "Analysis", "MoveAnalysis", "Pairs", "ProgressCallback", "Solution", "analyse", "best_moves",
+    "check_interval", "clear_cache", "pairing", "pairing_diagram", "solve",
 ]
 
 ProgressCallback = Callable[[int, float], None]
@@ -69,6 +81,10 @@ SOLVER_CACHE_SHAPES = 4
 """Shapes whose solver tables are kept (least recently used first out)."""
 TRIM_ENTRIES = 100_000
 """A search that gives up forgets the entries it added if they are more than this (about 15 MB)."""
+PROVER_TABLE_BYTES = 150_000_000
+"""About how much the proof-number search's table of one shape may hold."""
+ALPHA_BETA_MAX_SIZE = 16
+"""Boards of up to this many cells are solved by the alpha-beta search alone (fast enough, and exact)."""
 _TABLE_MAX_SIZE = 64  # boards up to this many cells canonicalise keys by table lookups, bigger ones bit by bit
 _WIDE_LINES = 64  # boards with more lines than this look at the lines through the marks only (_Wide)
 
@@ -256,6 +272,25 @@ class _Solver:
         self.order = sorted(range(size), key=lambda c: -len(geometry.lines_through[c]))
         self.check_every = check_interval(geometry)
         self.wide = _Wide(geometry) if len(geometry.line_masks) > _WIDE_LINES else None
+        self._prover: Prover | None = None  # made on first use: many solvers only read the table
+
+    @property
+    def prover(self) -> Prover:
+        """The proof-number search of this geometry (win, draw or loss), sharing the symmetries."""
+        if self._prover is None:
+            self._prover = Prover(self.geometry, self.orient, PROVER_TABLE_BYTES)
+        return self._prover
+
+    def value(self, mover: int, other: int, search: _Search) -> int:
+        """The value (1, 0, -1) of an unfinished position for ``mover``, by proof-number search:
+        first "does the mover force a win?", then "does the other side?"
+        """
+        prover = self.prover
+        if prover.proves(mover, other, True, search.tick):
+            return 1
+        if prover.proves(other, mover, False, search.tick):
+            return -1
+        return 0
 
     # orient(key): the canonical key of ``key`` and the index of the symmetry that produces it
     def _orient_by_chunks(self, key: int) -> tuple[int, int]:
@@ -304,8 +339,11 @@ class _Solver:
             search.tick()
             return entry[0]
         try:
-            score = search.run(mover, other, -1, 1)
+            # win, draw or loss first: proof-number search, or (small boards) the search below
+            score = self.value(mover, other, search) if self.size > ALPHA_BETA_MAX_SIZE \
+                else search.run(mover, other, -1, 1)
             if score == 0:
+                self._record(key, 0)
                 return 0
             entry = table.get(key)
             lo, hi = (entry[0], entry[1]) if entry is not None else (-size, size)
@@ -347,6 +385,17 @@ class _Solver:
             search.tick()  # known exactly: the search would count this one position, as in exact
             return entry[0] >= bound
         try:
+            if self.size > ALPHA_BETA_MAX_SIZE:
+                # the value alone settles most questions: a draw scores 0, a win 1 or more,
+                # a loss -1 or less
+                value = self.value(mover, other, search)
+                if value == 0:
+                    self._record(key, 0)
+                    return bound <= 0
+                if value > 0 and bound <= 1:
+                    return True
+                if value < 0 and bound > -1:
+                    return False
             return search.run(mover, other, bound - 1, bound) >= bound
         except RecursionError:
             raise self._too_deep() from None
@@ -657,7 +706,9 @@ class _Search:
             else:
                 low = high = best
             if len(table) >= table_limit:
-                table.clear()  # memory over speed: the table only ever speeds things up
+                # memory over speed: forget the older half (the table only ever speeds things up)
+                for old in list(islice(table, len(table) // 2)):
+                    del table[old]
                 solver.clears += 1
             table[key] = (low, high, targets[sym][best_cell])
             return best
@@ -710,6 +761,8 @@ def _tables_bytes(solvers: list[_Solver]) -> int:
     total = 0
     for solver in solvers:
         total += len(solver.table) * solver.entry_bytes  # solver.table_bytes(), without the calls
+        if solver._prover is not None:
+            total += len(solver._prover.table) * PROVER_ENTRY_BYTES
     return total
 
 
@@ -742,12 +795,14 @@ class _searching:  # named as what it is used as: with _searching(...) as (solve
     and most calls (a position already in the table) take microseconds.
     """
 
-    __slots__ = ("solver", "search", "size", "clears")
+    __slots__ = ("solver", "search", "size", "clears", "proved", "collections")
 
     def __init__(self, geometry: Geometry, budget: Budget, progress: ProgressCallback | None) -> None:
         solver = self.solver = _solver(geometry)
         self.search = _Search(solver, budget, progress)
         self.size, self.clears = len(solver.table), solver.clears
+        prover = solver._prover
+        self.proved, self.collections = (len(prover.table), prover.collections) if prover else (0, 0)
 
     def __enter__(self) -> tuple[_Solver, _Search]:
         return self.solver, self.search
@@ -757,6 +812,8 @@ class _searching:  # named as what it is used as: with _searching(...) as (solve
         try:
             if error is not None:  # Ctrl-C too: the bounds found are true, but a lot of them go
                 self.solver.trim(self.size, self.clears)
+                if self.solver._prover is not None:
+                    self.solver._prover.trim(self.proved, self.collections, TRIM_ENTRIES)
                 if isinstance(error, BudgetExceeded):
                     raise _gave_up(error) from None
         finally:
@@ -914,3 +971,21 @@ def _completes(marks: int, lines: tuple[int, ...]) -> bool:
         if marks & line == line:
             return True
     return False
+
+
+def pairing(board: Board, defender: str) -> Pairs | None:
+    """A pairing with which ``defender`` ("X" or "O") stops the other side completing any line.
+
+    Whenever the other side takes one cell of a pair, the defender takes the other one; the
+    pairs cover every line the other side could still complete, so it never does. ``None``
+    when none is found (see :mod:`noughts.solver.pairing`), ``()`` when the other side has no
+    line left at all.
+
+    >>> len(pairing(Board(5, 5, 5), "O"))
+    12
+    """
+    if defender not in ("X", "O"):
+        raise ValueError(f"the defender is X or O, not {defender!r:.20}")
+    mine, theirs = (board.x, board.o) if defender == "X" else (board.o, board.x)
+    return find_pairing(board.geometry, theirs, mine)
+

@@ -1,0 +1,102 @@
+"""The boards noughts proves: ``python benchmarks/proofs.py [--quick] [--markdown FILE] [--json FILE]``.
+
+Each board is solved from the empty position in a fresh process (so the times are cold and the
+memory is that process's high-water mark, ``ru_maxrss``), by ``noughts.solver.solve``, and set
+beside the value published for it where one is known. The median of ``--runs`` runs is quoted
+(1 by default: the long ones take minutes). ``--markdown`` writes the table for docs/proofs.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SRC = HERE.parent / "src"
+
+# (rows, cols, k): the published value for the first player and where it is published
+PUBLISHED: dict[tuple[int, int, int], tuple[str, str]] = {
+    (3, 3, 3): ("draw", "folklore; every tic-tac-toe analysis"),
+    (4, 4, 3): ("first player wins", "m,n,k-game tables (Wikipedia)"),
+    (4, 4, 4): ("draw", "Uiterwijk & van den Herik 2000"),
+    (5, 5, 4): ("draw", "C. Y. Lee, in Berlekamp, Conway & Guy, *Winning Ways*"),
+    (5, 5, 5): ("draw", "Hales & Jewett pairing (*Winning Ways*: k×k with k ≥ 5)"),
+    (6, 6, 6): ("draw", "Hales & Jewett pairing (*Winning Ways*: k×k with k ≥ 5)"),
+    (7, 7, 7): ("draw", "Hales & Jewett pairing (*Winning Ways*: k×k with k ≥ 5)"),
+    (7, 7, 5): ("draw", "Hsu, Wu et al. 2020 (relevance zones)"),
+}
+BOARDS_QUICK = [(3, 3, 3), (3, 4, 3), (4, 4, 3), (4, 4, 4), (4, 5, 4), (5, 5, 4), (5, 6, 4), (5, 5, 5),
+                (6, 6, 5), (6, 6, 6), (7, 7, 7)]
+BOARDS_FULL = [*BOARDS_QUICK[:6], (4, 6, 4), (4, 7, 4), *BOARDS_QUICK[6:], (4, 8, 4), (7, 7, 5)]
+
+CHILD = """
+import json, resource, sys, time
+sys.path.insert(0, {src!r})
+from noughts.board import Board
+from noughts import solver
+start = time.process_time()
+solution = solver.solve(Board({rows}, {cols}, {k}))
+seconds = time.process_time() - start
+print(json.dumps({{"value": solution.value, "plies": solution.plies, "seconds": seconds,
+                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+"""
+
+
+def measure(shape: tuple[int, int, int], cap: float) -> dict[str, float] | str:
+    rows, cols, k = shape
+    code = CHILD.format(src=str(SRC), rows=rows, cols=cols, k=k)
+    try:
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=cap)
+    except subprocess.TimeoutExpired:
+        return f"not within {cap:g} s"
+    if done.returncode:
+        return "failed: " + (done.stderr.strip().splitlines() or ["?"])[-1]
+    result: dict[str, float] = json.loads(done.stdout)
+    return result
+
+
+def value_words(value: int) -> str:
+    return {1: "first player wins", 0: "draw", -1: "second player wins"}[value]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="only the boards that take seconds")
+    parser.add_argument("--runs", type=int, default=1, help="runs per board; the median is quoted")
+    parser.add_argument("--cap", type=float, default=900.0, help="seconds a board may take")
+    parser.add_argument("--markdown", type=Path, help="also write the table to this file")
+    parser.add_argument("--json", type=Path, help="also write the figures to this file, as JSON")
+    args = parser.parse_args()
+    figures: dict[str, object] = {}
+    rows = ["| board | k | noughts proves | plies | CPU s | peak MB | published | source |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for shape in BOARDS_QUICK if args.quick else BOARDS_FULL:
+        print(f"solving {shape[0]}×{shape[1]} k={shape[2]} ...", file=sys.stderr, flush=True)
+        runs = [measure(shape, args.cap) for _ in range(args.runs)]
+        good = [run for run in runs if isinstance(run, dict)]
+        figures[f"{shape[0]}×{shape[1]} k={shape[2]}"] = runs
+        published, source = PUBLISHED.get(shape, ("—", ""))
+        if not good:
+            rows.append(f"| {shape[0]}×{shape[1]} | {shape[2]} | {runs[0]} | | | | {published} | {source} |")
+            continue
+        seconds = statistics.median(run["seconds"] for run in good)
+        memory = max(run["rss_mb"] for run in good)
+        value = int(good[0]["value"])
+        agrees = "" if published == "—" or published == value_words(value) else " **(differs!)**"
+        rows.append(f"| {shape[0]}×{shape[1]} | {shape[2]} | {value_words(value)}{agrees} | "
+                    f"{int(good[0]['plies'])} | {seconds:.2f} | {memory:.0f} | {published} | {source} |")
+    table = "\n".join(rows)
+    print(table)
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=1), encoding="utf-8")
+    if args.markdown:
+        args.markdown.write_text(table + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,406 @@
+"""The web attack suite at full size: ``python benchmarks/web_attacks.py [--quick] [--json FILE]``.
+
+Starts ``noughts web`` (default limits, a fresh score file) in its own process on a free
+loopback port. Honest players (``--honest``, each from an address of its own in 127.0.1.0/24)
+play whole games against the easy computer, a move every ``--think`` seconds, and time each
+move's round trip (sent → the board with the move comes back). Each attack of issue 12 then
+runs for a window while they play, from addresses of the attackers' own in 127.0.0.0/24:
+
+- rooms: one address opens rooms on many sockets until refused;
+- idle: 10,000 idle websockets tried from one address, then 64 from each of 16 more;
+- slowloris: 1,050 connections sending headers a byte a second (from 16 addresses);
+- spectators: 200 sockets join and leave one honest room in a loop;
+- guessing: join with random codes as fast as the server answers;
+- hostile: malformed, ill-typed and oversized messages as fast as the server answers.
+
+For each window: the honest moves' p50/p99/max round trip and count, honest errors, and what
+the attack got (rooms made, sockets accepted, still open at the end...). At the end every
+honest game that finished must be in the score file exactly once. Target (issue 12): p99 ≤
+50 ms during every attack. The attackers and honest players share one process and the
+machine's cores with the server: on a loaded machine the figures are upper bounds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing
+import random
+import resource
+import socket
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection, connect
+
+HERE = Path(__file__).resolve().parent
+SRC = HERE.parent / "src"
+TARGET_P99_MS = 50.0
+CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+
+def log(message: str) -> None:
+    print(f"[web-attacks {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def raise_file_limit() -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = hard if hard != resource.RLIM_INFINITY else 65536
+    if soft < wanted:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class Server:
+    """``noughts web`` in a process of its own, stopped with SIGTERM at the end."""
+
+    def __init__(self, folder: str) -> None:
+        self.port = free_port()
+        self.db = str(Path(folder) / "noughts.db")
+        self.log = open(Path(folder) / "server.log", "w+")  # noqa: SIM115 - read back at the end
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "noughts", "web", "--port", str(self.port), "--db", self.db],
+            env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin", "NO_COLOR": "1"},
+            stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=2):
+                    break
+            except OSError:
+                if time.monotonic() > deadline or self.process.poll() is not None:
+                    raise SystemExit("the server did not start") from None
+                time.sleep(0.1)
+
+    def log_lines(self) -> int:
+        self.log.seek(0)
+        return len(self.log.read().splitlines())
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(30)
+
+
+async def open_ws(port: int, source: str, **options: Any) -> ClientConnection:
+    sock = socket.socket()
+    sock.setblocking(False)
+    sock.bind((source, 0))
+    await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", port))
+    return await connect(f"ws://127.0.0.1:{port}/ws", sock=sock, open_timeout=15, **options)
+
+
+class Honest:
+    """Players who time every move; ``window`` collects the round trips of the attack being run."""
+
+    def __init__(self, port: int, players: int, think: float) -> None:
+        self.port, self.players, self.think = port, players, think
+        self.window: list[float] = []
+        self.errors: list[str] = []
+        self.finished = 0
+        self.recorded = 0
+        self.stop = asyncio.Event()
+
+    async def play(self, number: int) -> None:
+        rng = random.Random(number)
+        ws = await open_ws(self.port, f"127.0.1.{number % 250 + 1}")
+        try:
+            await ws.send(json.dumps({"type": "play_computer", "opponent": "easy", "first": "me",
+                                      "name": f"honest{number}"}))
+            sent, started = None, 0.0
+            async for text in ws:
+                message = json.loads(text)
+                kind = message["type"]
+                if kind == "error":
+                    self.errors.append(message["code"])
+                elif kind == "recorded":
+                    self.recorded += 1
+                elif kind == "state":
+                    if sent is not None and len(message["moves"]) > sent:
+                        self.window.append(time.perf_counter() - started)
+                        sent = None
+                    if message["result"] is not None:
+                        self.finished += 1
+                        await asyncio.sleep(self.think)
+                        if self.stop.is_set():
+                            return
+                        await ws.send('{"type":"rematch"}')
+                    elif message["turn"] == message["seats"][0]["mark"] and sent is None:
+                        await asyncio.sleep(self.think * rng.uniform(0.5, 1.5))
+                        sent = len(message["moves"])
+                        started = time.perf_counter()
+                        free = [cell for cell, mark in enumerate(message["cells"]) if mark is None]
+                        await ws.send(json.dumps({"type": "move", "cell": rng.choice(free),
+                                                  "game": message["game"]}))
+        finally:
+            await ws.close()
+
+
+# the attacks -----------------------------------------------------------------------------------------
+async def fill_rooms(port: int, stop: asyncio.Event, found: dict[str, Any]) -> None:
+    made = refused = 0
+    sockets = []
+    for _ in range(40):
+        try:
+            sockets.append(await open_ws(port, "127.0.0.66"))
+        except Exception:
+            break
+    while not stop.is_set():
+        for ws in sockets:
+            await ws.send('{"type":"create_room"}')
+            try:  # over the address's message rate the server answers once, then ignores the rest
+                while (message := json.loads(await asyncio.wait_for(ws.recv(), 1.0)))["type"] not in (
+                        "joined", "error"):
+                    pass
+            except TimeoutError:
+                refused += 1
+                continue
+            if message["type"] == "joined":
+                made += 1
+            else:
+                refused += 1
+        await asyncio.sleep(0.01)
+    found.update(rooms_made=made, refused=refused)
+    await asyncio.gather(*(ws.close() for ws in sockets), return_exceptions=True)
+
+
+async def idle_sockets(port: int, stop: asyncio.Event, found: dict[str, Any], total: int) -> None:
+    held: list[ClientConnection] = []
+    refused = 0
+
+    async def one(source: str) -> None:
+        nonlocal refused
+        try:
+            held.append(await open_ws(port, source))
+        except Exception:
+            refused += 1
+
+    await asyncio.gather(*(one("127.0.0.70") for _ in range(total)))
+    from_one = len(held)
+    await asyncio.gather(*(one(f"127.0.0.{71 + n}") for n in range(16) for _ in range(64)))
+    found.update(tried_from_one_address=total, accepted_from_one_address=from_one,
+                 accepted_from_16_more=len(held) - from_one, refused=refused)
+    await stop.wait()
+    await asyncio.gather(*(ws.close() for ws in held), return_exceptions=True)
+
+
+async def slowloris(port: int, stop: asyncio.Event, found: dict[str, Any], total: int) -> None:
+    loop = asyncio.get_running_loop()
+    request = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n" + b"X-a: b\r\n" * 1000
+    held: list[socket.socket] = []
+    for n in range(total):
+        sock = socket.socket()
+        sock.setblocking(False)
+        sock.bind((f"127.0.0.{100 + n % 16}", 0))
+        try:
+            await loop.sock_connect(sock, ("127.0.0.1", port))
+            held.append(sock)
+        except OSError:
+            sock.close()
+    position = 0
+    cut = 0
+    while not stop.is_set() and held:
+        for sock in list(held):
+            try:
+                sock.send(request[position:position + 1])
+                if sock.recv(4096) == b"":
+                    raise ConnectionResetError
+            except BlockingIOError:
+                pass
+            except OSError:
+                held.remove(sock)
+                sock.close()
+                cut += 1
+        position += 1
+        await asyncio.sleep(1.0)
+    found.update(connected=total, cut_off=cut, still_open_at_end=len(held))
+    for sock in held:
+        sock.close()
+
+
+async def spectators(port: int, stop: asyncio.Event, found: dict[str, Any], room: str) -> None:
+    joins = refused = 0
+
+    async def loop_one(source: str) -> None:
+        nonlocal joins, refused
+        try:
+            ws = await open_ws(port, source)
+        except Exception:
+            return
+        try:
+            while not stop.is_set():
+                await ws.send(json.dumps({"type": "join", "room": room}))
+                while (message := json.loads(await ws.recv()))["type"] not in ("joined", "error"):
+                    pass
+                if message["type"] == "joined":
+                    joins += 1
+                else:
+                    refused += 1
+                await ws.send('{"type":"leave"}')
+        finally:
+            await ws.close()
+
+    await asyncio.gather(*(loop_one(f"127.0.0.{130 + n % 8}") for n in range(200)), return_exceptions=True)
+    found.update(joins=joins, refused=refused)
+
+
+async def flood(port: int, stop: asyncio.Event, found: dict[str, Any], make: Callable[[random.Random], str],
+                source: str) -> None:
+    rng = random.Random(7)
+    answers: dict[str, int] = {}
+    closed = 0
+    while not stop.is_set():
+        try:
+            ws = await open_ws(port, source)
+            while not stop.is_set():
+                await ws.send(make(rng))
+                try:  # over the message rate the server answers once, then ignores the rest
+                    message = json.loads(await asyncio.wait_for(ws.recv(), 1.0))
+                except TimeoutError:
+                    answers["(ignored)"] = answers.get("(ignored)", 0) + 1
+                    continue
+                key = message.get("code") or message["type"]
+                answers[key] = answers.get(key, 0) + 1
+        except Exception:
+            closed += 1
+            await asyncio.sleep(0.05)
+    found.update(answers=answers, sockets_closed_by_server=closed)
+
+
+def guess(rng: random.Random) -> str:
+    return json.dumps({"type": "join", "room": "".join(rng.choice(CODE_ALPHABET) for _ in range(12))})
+
+
+HOSTILE = ['{"type":"join","room":"ZZZZZZZZZZZZ","token":"\u00e9t\u00e9"}', "[" * 1900, '{"type":"move","cell":[1]}',
+           '{"type":"create_room","first":{"a":1}}', '{"type":"ping","x":"' + "y" * 3000 + '"}',
+           '{"type":"move","cell":4,"extra":true}', '{"type":"play_computer","opponent":["easy"]}', "not json"]
+
+
+def hostile(rng: random.Random) -> str:
+    return rng.choice(HOSTILE)
+
+
+# the run -----------------------------------------------------------------------------------------------
+async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
+    honest = Honest(server.port, args.honest, args.think)
+    players = [asyncio.create_task(honest.play(n)) for n in range(args.honest)]
+    host = await open_ws(server.port, "127.0.0.200")
+    await host.send('{"type":"create_room","name":"Watched"}')
+    while (message := json.loads(await host.recv()))["type"] != "joined":
+        pass
+    watched = message["room"]
+    results = []
+    await asyncio.sleep(2)  # everyone connected and playing
+    context = multiprocessing.get_context("fork")
+    for number, name in enumerate(ATTACKS):
+        honest.window = []
+        errors_before = len(honest.errors)
+        queue: Any = context.Queue()
+        # The attacker is a process of its own: its work must not delay the honest players' own loop.
+        attacker = context.Process(target=attack_process, args=(number, server.port, args, watched, queue))
+        attacker.start()
+        await asyncio.sleep(args.seconds)
+        window = sorted(honest.window)
+        loop = asyncio.get_running_loop()
+        try:
+            found = await loop.run_in_executor(None, queue.get, True, 60)
+        except Exception as error:
+            found = {"attack_error": f"{type(error).__name__}: {error}"}
+        attacker.join(30)
+        row = {"attack": name, "moves": len(window), "errors": honest.errors[errors_before:],
+               "p50_ms": 1000 * statistics.median(window) if window else None,
+               "p99_ms": 1000 * window[min(len(window) - 1, int(len(window) * 0.99))] if window else None,
+               "max_ms": 1000 * window[-1] if window else None, "attack_got": found}
+        results.append(row)
+        log(f"{name}: {row['moves']} moves, p99 {fmt(row['p99_ms'])} ms; {found}")
+        await asyncio.sleep(1)
+    honest.stop.set()
+    await asyncio.wait(players, timeout=30)
+    await host.close()
+    return {"rows": results, "finished": honest.finished, "recorded_messages": honest.recorded}
+
+
+ATTACKS = ["none (baseline)", "rooms: one address fills rooms", "idle websockets",
+           "slowloris (headers a byte a second)", "spectators rejoining in a loop", "guessing room codes",
+           "hostile messages"]
+
+
+def attack_process(number: int, port: int, args: argparse.Namespace, watched: str, queue: Any) -> None:
+    """Run attack ``number`` for the window, then put what it got on ``queue``."""
+    async def attack() -> dict[str, Any]:
+        stop = asyncio.Event()
+        found: dict[str, Any] = {}
+        runs: list[Callable[[], Awaitable[None]]] = [
+            stop.wait, lambda: fill_rooms(port, stop, found), lambda: idle_sockets(port, stop, found, args.idle),
+            lambda: slowloris(port, stop, found, args.slowloris), lambda: spectators(port, stop, found, watched),
+            lambda: flood(port, stop, found, guess, "127.0.0.150"),
+            lambda: flood(port, stop, found, hostile, "127.0.0.151")]
+        task = asyncio.create_task(runs[number]())
+        await asyncio.sleep(args.seconds)
+        stop.set()
+        try:
+            await asyncio.wait_for(task, 30)
+        except Exception as error:  # an attack that breaks is reported, the run goes on
+            found["attack_error"] = f"{type(error).__name__}: {error}"
+        return found
+
+    queue.put(asyncio.run(attack()))
+
+
+def fmt(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1f}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--honest", type=int, default=100, help="honest players (default 100)")
+    parser.add_argument("--think", type=float, default=0.5, help="seconds between an honest player's moves")
+    parser.add_argument("--seconds", type=float, default=12.0, help="each attack's window (default 12)")
+    parser.add_argument("--idle", type=int, default=10_000, help="idle websockets tried from one address")
+    parser.add_argument("--slowloris", type=int, default=1050, help="slow-header connections")
+    parser.add_argument("--quick", action="store_true", help="small sizes: 20 honest, 6 s windows")
+    parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    args = parser.parse_args()
+    if args.quick:
+        args.honest, args.seconds, args.idle, args.slowloris = 20, 6.0, 500, 200
+    raise_file_limit()
+    with tempfile.TemporaryDirectory(prefix="noughts-web-attacks-") as folder:
+        server = Server(folder)
+        try:
+            outcome = asyncio.run(run(args, server))
+        finally:
+            server.stop()
+        with sqlite3.connect(server.db) as kept:
+            rows = kept.execute("SELECT x_name, COUNT(*) FROM games GROUP BY x_name").fetchall()
+        log_lines = server.log_lines()
+    saved = sum(count for _, count in rows)
+    print(f"\nThe attack suite at full size ({args.honest} honest players, a move every ~{args.think:g} s; "
+          f"{args.seconds:g} s per attack; target p99 ≤ {TARGET_P99_MS:g} ms)")
+    print(f"{'attack':40} {'moves':>6} {'p50 ms':>7} {'p99 ms':>7} {'max ms':>7}  honest errors  what the attack got")
+    for row in outcome["rows"]:
+        print(f"{row['attack']:40} {row['moves']:>6} {fmt(row['p50_ms']):>7} {fmt(row['p99_ms']):>7} "
+              f"{fmt(row['max_ms']):>7}  {len(row['errors']):>13}  {json.dumps(row['attack_got'])}")
+    same = "yes" if saved == outcome["finished"] else "NO"
+    print(f"honest games finished {outcome['finished']}, games in the score file {saved} (each once: {same}; "
+          f"'recorded' messages seen {outcome['recorded_messages']}); server log lines: {log_lines}")
+    if args.json:
+        Path(args.json).write_text(json.dumps({**outcome, "saved": saved, "log_lines": log_lines}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

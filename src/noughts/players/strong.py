@@ -1,0 +1,695 @@
+"""``strong``: threat-space search and a pattern evaluation, for boards too big to solve.
+
+Gomoku programs win by threats: a *four* (k-1 marks in a line of k with the last cell empty)
+must be answered at once, and a *three* (a move after which one more move makes two fours at
+once) must be answered before it becomes that double threat. Allis solved gomoku with a
+search over threats only ("threat-space search"); this player uses the same idea, in order:
+
+1. **Win** now, else **block** the opponent's win in one.
+2. **VCF** (victory by continuous fours): a sequence of fours, each answered by the only block,
+   that ends in a double four, or a four-three. The opponent's blocks that make fours of their
+   own are answered in turn. Found, it is played.
+3. **Defend against the opponent's VCF**: if the opponent would win by fours were it their
+   move, play a move after which they no longer can (a block, or a four of our own that gains
+   the tempo).
+4. **VCT** (victory by continuous threats): fours and threes; after a three the defender may
+   play any cell of the lines that threaten, or a four of their own, and must not have a VCF
+   of their own. Iterative deepening within a share of the budget.
+5. **Defend against the opponent's VCT** the same way as against their VCF.
+6. Otherwise the cell with the best **pattern score**: every line of k cells through the cell
+   is worth more the more marks of one side it holds (attack weighs more than defence, an
+   empty line a little), checked two plies deep among the best few cells so that a move does
+   not hand the opponent a threat.
+
+All of it works on any m×n board with any k ≥ 3: lines are the board's windows of k cells, so
+"four" means k-1 and "three" means k-2 of them. Positions small enough to solve (3×3, and any
+board with at most :data:`SOLVE_EMPTY` empty cells) are played by the exact solver within a
+share of the budget, so on 3×3 the player never loses.
+
+Each move searches within a :class:`~noughts.budget.Budget` (by default 60,000 positions and
+1 s; a position is one mark placed during a search). Phases that run out of budget are cut
+short and the best move found so far is played, so an answer always comes. There is no clock
+in the result when the node budget decides first, so a seeded ``random.Random`` (used only to
+break ties between equal cells) makes every game repeatable.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import ClassVar
+
+from noughts.board import Board, Geometry, keep_newest
+from noughts.budget import Budget
+from noughts.errors import BudgetExceeded, InvalidBudgetError
+from noughts.players.base import ensure_playable, make_rng
+
+__all__ = ["DEFAULT_MAX_NODES", "DEFAULT_MAX_SECONDS", "SOLVE_EMPTY", "StrongPlayer"]
+
+DEFAULT_MAX_NODES = 60_000
+"""Positions one move may search (about half a second on 15×15 in CPython)."""
+DEFAULT_MAX_SECONDS = 1.0
+"""Seconds one move may take."""
+SOLVE_EMPTY = 16
+"""Positions with at most this many empty cells are first offered to the exact solver."""
+_LOOK_EVERY = 128  # positions between looks at the budget
+_VCF_DEPTH = 30  # attacker's fours in a row, at most
+_DEFENCE_CANDIDATES = 10  # cells tried when looking for a move that stops the opponent's threats
+_MAX_VCT_DEPTH = 7  # attacker moves in a VCT, at most
+_SAFE_DEPTH = 5  # a defence must leave the opponent no VCT this deep
+_WIN = 1 << 40
+_WIDTH = 8  # moves tried at each node of the alpha-beta search
+_ROOT_WIDTH = 12  # moves tried at its root
+_MAX_DEPTH = 8
+_TEMPO_PERCENT = 150  # the side to move's lines count for more: it can extend them first
+_THREAT_PENALTY = 20_000  # the opponent threatens two wins at once
+
+# Pattern weights by marks in a line of k, counted from k-1 down (k-1, k-2, ...): a line with
+# only our marks (attack) or only theirs (defence). An empty line is worth _EMPTY_LINE.
+_ATTACK = (800_000, 15_000, 800, 35, 12, 5)
+_DEFENCE = (100_000, 1_800, 400, 15, 6, 3)
+_EMPTY_LINE = 7
+_LINE_BASE = 8  # the evaluation: an open line with n marks is worth _LINE_BASE ** n to its owner
+
+
+class _OutOfBudget(Exception):
+    """The phase used up its share of the budget."""
+
+
+class _Tables:
+    """Windows (the board's lines of k cells) and per-cell lookups, cached per shape."""
+
+    _cache: ClassVar[dict[Geometry, _Tables]] = {}
+
+    def __init__(self, geometry: Geometry) -> None:
+        self.k = geometry.k
+        self.size = geometry.size
+        self.windows = geometry.lines
+        cell_windows: list[list[int]] = [[] for _ in range(geometry.size)]
+        for index, window in enumerate(self.windows):
+            for cell in window:
+                cell_windows[cell].append(index)
+        self.cell_windows = tuple(tuple(ws) for ws in cell_windows)
+        rows, cols = geometry.rows, geometry.cols
+        self.near = tuple(
+            tuple(r * cols + c for r in range(max(0, row - 2), min(rows, row + 3))
+                  for c in range(max(0, col - 2), min(cols, col + 3)) if (r, c) != (row, col))
+            for row, col in (divmod(cell, cols) for cell in range(geometry.size)))
+        k = self.k
+        self.attack = [0] * (k + 1)
+        self.defence = [0] * (k + 1)
+        for marks in range(1, k):
+            rank = k - 1 - marks
+            self.attack[marks] = _ATTACK[min(rank, len(_ATTACK) - 1)]
+            self.defence[marks] = _DEFENCE[min(rank, len(_DEFENCE) - 1)]
+        self.attack[0] = self.defence[0] = 0
+        self.weight = [0] + [_LINE_BASE ** marks for marks in range(1, k)] + [0]  # a whole line is a win
+        self.step = [self.weight[marks + 1] - self.weight[marks] for marks in range(k)]
+        zobrist = random.Random(geometry.size * 1_000 + k)  # fixed: the same hashes every run
+        self.zobrist = ((0,) * geometry.size, tuple(zobrist.getrandbits(64) for _ in range(geometry.size)),
+                        tuple(zobrist.getrandbits(64) for _ in range(geometry.size)))
+
+    @classmethod
+    def get(cls, geometry: Geometry) -> _Tables:
+        tables = cls._cache.pop(geometry, None) or cls(geometry)
+        cls._cache[geometry] = tables
+        keep_newest(cls._cache, 4)
+        return tables
+
+
+class _State:
+    """A position being searched: marks per cell, marks per window, and the open windows by count.
+
+    ``level[side][n]`` holds the windows with ``n`` marks of ``side`` and none of the other side
+    (for ``n`` of k-3 and more: the counts the threat searches ask about).
+    """
+
+    def __init__(self, board: Board, budget: Budget) -> None:
+        tables = _Tables.get(board.geometry)
+        self.tables = tables
+        self.k = tables.k
+        self.windows = tables.windows
+        self.cell_windows = tables.cell_windows
+        self.owner = [0] * tables.size
+        count = len(tables.windows)
+        self.counts = [[0] * count, [0] * count, [0] * count]
+        self.level: list[list[set[int]]] = [[], [set() for _ in range(self.k + 1)],
+                                            [set() for _ in range(self.k + 1)]]
+        self.low = max(1, self.k - 3)  # the searches read the open windows of this many marks and more
+        self.hash = 0
+        self.sums = [0, 0, 0]  # per side: the weights of its open windows
+        self.budget = budget
+        self.nodes = 0
+        self.counted = 0
+        self.next_look = _LOOK_EVERY
+        self.failed_vcf: dict[tuple[int, int], int] = {}
+        self.failed_vct: dict[tuple[int, int, int | None], int] = {}
+        for cell in range(tables.size):
+            mark = board[cell]
+            if mark is not None:
+                self._place(cell, 1 if mark == "X" else 2)
+
+    # making and unmaking moves ---------------------------------------------------------
+    def _place(self, cell: int, side: int) -> None:
+        mine, theirs = self.counts[side], self.counts[3 - side]
+        my_levels, their_levels = self.level[side], self.level[3 - side]
+        step, weight, low = self.tables.step, self.tables.weight, self.low
+        gain = loss = 0
+        for w in self.cell_windows[cell]:
+            had = mine[w]
+            mine[w] = had + 1
+            other = theirs[w]
+            if other == 0:
+                if had >= low:
+                    my_levels[had].discard(w)
+                    my_levels[had + 1].add(w)
+                elif had + 1 == low:
+                    my_levels[low].add(w)
+                gain += step[had]
+            elif had == 0:
+                if other >= low:
+                    their_levels[other].discard(w)  # the window is no longer open for them
+                loss += weight[other]
+        self.sums[side] += gain
+        self.sums[3 - side] -= loss
+        self.owner[cell] = side
+        self.hash ^= self.tables.zobrist[side][cell]
+
+    def play(self, cell: int, side: int) -> None:
+        self.nodes += 1
+        if self.nodes >= self.next_look:
+            self._look()
+        self._place(cell, side)
+
+    def undo(self, cell: int, side: int) -> None:
+        mine, theirs = self.counts[side], self.counts[3 - side]
+        my_levels, their_levels = self.level[side], self.level[3 - side]
+        step, weight, low = self.tables.step, self.tables.weight, self.low
+        gain = loss = 0
+        for w in self.cell_windows[cell]:
+            has = mine[w]
+            mine[w] = has - 1
+            other = theirs[w]
+            if other == 0:
+                if has >= low:
+                    my_levels[has].discard(w)
+                    if has > low:
+                        my_levels[has - 1].add(w)
+                gain += step[has - 1]
+            elif has == 1:
+                if other >= low:
+                    their_levels[other].add(w)
+                loss += weight[other]
+        self.sums[side] -= gain
+        self.sums[3 - side] += loss
+        self.owner[cell] = 0
+        self.hash ^= self.tables.zobrist[side][cell]
+
+    def _look(self) -> None:
+        try:
+            self.budget.check(self.nodes - self.counted)
+        except BudgetExceeded:
+            raise _OutOfBudget from None
+        self.counted = self.nodes
+        self.next_look = self.nodes + _LOOK_EVERY
+
+    # what the marks threaten ---------------------------------------------------------------
+    def empties(self, window: int) -> list[int]:
+        owner = self.owner
+        return [cell for cell in self.windows[window] if not owner[cell]]
+
+    def win_cells(self, side: int) -> set[int]:
+        """Cells where ``side`` completes k in a row."""
+        owner, windows = self.owner, self.windows
+        found: set[int] = set()
+        for w in self.level[side][self.k - 1]:
+            for cell in windows[w]:
+                if not owner[cell]:
+                    found.add(cell)
+                    break
+        return found
+
+    def four_moves(self, side: int) -> set[int]:
+        """Cells where ``side`` makes a four (k-1 marks in an open window)."""
+        if self.k < 2:
+            return set()
+        owner, windows = self.owner, self.windows
+        return {cell for w in self.level[side][self.k - 2] for cell in windows[w] if not owner[cell]}
+
+    def completions(self, side: int, cell: int) -> set[int]:
+        """The cells where ``side`` would win after playing ``cell`` (played already)."""
+        counts, other, need = self.counts[side], self.counts[3 - side], self.k - 1
+        owner, windows = self.owner, self.windows
+        found: set[int] = set()
+        for w in self.cell_windows[cell]:
+            if counts[w] == need and not other[w]:
+                for c in windows[w]:
+                    if not owner[c]:
+                        found.add(c)
+                        break
+        return found
+
+    def open_four_makers(self, side: int) -> set[int]:
+        """Cells where ``side`` would make two wins at once (the threat a three carries)."""
+        if self.k < 3:
+            return set()
+        owner, windows = self.owner, self.windows
+        partner: dict[int, set[int]] = {}
+        for w in self.level[side][self.k - 2]:
+            pair = [cell for cell in windows[w] if not owner[cell]]
+            if len(pair) == 2:
+                a, b = pair
+                partner.setdefault(a, set()).add(b)
+                partner.setdefault(b, set()).add(a)
+        return {cell for cell, others in partner.items() if len(others) >= 2}
+
+    def makes_open_four_threat(self, side: int, cell: int) -> bool:
+        """After ``side`` played ``cell``: can ``side`` now make two wins at once with one move?"""
+        counts, other, want = self.counts[side], self.counts[3 - side], self.k - 2
+        owner, windows, cell_windows = self.owner, self.windows, self.cell_windows
+        for w in cell_windows[cell]:
+            if counts[w] != want or other[w]:
+                continue
+            for e in windows[w]:
+                if owner[e]:
+                    continue
+                partners: set[int] = set()
+                for w2 in cell_windows[e]:
+                    if counts[w2] == want and not other[w2]:
+                        for c in windows[w2]:
+                            if c != e and not owner[c]:
+                                partners.add(c)
+                if len(partners) >= 2:
+                    return True
+        return False
+
+    def three_moves(self, side: int, focus: int | None = None) -> list[int]:
+        """Cells after which ``side`` threatens to make two wins at once (k ≥ 4).
+
+        With ``focus``, only cells sharing a window with that cell (the attacker's last move:
+        threats that build on each other, as in Allis's dependency-based search).
+        """
+        if self.k < 4:
+            return []
+        owner, windows = self.owner, self.windows
+        candidates = {cell for w in self.level[side][self.k - 3] for cell in windows[w] if not owner[cell]}
+        if focus is not None:
+            candidates &= {cell for w in self.cell_windows[focus] for cell in windows[w]}
+        threes = []
+        for cell in sorted(candidates):
+            self.play(cell, side)
+            if self.makes_open_four_threat(side, cell):
+                threes.append(cell)
+            self.undo(cell, side)
+        return threes
+
+    def potential(self, side: int, cell: int) -> int:
+        """How much ``side`` builds at ``cell``: its marks in the open windows through it."""
+        counts, other = self.counts[side], self.counts[3 - side]
+        attack = self.tables.attack
+        return sum(attack[counts[w]] for w in self.cell_windows[cell] if not other[w])
+
+    # searches --------------------------------------------------------------------------
+    def vcf(self, attacker: int, depth: int = _VCF_DEPTH) -> int | None:
+        """A first move of a win by continuous fours for ``attacker``, as if it were its move."""
+        defender = 3 - attacker
+        wins = self.win_cells(attacker)
+        if wins:
+            return min(wins)
+        blocks = self.win_cells(defender)
+        if len(blocks) > 1 or depth <= 0:
+            return None
+        key = (self.hash, attacker)
+        if self.failed_vcf.get(key, -1) >= depth:
+            return None
+        moves = self.four_moves(attacker)
+        if blocks:
+            moves &= blocks
+        for cell in sorted(moves, key=lambda c: (-self.potential(attacker, c), c)):
+            self.play(cell, attacker)
+            wins = self.completions(attacker, cell)
+            if self.win_cells(defender):
+                won = False  # they complete a line before we do
+            elif len(wins) >= 2:
+                won = True
+            else:
+                block = wins.pop()
+                self.play(block, defender)
+                won = self.vcf(attacker, depth - 1) is not None
+                self.undo(block, defender)
+            self.undo(cell, attacker)
+            if won:
+                return cell
+        self.failed_vcf[key] = depth
+        return None
+
+    def vct(self, attacker: int, depth: int, focus: int | None = None) -> int | None:
+        """A first move of a win by fours and threes for ``attacker`` within ``depth`` of its moves."""
+        defender = 3 - attacker
+        wins = self.win_cells(attacker)
+        if wins:
+            return min(wins)
+        blocks = self.win_cells(defender)
+        if len(blocks) > 1 or depth <= 0:
+            return None
+        if blocks:
+            block = min(blocks)
+            self.play(block, attacker)
+            won = self._defender_loses(attacker, depth - 1, block)
+            self.undo(block, attacker)
+            return block if won else None
+        makers = self.open_four_makers(attacker)
+        if makers:
+            return min(makers)
+        key = (self.hash, attacker, focus)
+        if self.failed_vct.get(key, -1) >= depth:
+            return None
+        found = self.vcf(attacker, min(depth * 2, _VCF_DEPTH))
+        if found is not None:
+            return found
+        moves = sorted(self.four_moves(attacker), key=lambda c: (-self.potential(attacker, c), c))
+        if depth > 1:
+            fours = set(moves)
+            moves += sorted((c for c in self.three_moves(attacker, focus) if c not in fours),
+                            key=lambda c: (-self.potential(attacker, c), c))
+        for cell in moves:
+            self.play(cell, attacker)
+            won = self._defender_loses(attacker, depth - 1, cell)
+            self.undo(cell, attacker)
+            if won:
+                return cell
+        self.failed_vct[key] = depth
+        return None
+
+    def _defender_loses(self, attacker: int, depth: int, last: int) -> bool:
+        """The defender is to move: does every answer still lose to ``attacker``'s threats?"""
+        defender = 3 - attacker
+        if self.win_cells(defender):
+            return False
+        wins = self.win_cells(attacker)
+        if len(wins) >= 2:
+            return True
+        if wins:
+            replies = wins
+        else:
+            if depth <= 0:
+                return False
+            makers = self.open_four_makers(attacker)
+            if not makers:
+                return False
+            if self.vcf(defender, 12) is not None:
+                return False
+            replies = set(makers)
+            owner, windows, counts, other = self.owner, self.windows, self.counts[attacker], self.counts[defender]
+            want = self.k - 2
+            for cell in makers:
+                for w in self.cell_windows[cell]:
+                    if counts[w] == want and not other[w]:
+                        replies.update(c for c in windows[w] if not owner[c])
+            replies |= self.four_moves(defender)
+        for reply in sorted(replies):
+            self.play(reply, defender)
+            won = self.vct(attacker, depth, last) is not None
+            self.undo(reply, defender)
+            if not won:
+                return False
+        return True
+
+    # the pattern evaluation ------------------------------------------------------------------
+    def candidates(self) -> list[int]:
+        """Empty cells within two of a mark (every cell, on an empty board)."""
+        owner, near = self.owner, self.tables.near
+        found = {c for cell, mark in enumerate(owner) if mark for c in near[cell] if not owner[c]}
+        return sorted(found) if found else [c for c, mark in enumerate(owner) if not mark]
+
+    def cell_score(self, side: int, cell: int) -> int:
+        """The pattern score of ``side`` playing ``cell``: attack plus defence over its windows."""
+        mine, theirs = self.counts[side], self.counts[3 - side]
+        attack, defence = self.tables.attack, self.tables.defence
+        score = 0
+        for w in self.cell_windows[cell]:
+            a, b = mine[w], theirs[w]
+            if b == 0:
+                score += attack[a] if a else _EMPTY_LINE
+            elif a == 0:
+                score += defence[b]
+        return score
+
+    def ranked(self, side: int) -> list[tuple[int, int]]:
+        """(score, cell) for every candidate cell, best first (ties by cell)."""
+        scored = [(self.cell_score(side, cell), cell) for cell in self.candidates()]
+        scored.sort(key=lambda item: (-item[0], item[1]))
+        return scored
+
+
+    def evaluate(self, side: int) -> int:
+        """The position for ``side``, to move, when nobody can complete a line at once."""
+        other = 3 - side
+        if self.open_four_makers(side) and not self.win_cells(other):
+            return _WIN // 2  # two wins at once next move, which only fours could delay
+        score = self.sums[side] * _TEMPO_PERCENT // 100 - self.sums[other]
+        if self.open_four_makers(other):
+            score -= _THREAT_PENALTY
+        return score
+
+    def moves_in_order(self, side: int, cells: set[int], width: int) -> list[int]:
+        """The ``width`` best empty ``cells`` for ``side`` by pattern score (only the block when it must)."""
+        blocks = self.win_cells(3 - side)
+        if blocks:
+            return sorted(blocks)
+        owner = self.owner
+        scored = sorted(((self.cell_score(side, c), c) for c in cells if not owner[c]),
+                        key=lambda item: (-item[0], item[1]))
+        return [c for _, c in scored[:width]]
+
+    def alphabeta(self, side: int, depth: int, alpha: int, beta: int, cells: set[int], ply: int) -> int:
+        """Negamax value for ``side`` to move, ``depth`` plies deep over ``cells`` and the cells near moves."""
+        if self.win_cells(side):
+            return _WIN - ply
+        threats = self.win_cells(3 - side)
+        if len(threats) >= 2:
+            return -(_WIN - ply - 1)
+        if depth <= 0 and not threats:
+            return self.evaluate(side)
+        best = -_WIN * 2
+        for cell in self.moves_in_order(side, cells, _WIDTH):
+            self.play(cell, side)
+            added = [c for c in self.tables.near[cell] if not self.owner[c] and c not in cells]
+            cells.update(added)
+            value = -self.alphabeta(3 - side, depth - 1, -beta, -alpha, cells, ply + 1)
+            cells.difference_update(added)
+            self.undo(cell, side)
+            if value > best:
+                best = value
+                if value > alpha:
+                    alpha = value
+                    if alpha >= beta:
+                        break
+        if best == -_WIN * 2:
+            return 0  # no move: the board is full
+        return best
+
+
+class StrongPlayer:
+    """Threat-space search (VCF, VCT) for wins and defences, else the best pattern move."""
+
+    name = "strong"
+
+    def __init__(self, rng: random.Random | None = None, *, max_nodes: int | None = None,
+                 max_seconds: float | None = None, budget: Budget | None = None) -> None:
+        self.rng = make_rng(rng)
+        if budget is not None and (max_nodes is not None or max_seconds is not None):
+            raise InvalidBudgetError("give the strong player either budget= or max_nodes= and max_seconds=, not both")
+        self.budget = budget if budget is not None else Budget(
+            DEFAULT_MAX_NODES if max_nodes is None else max_nodes,
+            DEFAULT_MAX_SECONDS if max_seconds is None else max_seconds)
+        self.last_reason = ""  # why the last move was chosen: "win", "block", "vcf", ... (for tests and docs)
+
+    def choose(self, board: Board) -> int:
+        return self.choose_within(board, self.budget.renewed())
+
+    def choose_within(self, board: Board, budget: Budget) -> int:
+        """:meth:`choose` on ``budget`` (spent by this move) instead of a fresh copy of the player's own."""
+        cells = self._candidates(board, budget)
+        return cells[0] if len(cells) == 1 else cells[self.rng.randrange(len(cells))]
+
+    def candidates(self, board: Board) -> tuple[int, ...]:
+        """The cells :meth:`choose` picks among: the solver's best moves, or the one cell the search chose."""
+        return self._candidates(board, self.budget.renewed())
+
+    def _candidates(self, board: Board, budget: Budget) -> tuple[int, ...]:
+        ensure_playable(board)
+        solved = self._solved(board, budget)
+        if solved:
+            self.last_reason = "solved"
+            return solved
+        cell, self.last_reason = _Chooser(board, budget).choose()
+        return (cell,)
+
+    @staticmethod
+    def _solved(board: Board, budget: Budget) -> tuple[int, ...] | None:
+        """The exact solver's best moves when the position is small enough and it finishes in time."""
+        if board.size - board.ply > SOLVE_EMPTY and (board.rows, board.cols, board.k) != (3, 3, 3):
+            return None
+        from noughts import solver
+
+        seconds = budget.seconds_left()
+        share = budget.limited(nodes=_share(budget.nodes_left(), 4), seconds=None if seconds is None else seconds / 4)
+        try:
+            return solver.best_moves(board, budget=share)
+        except BudgetExceeded:
+            return None
+        finally:
+            _charge(budget, share)
+
+
+def _share(left: int | None, parts: int) -> int | None:
+    return None if left is None else left // parts
+
+
+def _charge(budget: Budget, part: Budget) -> None:
+    """Count what ``part`` spent against ``budget`` (never raising: the caller looks itself)."""
+    budget.spent += part.spent
+
+
+class _Chooser:
+    """One move's search: the phases of the module docstring, each on a share of the budget."""
+
+    def __init__(self, board: Board, budget: Budget) -> None:
+        self.board = board
+        self.budget = budget
+        self.me = 1 if board.ply % 2 == 0 else 2
+        self.them = 3 - self.me
+        self.threat_depth = 0  # the depth of the opponent's VCT, when one was found
+
+    def _state(self, parts: int) -> _State:
+        left = self.budget.nodes_left()
+        seconds = self.budget.seconds_left()
+        return _State(self.board, self.budget.limited(
+            nodes=_share(left, parts), seconds=None if seconds is None else seconds / parts))
+
+    def _run(self, state: _State, search: object) -> object:
+        try:
+            return search()  # type: ignore[operator]
+        except _OutOfBudget:
+            return None
+        finally:
+            _charge(self.budget, state.budget)
+
+    def choose(self) -> tuple[int, str]:
+        me, them = self.me, self.them
+        if self.board.k == 1:
+            return self.board.legal_moves[0], "win"  # every cell completes a line of one
+        state = _State(self.board, Budget())
+        wins = state.win_cells(me)
+        if wins:
+            return min(wins), "win"
+        ranked = state.ranked(me)
+        blocks = state.win_cells(them)
+        if blocks:
+            return max(blocks, key=lambda c: (state.cell_score(me, c), -c)), "block"
+        if self.board.ply == 0:
+            board = self.board
+            return (board.rows - 1) // 2 * board.cols + (board.cols - 1) // 2, "centre"
+        # our win by fours
+        vcf_state = self._state(10)
+        found = self._run(vcf_state, lambda: vcf_state.vcf(me))
+        if isinstance(found, int):
+            return found, "vcf"
+        # our win by threats, deepening
+        found, _ = self._deepening_vct(me, 5)
+        if found is not None:
+            return found, "vct"
+        # their win by fours or threats, were it their move
+        their_state = self._state(8)
+        theirs = self._run(their_state, lambda: their_state.vcf(them))
+        reason, self.threat_depth = "defend-vcf", 0
+        if not isinstance(theirs, int):
+            theirs, self.threat_depth = self._deepening_vct(them, 3)
+            reason = "defend-vct"
+        if not isinstance(theirs, int):
+            return self._searched([cell for _, cell in ranked[:_ROOT_WIDTH]]), "search"
+        return self._defend(ranked, theirs), reason
+
+    def _deepening_vct(self, attacker: int, parts: int) -> tuple[int | None, int]:
+        """A VCT for ``attacker`` by iterative deepening on a share of the budget, and its depth."""
+        state = self._state(parts)
+        found: list[tuple[int, int]] = []
+
+        def deepening() -> None:
+            for depth in range(2, _MAX_VCT_DEPTH + 1):
+                move = state.vct(attacker, depth)
+                if move is not None:
+                    found.append((move, depth))
+                    return
+
+        self._run(state, deepening)
+        return found[0] if found else (None, 0)
+
+    def _searched(self, options: list[int]) -> int:
+        """The best of ``options`` by iterative-deepening alpha-beta on what is left of the budget."""
+        if len(options) == 1:
+            return options[0]
+        me, them = self.me, self.them
+        state = self._state(1)
+        cells = set(state.candidates())
+        best = options[0]
+
+        def deepening() -> None:
+            nonlocal best, options
+            for depth in range(1, _MAX_DEPTH + 1):
+                scores: dict[int, int] = {}
+                alpha = -_WIN * 2
+                for cell in options:
+                    state.play(cell, me)
+                    added = [c for c in state.tables.near[cell] if not state.owner[c] and c not in cells]
+                    cells.update(added)
+                    value = -state.alphabeta(them, depth - 1, -_WIN * 2, -alpha, cells, 1)
+                    cells.difference_update(added)
+                    state.undo(cell, me)
+                    scores[cell] = value
+                    alpha = max(alpha, value)
+                options = sorted(options, key=lambda c: -scores[c])  # stable: ties keep the pattern order
+                best = options[0]
+                if abs(scores[best]) >= _WIN // 4:
+                    return  # a forced result either way: deeper will not change it
+
+        self._run(state, deepening)
+        return best
+
+    def _safe(self, cell: int, parts: int) -> int:
+        """How safe ``cell`` is: 2 if the opponent then has no VCF nor VCT, 1 if no VCF, else 0."""
+        me, them = self.me, self.them
+        trial = self._state(parts)
+        try:
+            trial._place(cell, me)
+            if trial.win_cells(them):  # a move that leaves their four unblocked
+                return 0
+            fours = trial.completions(me, cell)
+            if len(fours) == 1:  # a four of ours only gains a tempo: they block, then must still fail
+                trial._place(fours.pop(), them)
+            if self._run(trial, lambda: trial.vcf(them)) is not None or trial.budget.exhausted:
+                return 0
+            def deepening() -> int | None:  # shallow first: most defences fail fast
+                for depth in range(2, max(_SAFE_DEPTH, self.threat_depth) + 1):
+                    move = trial.vct(them, depth)
+                    if move is not None:
+                        return move
+                return None
+
+            if self._run(trial, deepening) is not None or trial.budget.exhausted:
+                return 1
+            return 2
+        finally:
+            _charge(self.budget, trial.budget)
+
+    def _defend(self, ranked: list[tuple[int, int]], their_first: int) -> int:
+        """The best-ranked move after which the opponent has no forced win (else the least bad)."""
+        me = self.me
+        state = _State(self.board, Budget())
+        options = [cell for _, cell in ranked[:_DEFENCE_CANDIDATES]]
+        for cell in sorted(state.four_moves(me) | {their_first}, key=lambda c: (-state.cell_score(me, c), c)):
+            if cell not in options:
+                options.append(cell)
+        safety = {cell: self._safe(cell, 2 * (len(options) - index) + 1) for index, cell in enumerate(options)}
+        safest = max(safety.values())
+        return self._searched([cell for cell in options if safety[cell] == safest])

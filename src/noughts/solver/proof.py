@@ -1,0 +1,321 @@
+"""Proof-number search: does one side force a win? (df-pn, Nagai 2002)
+
+The question "can the *attacker* force a win from here?" has a yes/no answer, and proof-number
+search answers it by growing the proof tree where it is cheapest: at the attacker's turn one good
+move proves the node (an OR node), at the defender's turn every reply must be refuted (an AND
+node). Each position keeps a *proof number* (how many leaves must still be proved to prove it)
+and a *disproof number*; the depth-first variant (df-pn) dives into the most promising child
+with thresholds, as far as the sibling's numbers allow, with Pawlewicz and Lew's 1 + ε trick so
+it does not bounce between two close children.
+
+What makes it fast on k-in-a-row boards:
+
+* Positions are decided before any search when the lines say so: a side that can complete a
+  line now wins; two open threats against the side to move win for the other; a single threat
+  forces the block; a cell that makes two threats at once wins (for the side to move); a side
+  with no line left cannot win; and the defender's *pairing* (:mod:`noughts.solver.pairing`)
+  proves the attacker cannot win.
+* Relevance zones: when the opponent has a cell that would make two threats at once, the side
+  to move must take one of the cells of that double (of every such double) or make a threat of
+  its own; every other move loses, so it is not searched. Cells on no line that either side can
+  still complete are never played either (a mark there changes nothing, and a mark anywhere
+  else is never worse).
+* Moves are tried attack first (cells on lines with more of the mover's marks), and positions
+  are looked up by their canonical image under the board's symmetries.
+* The transposition table stays within a memory limit: when full, the entries whose subtrees
+  cost least to search again are dropped (Nagai's SmallTreeGC), never the whole table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from itertools import islice
+
+from noughts.board import Geometry
+from noughts.solver.pairing import find_pairing
+
+__all__ = ["INFINITE", "Prover"]
+
+INFINITE = 1 << 40
+"""A proof or disproof number that says "cannot be done"."""
+
+EPSILON = 0.25  # the 1 + ε trick: stay in the best child until it is this much worse than the second
+ENTRY_BYTES = 220  # a table entry: dict slot, key of 2·size bits, a (pn, dn, work) tuple
+_GC_KEEP = 0.5  # a collection keeps about this share of the table, the most costly subtrees
+_PROVEN = 1
+_DISPROVEN = 2
+
+class Prover:
+    """Proof-number search on one geometry; its table lives as long as the prover.
+
+    ``orient(key)`` gives a position key's canonical image under the board's symmetries and the
+    symmetry's index (the solver's). Keys are ``attacker | defender << size``, so one table
+    answers "X wins?" and "O wins?" alike.
+    """
+
+    def __init__(self, geometry: Geometry, orient: Callable[[int], tuple[int, int]],
+                 table_bytes: int = 200_000_000, symmetric_plies: int = 1000) -> None:
+        self.geometry = geometry
+        self.orient = orient
+        self.size = geometry.size
+        self.full = geometry.full
+        self.lines = geometry.line_masks
+        self.through = geometry.lines_through
+        self.line_pairs = tuple(zip(geometry.line_masks, geometry.lines, strict=True))
+        self.k = geometry.k
+        # (canonical key << 1 | attacker to move) -> (proof number, disproof number, work)
+        self.table: dict[int, tuple[int, int, int]] = {}
+        self.table_limit = max(10_000, table_bytes // ENTRY_BYTES)
+        self.collections = 0  # how often the table was thinned
+        self.nodes = 0  # positions expanded, over the prover's life
+        self.symmetric_plies = symmetric_plies
+        self.use_pairing = self.k >= 3  # below that no pairing covers a live line of two cells
+
+    # ------------------------------------------------------------------------------------
+    def proves(self, attacker: int, defender: int, attacker_to_move: bool, tick: Callable[[], None]) -> bool:
+        """Whether ``attacker`` forces a win.
+
+        ``tick()`` is called once for every position searched: it spends the caller's budget
+        (and raises when that runs out) and reports progress.
+        """
+        run = _Run(self, tick)
+        key = self._key(attacker, defender, attacker_to_move)
+        entry = self.table.get(key)
+        if entry is not None and (entry[0] == 0 or entry[1] == 0):
+            return entry[0] == 0
+        pn, _ = run.mid(attacker, defender, attacker_to_move, key, INFINITE - 1, INFINITE - 1)
+        return pn == 0
+
+    def _key(self, attacker: int, defender: int, attacker_to_move: bool) -> int:
+        marks = attacker | defender << self.size
+        if (attacker | defender).bit_count() < self.symmetric_plies:
+            marks = self.orient(marks)[0]
+        return marks << 1 | attacker_to_move
+
+    def known(self, attacker: int, defender: int, attacker_to_move: bool) -> bool | None:
+        """The answer if the table holds it (``None`` otherwise)."""
+        entry = self.table.get(self._key(attacker, defender, attacker_to_move))
+        if entry is None or (entry[0] and entry[1]):
+            return None
+        return entry[0] == 0
+
+    # ------------------------------------------------------------------------------------
+    def evaluate(self, attacker: int, defender: int, attacker_to_move: bool) -> int | list[int]:
+        """``_PROVEN``, ``_DISPROVEN``, or the moves worth searching, best first."""
+        empty = self.full & ~(attacker | defender)
+        if not empty:
+            return _DISPROVEN  # a full board: a draw
+        if attacker_to_move:
+            mover, other = attacker, defender
+        else:
+            mover, other = defender, attacker
+        n = empty.bit_count()
+        mover_left = (n + 1) >> 1
+        other_left = n >> 1
+        threats = 0  # cells where the other side completes a line
+        mover_two: dict[int, int] = {}  # cell bit -> the cells that would become the mover's threats
+        other_two: dict[int, int] = {}
+        mover_alive = other_alive = False
+        live = 0  # cells on a line either side can still complete
+        weight = [0] * self.size
+        # attack first: a cell scores for each line through it either side can still complete,
+        # doubling per mark already on it; the mover's own lines count twice
+        for line, cells_of_line in self.line_pairs:
+            if not line & other:
+                cells = line & empty
+                c = cells.bit_count()
+                if c == 1:
+                    return _PROVEN if attacker_to_move else _DISPROVEN  # the mover completes it now
+                if c <= mover_left:
+                    live |= cells
+                    mover_alive = True
+                    w = 2 << (self.k - c)
+                    if c == 2:
+                        low = cells & -cells
+                        high = cells ^ low
+                        mover_two[low] = mover_two.get(low, 0) | high
+                        mover_two[high] = mover_two.get(high, 0) | low
+                    if line & mover:
+                        for cell in cells_of_line:
+                            weight[cell] += w
+                    else:  # an empty line: the other side's too
+                        if c <= other_left:
+                            other_alive = True
+                            if c == 2:
+                                other_two[low] = other_two.get(low, 0) | high
+                                other_two[high] = other_two.get(high, 0) | low
+                            w += 1
+                        for cell in cells_of_line:
+                            weight[cell] += w
+                        continue
+            if not line & mover:
+                cells = line & empty
+                c = cells.bit_count()
+                if c == 1:
+                    threats |= cells
+                elif c <= other_left:
+                    live |= cells
+                    other_alive = True
+                    if c == 2:
+                        low = cells & -cells
+                        high = cells ^ low
+                        other_two[low] = other_two.get(low, 0) | high
+                        other_two[high] = other_two.get(high, 0) | low
+                    w = 1 << (self.k - c)
+                    for cell in cells_of_line:
+                        weight[cell] += w
+        if threats:
+            if threats & (threats - 1):
+                # two threats: the mover blocks one and the other side completes the other
+                return _DISPROVEN if attacker_to_move else _PROVEN
+            return [threats.bit_length() - 1]  # the block is forced
+        # a cell that makes two threats at once wins for the mover (the other has no threat)
+        for made in mover_two.values():
+            if made & (made - 1):
+                return _PROVEN if attacker_to_move else _DISPROVEN
+        if not (mover_alive if attacker_to_move else other_alive):
+            return _DISPROVEN  # the attacker has no line it can complete in time
+        if self.use_pairing and attacker_to_move and find_pairing(self.geometry, attacker, defender) is not None:
+            return _DISPROVEN
+        # the other side's doubles: the mover must take a cell of each, or make a threat
+        zone = live
+        for cell_bit, made in other_two.items():
+            if made & (made - 1):
+                zone &= cell_bit | made
+        if zone != live:
+            for cell_bit in mover_two:
+                zone |= cell_bit  # a threat of the mover's own
+        if not zone:
+            return _DISPROVEN if attacker_to_move else _PROVEN
+        moves = []
+        while zone:
+            low = zone & -zone
+            moves.append(low.bit_length() - 1)
+            zone ^= low
+        moves.sort(key=weight.__getitem__, reverse=True)
+        return moves
+
+    def trim(self, size_before: int, collections_before: int, most: int) -> None:
+        """After a search that gave up: forget what it added if that is more than ``most`` entries
+        (new keys come last in the table; all of them if the table was thinned meanwhile)."""
+        table = self.table
+        if self.collections != collections_before:
+            size_before = 0
+        if len(table) - size_before > most:
+            if size_before == 0:
+                table.clear()
+            else:
+                for key in list(islice(table, size_before, None)):
+                    del table[key]
+
+    # ------------------------------------------------------------------------------------
+    def collect(self) -> None:
+        """Thin the table to about half: keep the entries whose subtrees cost most to redo."""
+        table = self.table
+        works = sorted(entry[2] for entry in _sample(table, 2001))
+        cutoff = works[int(len(works) * (1 - _GC_KEEP))] if works else 0
+        for key in [key for key, entry in table.items() if entry[2] <= cutoff]:
+            del table[key]
+        if len(table) > self.table_limit * 3 // 4:  # many equal works: drop the oldest too
+            for key in list(table)[: len(table) - self.table_limit // 2]:
+                del table[key]
+        self.collections += 1
+
+
+def _sample(table: dict[int, tuple[int, int, int]], count: int) -> list[tuple[int, int, int]]:
+    values = list(table.values())
+    step = max(1, len(values) // count)
+    return values[::step]
+
+
+class _Run:
+    """One question to the prover: the search, counting its positions with ``tick``."""
+
+    def __init__(self, prover: Prover, tick: Callable[[], None]) -> None:
+        self.prover = prover
+        self.tick = tick
+
+    def mid(self, attacker: int, defender: int, attacker_to_move: bool, key: int,
+            th_pn: int, th_dn: int) -> tuple[int, int]:
+        """Search until the node's proof number reaches ``th_pn`` or its disproof number ``th_dn``."""
+        prover = self.prover
+        prover.nodes += 1
+        self.tick()
+        table = prover.table
+        nodes_before = prover.nodes
+        found = prover.evaluate(attacker, defender, attacker_to_move)
+        if found in (_PROVEN, _DISPROVEN):
+            result = (0, INFINITE) if found == _PROVEN else (INFINITE, 0)
+            old = table.get(key)
+            table[key] = (*result, old[2] if old is not None else 1)
+            return result
+        assert isinstance(found, list)
+        size = prover.size
+        orient = prover.orient
+        children: list[tuple[int, int, int]] = []  # (child key, attacker, defender)
+        seen: set[int] = set()
+        child_turn = not attacker_to_move
+        # symmetric positions are common in the opening only: deeper, a plain key is cheaper
+        shallow = (attacker | defender).bit_count() < prover.symmetric_plies
+        for cell in found:
+            bit = 1 << cell
+            if attacker_to_move:
+                a, d = attacker | bit, defender
+            else:
+                a, d = attacker, defender | bit
+            child_key = (orient(a | d << size)[0] if shallow else a | d << size) << 1 | child_turn
+            if child_key in seen:
+                continue  # a symmetric move: the same position
+            seen.add(child_key)
+            children.append((child_key, a, d))
+        get = table.get
+        or_node = attacker_to_move
+        while True:
+            # the node's numbers from its children's
+            best_i = -1
+            best = second = INFINITE + 1
+            total = 0
+            best_other = 0
+            for i, (child_key, _, _) in enumerate(children):
+                entry = get(child_key)
+                if entry is None:
+                    cpn = cdn = 1
+                else:
+                    cpn, cdn = entry[0], entry[1]
+                if or_node:
+                    mine, theirs = cpn, cdn
+                else:
+                    mine, theirs = cdn, cpn
+                total += theirs
+                if mine < best:
+                    second = best
+                    best = mine
+                    best_i = i
+                    best_other = theirs
+                elif mine < second:
+                    second = mine
+            if total > INFINITE:
+                total = INFINITE
+            if best > INFINITE:
+                best = INFINITE
+            if or_node:
+                pn, dn = best, total
+            else:
+                pn, dn = total, best
+            if pn >= th_pn or dn >= th_dn or pn == 0 or dn == 0:
+                break
+            child_key, a, d = children[best_i]
+            second_limit = second if second <= INFINITE else INFINITE
+            # thresholds for the chosen child (its own "mine" and "theirs" numbers)
+            if or_node:
+                child_th_pn = min(th_pn, int(second_limit * (1 + EPSILON)) + 1)
+                child_th_dn = th_dn - dn + best_other
+                self.mid(a, d, child_turn, child_key, child_th_pn, min(child_th_dn, INFINITE - 1))
+            else:
+                child_th_dn = min(th_dn, int(second_limit * (1 + EPSILON)) + 1)
+                child_th_pn = th_pn - pn + best_other
+                self.mid(a, d, child_turn, child_key, min(child_th_pn, INFINITE - 1), child_th_dn)
+        if len(table) >= prover.table_limit:
+            prover.collect()
+        table[key] = (pn, dn, prover.nodes - nodes_before + 1)
+        return pn, dn

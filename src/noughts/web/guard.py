@@ -1,0 +1,336 @@
+"""What one client address may take of the server: rooms, joins, wrong guesses, connections.
+
+A :class:`Guard` is one process's book of every address it has seen lately (IPv6 addresses by
+their /64 network: one machine is handed a whole /64). The lobby asks it before a room is made
+or joined; the uvicorn protocols in :mod:`noughts.web.shield` ask it before a connection is
+served. Also here: the hosts a server answers to (:func:`default_allowed_hosts`), one log line
+per cause per interval (:class:`LogLimiter`) and the open-file limit (:func:`raise_descriptor_limit`).
+Nothing here imports a web package.
+
+>>> guard = Guard(Limits(rooms_per_address=1))
+>>> guard.created("192.0.2.1", "AAAA")
+>>> guard.rooms_of("192.0.2.1")
+1
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import logging
+import math
+import socket
+import time
+from collections.abc import Callable, Container
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from noughts.web.protocol import Limits, Rejection
+
+if TYPE_CHECKING:
+    from noughts.web.rooms import RoomStore
+
+__all__ = ["LOOPBACK_NAMES", "Guard", "LogLimiter", "client_key", "default_allowed_hosts", "host_allowed",
+           "install_log_limiter", "raise_descriptor_limit"]
+
+log = logging.getLogger("noughts.web")
+
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+LONGEST_LOCKOUT = 3600.0
+RESERVED_FILES = 64  # descriptors kept for the score store, Redis, logs and the listening socket
+
+
+def client_key(host: str | None) -> str:
+    """The address whose share a client uses: IPv4 as it is, IPv6 by its /64 network."""
+    if not host:
+        return "?"
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host  # a test client's name, a Unix socket
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return str(address)
+
+
+@dataclass
+class _Bucket:
+    allowance: float
+    stamp: float
+
+
+@dataclass
+class _Failures:
+    count: int = 0
+    lockouts: int = 0
+    until: float = 0.0
+    last: float = 0.0
+
+
+class Guard:
+    """One process's per-address book (see the module's docstring); ``clock`` is for tests."""
+
+    def __init__(self, limits: Limits, clock: Callable[[], float] = time.monotonic) -> None:
+        self.limits = limits
+        self.clock = clock
+        self._rooms: dict[str, set[str]] = {}  # address → codes of the rooms it made that are still open
+        self._owner: dict[str, str] = {}  # code → the address that made it
+        self._fresh: dict[str, float] = {}  # code → when made, for rooms nobody has joined or played in
+        self._joins: dict[str, _Bucket] = {}
+        self._messages: dict[str, _Bucket] = {}
+        self._failures: dict[str, _Failures] = {}
+        self._open: dict[str, set[object]] = {}  # address → its open connections (transports)
+        self._open_by: dict[object, str] = {}
+        self.max_open = _open_file_budget()  # every connection holds a descriptor
+
+    # rooms ------------------------------------------------------------------------------------
+    def rooms_of(self, key: str) -> int:
+        return len(self._rooms.get(key, ()))
+
+    async def may_create(self, key: str, rooms: RoomStore) -> None:
+        """Refuse (``too_many_rooms``) if ``key`` already holds its share of the rooms."""
+        cap = self.limits.rooms_for_one_address
+        held = self._rooms.get(key)
+        if held and len(held) >= cap:
+            for code in list(held):  # another process may have expired some of them: look
+                if await rooms.get(code) is None:
+                    self.gone([code])
+        if held and len(held) >= cap:
+            games = f"{len(held)} open game{'s' if len(held) != 1 else ''}"
+            raise Rejection("too_many_rooms", f"Your address already has {games}, the most one address may "
+                                              "have. Finish or leave one, or wait for it to expire.")
+
+    def created(self, key: str, code: str) -> None:
+        self._rooms.setdefault(key, set()).add(code)
+        self._owner[code] = key
+        self._fresh[code] = self.clock()
+
+    def used(self, code: str) -> None:
+        """Someone joined the room or played in it: it lives by the normal time to live now."""
+        self._fresh.pop(code, None)
+
+    def unjoined(self) -> list[str]:
+        """Rooms made longer than ``unjoined_ttl`` ago that nobody has joined or played in."""
+        too_old = self.clock() - self.limits.unjoined_ttl
+        return [code for code, made in self._fresh.items() if made <= too_old]
+
+    def gone(self, codes: list[str]) -> None:
+        for code in codes:
+            self._fresh.pop(code, None)
+            key = self._owner.pop(code, None)
+            held = self._rooms.get(key) if key is not None else None
+            if held is not None:
+                held.discard(code)
+                if not held:
+                    del self._rooms[key]  # type: ignore[arg-type]
+
+    # messages -----------------------------------------------------------------------------------
+    def allow_message(self, key: str) -> bool:
+        """A token bucket over all of one address's sockets: many sockets do not multiply the message rate."""
+        return _take(self._messages, key, self.limits.address_burst, self.limits.address_rate, self.clock())
+
+    # joins --------------------------------------------------------------------------------------
+    def may_join(self, key: str) -> None:
+        """Refuse a locked-out address (``locked_out``) or one joining too often (``too_many_joins``)."""
+        now = self.clock()
+        failures = self._failures.get(key)
+        if failures is not None and now < failures.until:
+            wait = math.ceil(failures.until - now)
+            raise Rejection("locked_out", f"Too many games joined that do not exist or with a wrong token from your "
+                                          f"address: try again in {wait} second{'s' if wait != 1 else ''}.")
+        limits = self.limits
+        if not _take(self._joins, key, limits.join_burst, limits.join_rate, now):
+            raise Rejection("too_many_joins", f"Too many joins from your address: at most {limits.join_rate:g} a "
+                                              "second. Wait a moment and try again.")
+
+    def failed_join(self, key: str) -> None:
+        """A join of a code that does not exist, or with a token that is not the seat's."""
+        now = self.clock()
+        limits = self.limits
+        failures = self._failures.setdefault(key, _Failures())
+        if failures.lockouts and now - failures.last > limits.lockout * 60:
+            failures.lockouts = 0  # quiet for long enough: the next lockout is short again
+        failures.count += 1
+        failures.last = now
+        if failures.count >= limits.failed_joins:
+            failures.lockouts += 1
+            failures.count = 0
+            failures.until = now + min(limits.lockout * 2 ** (failures.lockouts - 1), LONGEST_LOCKOUT)
+            log.warning("an address is locked out for %.0f s after %d joins of unknown games or with wrong tokens",
+                        failures.until - now, limits.failed_joins)
+
+    # connections --------------------------------------------------------------------------------
+    def admit(self, key: str, connection: object) -> bool:
+        """Count a new connection from ``key``, or say no: that address, or the server, holds its most."""
+        held = self._open.get(key)
+        if held is not None and len(held) >= self.limits.connections_per_address:
+            return False
+        if len(self._open_by) >= self.max_open:
+            return False
+        self._open.setdefault(key, set()).add(connection)
+        self._open_by[connection] = key
+        return True
+
+    def release(self, connection: object) -> None:
+        key = self._open_by.pop(connection, None)
+        if key is None:
+            return
+        held = self._open[key]
+        held.discard(connection)
+        if not held:
+            del self._open[key]
+
+    @property
+    def open_connections(self) -> int:
+        return len(self._open_by)
+
+    def prune(self) -> None:
+        """Forget addresses with nothing left to remember (full join allowance, no lockout to grow)."""
+        now = self.clock()
+        limits = self.limits
+        for buckets, burst, rate in ((self._joins, limits.join_burst, limits.join_rate),
+                                     (self._messages, limits.address_burst, limits.address_rate)):
+            for key, bucket in list(buckets.items()):
+                if bucket.allowance + (now - bucket.stamp) * rate >= burst:
+                    del buckets[key]
+        for key, failures in list(self._failures.items()):
+            if now >= failures.until and now - failures.last > limits.lockout * 60:
+                del self._failures[key]
+
+
+def _take(buckets: dict[str, _Bucket], key: str, burst: float, rate: float, now: float) -> bool:
+    """Take one token from ``key``'s bucket (``burst`` at once, ``rate`` a second after), if there is one."""
+    bucket = buckets.get(key)
+    if bucket is None:
+        bucket = buckets[key] = _Bucket(burst, now)
+    bucket.allowance = min(burst, bucket.allowance + (now - bucket.stamp) * rate)
+    bucket.stamp = now
+    if bucket.allowance < 1:
+        return False
+    bucket.allowance -= 1
+    return True
+
+
+def _open_file_budget() -> int:
+    try:
+        import resource
+    except ImportError:  # Windows
+        return 1 << 30
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    return 1 << 30 if soft == resource.RLIM_INFINITY else max(16, soft - RESERVED_FILES)
+
+
+def raise_descriptor_limit(needed: int) -> str | None:
+    """Raise the open-file limit to the hard limit; a warning to print if it still holds fewer than ``needed``."""
+    try:
+        import resource
+    except ImportError:
+        return None
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if (hard != resource.RLIM_INFINITY and soft != hard) or (hard == resource.RLIM_INFINITY and soft < needed):
+        target = hard if hard != resource.RLIM_INFINITY else needed + RESERVED_FILES
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        except (ValueError, OSError):  # macOS refuses more than its kernel's OPEN_MAX
+            soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    if soft != resource.RLIM_INFINITY and soft < needed:
+        return (f"noughts web: this process may open only {soft} files (the hard limit), fewer than the {needed} "
+                f"connections its limits allow; beyond that new visitors are turned away. Raise the limit "
+                f"(ulimit -n {needed + RESERVED_FILES}, or LimitNOFILE= under systemd) before starting.")
+    return None
+
+
+def default_allowed_hosts(host: str) -> set[str]:
+    """The names a server bound to ``host`` answers to: loopback names on loopback, the machine's on 0.0.0.0."""
+    bound = host.strip("[]").lower()
+    if bound in ("", "0.0.0.0", "::"):
+        names = set(LOOPBACK_NAMES)
+        for name in {socket.gethostname(), socket.getfqdn()}:
+            names.add(name.lower())
+            with contextlib.suppress(OSError):
+                names.update(str(info[4][0]) for info in socket.getaddrinfo(name, None))
+        names.update(_lan_addresses())
+        return names
+    try:
+        if ipaddress.ip_address(bound).is_loopback:
+            return set(LOOPBACK_NAMES)
+    except ValueError:
+        if bound == "localhost":
+            return set(LOOPBACK_NAMES)
+    return {bound}
+
+
+def _lan_addresses() -> set[str]:
+    """The addresses this machine's default routes leave from (no packet is sent)."""
+    found = set()
+    for family, probe in ((socket.AF_INET, "192.0.2.1"), (socket.AF_INET6, "2001:db8::1")):
+        try:
+            with socket.socket(family, socket.SOCK_DGRAM) as sock:
+                sock.connect((probe, 9))
+                found.add(str(sock.getsockname()[0]))
+        except OSError:
+            pass
+    return found
+
+
+def host_allowed(host_header: str, allowed: Container[str] | None) -> bool:
+    """Whether a ``Host`` (or an Origin's host) names this server: ``allowed`` None means any name."""
+    if allowed is None:
+        return True
+    name = host_header.strip().lower()
+    if name.startswith("["):
+        name = name[1:name.find("]")] if "]" in name else name
+    elif name.count(":") == 1:
+        name = name.rsplit(":", 1)[0]
+    return name.rstrip(".") in allowed
+
+
+class LogLimiter(logging.Filter):
+    """One log line per cause (logger and message pattern) per ``every`` seconds.
+
+    The first line after a quiet spell says how many like it were held back.
+    """
+
+    def __init__(self, every: float = 10.0, clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__()
+        self.every = every
+        self.clock = clock
+        self._causes: dict[tuple[str, str], list[float]] = {}  # cause → [first shown, held back]
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        now = self.clock()
+        cause = (record.name, str(record.msg))
+        seen = self._causes.get(cause)
+        if seen is not None and now - seen[0] < self.every:
+            seen[1] += 1
+            return False
+        if seen is not None and seen[1]:
+            record.msg = f"{record.getMessage()} (and {seen[1]:.0f} more like it in the last {now - seen[0]:.0f} s)"
+            record.args = ()
+        if len(self._causes) > 10_000:  # messages with their values in the pattern: forget, do not grow
+            self._causes.clear()
+        self._causes[cause] = [now, 0]
+        return True
+
+
+LIMITED_LOGGERS = ("noughts.web", "uvicorn.error", "asyncio", "websockets")
+
+
+def install_log_limiter(every: float) -> None:
+    """Put one :class:`LogLimiter` on the loggers a flood of bad clients would fill (once per process)."""
+    for name in LIMITED_LOGGERS:
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, LogLimiter) for f in logger.filters):
+            logger.addFilter(_shared_limiter(every))
+
+
+_limiters: dict[float, LogLimiter] = {}
+
+
+def _shared_limiter(every: float) -> LogLimiter:
+    if every not in _limiters:
+        _limiters[every] = LogLimiter(every)
+    return _limiters[every]

@@ -1,0 +1,184 @@
+"""The server's outer wall: names it answers to, headers on every response, and connections below HTTP.
+
+:class:`Shield` is ASGI middleware: a request for a host name the server was not configured
+with (DNS rebinding: a hostile name resolving to 127.0.0.1) gets 421, a websocket from another
+site's page is refused, and every response, 404s and ``/healthz`` included, carries the security
+headers. :class:`GuardedHTTP` and :class:`GuardedWebSocket` are uvicorn's own protocols with the
+:class:`~noughts.web.guard.Guard` in front: a connection over its address's (or the server's)
+limit is answered 503 at once, a request's headers must all arrive within ``handshake_timeout``
+(a client sending them a byte at a time is cut off), and a client that leaves the server unable
+to write for ``stall_timeout`` is cut off. The app's lifespan hands them the guard (``app_state``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Container, Mapping
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+import h11
+from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+
+from noughts.web.guard import Guard, client_key, host_allowed
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+__all__ = ["GUARD", "SECURITY_HEADERS", "GuardedHTTP", "GuardedWebSocket", "Shield"]
+
+log = logging.getLogger("noughts.web")
+
+SECURITY_HEADERS = {
+    "content-security-policy": "default-src 'self'; img-src 'self' data:; connect-src 'self'; "
+                               "base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    "x-content-type-options": "nosniff",
+    "x-frame-options": "DENY",  # frame-ancestors for browsers that predate it
+    "referrer-policy": "no-referrer",  # room links carry the code
+    "cache-control": "no-cache",
+}
+GUARD = "noughts_guard"  # the key of the app's guard in the lifespan state uvicorn hands each protocol
+
+
+class Shield:
+    """ASGI middleware: only ``allowed`` host names (None: any), same-site websockets, security headers."""
+
+    def __init__(self, app: ASGIApp, headers: Mapping[str, str], allowed: Container[str] | None) -> None:
+        self.app = app
+        self.allowed = allowed
+        self.headers = [(name.encode("latin-1"), value.encode("latin-1")) for name, value in headers.items()]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        fields = {name: value.decode("latin-1") for name, value in scope["headers"] if name in (b"host", b"origin")}
+        host = fields.get(b"host", "")
+        if scope["type"] == "websocket":
+            origin = fields.get(b"origin")
+            if not host_allowed(host, self.allowed) or (origin is not None and not self._same_site(origin, host)):
+                await send({"type": "websocket.close", "code": 1008, "reason": "not this site"})
+                return
+            await self.app(scope, receive, send)
+            return
+        if not host_allowed(host, self.allowed):
+            body = (f"This server does not answer to the name {host[:60]!r}; use the address it was started "
+                    "with (noughts web --allowed-host adds names).").encode()
+            await send({"type": "http.response.start", "status": 421, "headers": [
+                *self.headers, (b"content-type", b"text/plain; charset=utf-8"),
+                (b"content-length", str(len(body)).encode())]})
+            await send({"type": "http.response.body", "body": body})
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                present = {name.lower() for name, _ in message.get("headers", [])}
+                message["headers"] = [*message.get("headers", []),
+                                      *((name, value) for name, value in self.headers if name not in present)]
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+    def _same_site(self, origin: str, host: str) -> bool:
+        """Browsers send Origin; programs (tests, benchmarks, robots) usually do not, and may connect."""
+        netloc = urlsplit(origin).netloc.lower()
+        if self.allowed is None:
+            return netloc == host.lower()
+        return host_allowed(netloc, self.allowed)
+
+
+def _busy_response(headers: Mapping[str, str]) -> bytes:
+    lines = ["HTTP/1.1 503 Service Unavailable", "Content-Type: text/plain; charset=utf-8", "Retry-After: 30",
+             "Connection: close", *(f"{name}: {value}" for name, value in headers.items())]
+    body = "Too many connections from your address; close some and try again.\n"
+    return ("\r\n".join([*lines, f"Content-Length: {len(body)}", "", body])).encode("latin-1")
+
+
+BUSY = _busy_response(SECURITY_HEADERS)  # written straight to the socket: no request was read
+
+
+class GuardedHTTP(H11Protocol):
+    """uvicorn's HTTP/1.1 protocol with per-address connection limits and a deadline for each request's headers."""
+
+    guard: Guard | None = None
+    deadline: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        guard = self.app_state.get(GUARD)
+        if not isinstance(guard, Guard):
+            return  # an app without a guard: plain uvicorn
+        if not guard.admit(client_key(self.client[0] if self.client else None), transport):
+            log.warning("turned away a connection: its address (or the server) holds all the connections it may")
+            transport.write(BUSY)
+            transport.close()
+            return
+        self.guard = guard
+        self._arm()
+
+    def _arm(self) -> None:
+        if self.deadline is not None:
+            self.deadline.cancel()
+        assert self.guard is not None
+        self.deadline = self.loop.call_later(self.guard.limits.handshake_timeout, self._too_slow)
+
+    def _too_slow(self) -> None:
+        self.deadline = None
+        # Still here (not handed to a websocket) and no whole request since connecting or the last response.
+        if self.transport.get_protocol() is self and self.conn.their_state is h11.IDLE \
+                and not self.transport.is_closing():
+            log.info("closed a connection that did not finish its request's headers in time")
+            self.transport.close()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if self.guard is not None and not self.transport.is_closing():
+            self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.deadline is not None:
+            self.deadline.cancel()
+            self.deadline = None
+        if self.guard is not None:
+            self.guard.release(self.transport)
+        super().connection_lost(exc)
+
+
+class GuardedWebSocket(WebSocketsSansIOProtocol):
+    """uvicorn's websocket protocol: gives its connection's place back; cuts off a client that stopped reading."""
+
+    stalled: asyncio.TimerHandle | None = None
+
+    def _guard(self) -> Guard | None:
+        guard = self.app_state.get(GUARD)
+        return guard if isinstance(guard, Guard) else None
+
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        guard = self._guard()
+        if guard is not None and self.stalled is None:
+            self.stalled = self.loop.call_later(guard.limits.stall_timeout, self._cut_off)
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        if self.stalled is not None:
+            self.stalled.cancel()
+            self.stalled = None
+
+    def _cut_off(self) -> None:
+        self.stalled = None
+        log.warning("cut off a websocket whose client stopped reading")
+        self.transport.abort()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.stalled is not None:
+            self.stalled.cancel()
+            self.stalled = None
+        guard = self._guard()
+        if guard is not None:
+            guard.release(self.transport)
+        super().connection_lost(exc)
+

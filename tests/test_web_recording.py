@@ -1,0 +1,224 @@
+"""The web's recorder under load: batches, a bounded queue that pushes back, and no finished game lost on SIGTERM.
+
+A child process records games through a real Recorder as fast as its event loop can finish
+them, into SQLite or a real PostgreSQL; the store is slower than that, so the queue is full
+when the signal comes. SIGTERM (what uvicorn turns into the server's shutdown) must keep every
+game the recorder accepted; SIGKILL may lose at most one batch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from noughts import Game
+from noughts.store import Participant, open_store
+from noughts.web.recording import Recorder
+
+BATCH = 10
+
+CHILD = """
+import asyncio, signal, sys
+from noughts import Game
+from noughts.store import Participant
+from noughts.web.recording import Recorder
+
+db, batch = sys.argv[1], int(sys.argv[2])
+ended = []
+
+async def main():
+    recorder = Recorder(db, batch=batch, wait=30)
+    await recorder.start()
+    stop = asyncio.Event()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+    game, ann, hard = Game.from_text("a1 b1 a2 b2 a3"), Participant.human("Ann"), Participant.computer("hard")
+    saved = lambda code, recorded, scores: None
+    number = 0
+    while not stop.is_set():
+        number += 1
+        recorder.write_later("room", game, ann, hard, saved, game_key=f"game-{number}")
+        print("accepted", number, flush=True)  # the match counts it as kept from here on
+        await asyncio.sleep(0)
+    print("waiting at the signal", recorder.batch - recorder._room._value, flush=True)
+    await recorder.stop()
+    print("stopped", flush=True)
+
+asyncio.run(main())
+"""
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def where(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return str(tmp_path / "noughts.db")
+    return str(request.getfixturevalue("postgres").fresh_url())
+
+
+def run_child(tmp_path: Path, db: str, how: signal.Signals) -> tuple[int, list[str]]:
+    """Start recording, send ``how`` once 300 games were accepted; the games accepted and the child's last lines."""
+    script = tmp_path / "child.py"
+    script.write_text(CHILD)
+    out = tmp_path / "out"
+    with out.open("w") as sink:
+        child = subprocess.Popen([sys.executable, str(script), db, str(BATCH)], stdout=sink, stderr=subprocess.PIPE,
+                                 text=True)
+        deadline = time.monotonic() + 60
+        while out.read_text().count("\n") < 300:
+            assert child.poll() is None and time.monotonic() < deadline, child.stderr.read() if child.stderr else ""
+            time.sleep(0.01)
+        child.send_signal(how)
+        _, errors = child.communicate(timeout=60)
+    lines = out.read_text().splitlines()
+    accepted = [int(line.split()[1]) for line in lines if line.startswith("accepted ")]
+    assert accepted == list(range(1, len(accepted) + 1))  # a line cut short by a kill is not counted above
+    assert "Traceback" not in errors, errors
+    return len(accepted), lines
+
+
+def kept(db: str) -> set[str]:
+    """The keys of the games in the store."""
+    if db.startswith("postgresql://"):
+        import psycopg
+
+        with psycopg.connect(db) as server:
+            return {key for (key,) in server.execute("SELECT game_key FROM games")}
+    connection = sqlite3.connect(db)
+    try:
+        return {key for (key,) in connection.execute("SELECT game_key FROM games")}
+    finally:
+        connection.close()
+
+
+@pytest.mark.slow
+def test_sigterm_keeps_every_accepted_game(tmp_path: Path, where: str) -> None:
+    accepted, lines = run_child(tmp_path, where, signal.SIGTERM)
+    assert lines[-1] == "stopped"
+    waiting = int(lines[-2].split()[-1])
+    assert 0 < waiting <= BATCH  # games were waiting when the signal came, and never more than a batch
+    assert kept(where) == {f"game-{n}" for n in range(1, accepted + 1)}
+
+
+@pytest.mark.slow
+def test_sigkill_loses_at_most_one_batch(tmp_path: Path, where: str) -> None:
+    accepted, _lines = run_child(tmp_path, where, signal.SIGKILL)
+    keys = kept(where)
+    assert keys <= {f"game-{n}" for n in range(1, accepted + 1)}
+    lost = accepted - len(keys)
+    assert 0 <= lost <= BATCH, f"{lost} accepted games lost, more than a batch of {BATCH}"
+    assert keys == {f"game-{n}" for n in range(1, len(keys) + 1)}  # the oldest are kept: only the last ones lost
+
+
+# back-pressure, in process -------------------------------------------------------------------
+def hold_lock(path: Path, release: threading.Event) -> threading.Thread:
+    held = threading.Event()
+
+    def hold() -> None:
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+        held.set()
+        release.wait(30)
+        other.execute("COMMIT")
+        other.close()
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    held.wait()
+    return thread
+
+
+def test_a_full_queue_makes_the_game_end_wait_then_tells_the_players(tmp_path: Path) -> None:
+    path = tmp_path / "noughts.db"
+    open_store(path).close()
+    told: list[tuple[str, dict[str, Any]]] = []
+    logged: list[str] = []
+
+    async def scenario() -> None:
+        recorder = Recorder(str(path), batch=3, wait=0.3, notify=logged.append)
+        await recorder.start()
+        game, ann = Game.from_text("a1 b1 a2 b2 a3"), Participant.human("Ann")
+
+        def end(number: int) -> float:
+            started = time.monotonic()
+            recorder.write_later(f"room-{number}", game, ann, Participant.computer("easy"),
+                                 lambda code, recorded, scores: told.append((code, recorded)), f"key-{number}")
+            return time.monotonic() - started
+
+        release = threading.Event()
+        holder = hold_lock(path, release)  # another process holds the database: nothing can be committed
+        try:
+            quick = [end(n) for n in range(1, 4)]  # the first batch: taken at once
+            await asyncio.sleep(0.05)
+            waited = end(4)  # the queue is full: this game's end waits, in vain
+            at_once = end(5)  # still stuck: refused without waiting again
+            await asyncio.sleep(0.05)
+        finally:
+            release.set()
+            holder.join()
+        assert max(quick) < 0.2 and 0.25 < waited < 2 and at_once < 0.2
+        refused = [(code, recorded["message"]) for code, recorded in told]
+        assert refused == [(f"room-{n}", "The score database is not keeping up, so this game was not saved.")
+                           for n in (4, 5)]
+        assert len(logged) == 1 and "not kept up for 0.3 s" in logged[0]
+        deadline = time.monotonic() + 20
+        while len(told) < 5:  # once the lock is gone, the waiting three are kept
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.01)
+        end(6)  # and games are taken again
+        await recorder.stop()
+        assert [recorded["game_id"] for _, recorded in told[2:]] == [1, 2, 3, 4]
+        assert [code for code, _ in told[2:]] == ["room-1", "room-2", "room-3", "room-6"]
+
+    asyncio.run(scenario())
+    with open_store(path) as store:
+        assert store.count_games() == 4 and store.scores().run == 4
+
+
+def test_the_scores_message_holds_only_the_leading_names(tmp_path: Path) -> None:
+    path = tmp_path / "noughts.db"
+    with open_store(path) as store:
+        for number in range(30):
+            store.record(Game.from_text("a1 b1 a2 b2 a3"), Participant.human(f"P{number:02}"),
+                         Participant.human("Zed"))
+    messages: list[dict[str, Any] | None] = []  # the scores sent with each recorded game
+
+    async def scenario() -> None:
+        recorder = Recorder(str(path), batch=50)
+        await recorder.start()
+        assert [p["name"] for p in recorder.scores["people"]] == [f"P{n:02}" for n in range(10)]
+        game = Game.from_text("a1 b1 a2 b2 a3")
+        for _ in range(3):
+            recorder.write_later("room", game, Participant.human("P29"), Participant.human("Zed"),
+                                 lambda code, recorded, scores: messages.append(scores))
+        await recorder.stop()
+        assert recorder.scores["people"][0] == {"name": "P29", "wins": 4, "losses": 0, "draws": 0}
+        assert len(recorder.scores["people"]) == 10
+
+    asyncio.run(scenario())
+    assert len(messages) == 3 and all(m is not None and len(m["people"]) == 10 for m in messages)
+
+
+def test_the_recorder_stops_once_and_refuses_after(tmp_path: Path) -> None:
+    told: list[dict[str, Any]] = []
+
+    async def scenario() -> None:
+        recorder = Recorder(str(tmp_path / "noughts.db"))
+        await recorder.start()
+        await recorder.stop()
+        await recorder.stop()
+        recorder.write_later("room", Game.from_text("a1 b1 a2 b2 a3"), Participant.human("Ann"),
+                             Participant.computer("easy"), lambda code, recorded, scores: told.append(recorded))
+        await asyncio.sleep(0)
+
+    asyncio.run(scenario())
+    assert [m["message"] for m in told] == ["The server is stopping, so this game was not saved."]
+    assert os.path.exists(tmp_path / "noughts.db")
