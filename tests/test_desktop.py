@@ -693,3 +693,33 @@ def test_the_screen_probe_finds_a_listening_x_socket_and_refuses_a_silent_one() 
         _require_a_screen({})
     with pytest.raises(NoughtsError, match="WAYLAND_DISPLAY=wayland-87"):
         _require_a_screen({"WAYLAND_DISPLAY": "wayland-87", "XDG_RUNTIME_DIR": "/nonexistent"})
+
+
+def test_the_start_screen_chooses_the_board_and_offers_the_opponents_that_can_play_it(
+        make_app: Callable[..., App], tmp_path: Path) -> None:
+    folder = ROOT / "docs" if os.environ.get("NOUGHTS_SCREENSHOTS") == "1" else tmp_path
+    app = make_app(window=(640, 760))
+    settle(app)
+    steps = dict(start_layout(app).board_steps)
+    for step in ["rows+"] * 4 + ["cols+"] * 4:  # 3×3 → 7×7: k follows, 3 → 5 (gomoku)
+        click(app, steps[step].centre)
+    click(app, steps["k-"].centre)
+    board = app.controller.view().board
+    assert (board.rows, board.cols, board.k) == (7, 7, 4)
+    settle(app)  # which opponents can play it: asked off the event loop
+    offered = {c.key: c.enabled for c in app.controller.view().opponents}
+    from noughts.players import able
+
+    assert {n for n, ok in offered.items() if ok} == {*able(Board(7, 7, 4)), "person"}
+    pygame.image.save(app.surface, str(folder / "desktop-start-board.png"))
+    click(app, start_layout(app).opponents[[c.key for c in app.controller.view().opponents].index("easy")].centre)
+    for _ in range(20):  # k cannot pass the longer side, nor go under 3
+        click(app, steps["k+"].centre)
+    assert app.controller.view().board.k == 7
+    click(app, start_layout(app).play.centre)
+    settle(app)
+    view = app.controller.view()
+    assert view.screen == "game" and (view.board.rows, view.board.cols, view.board.k) == (7, 7, 7)
+    click_cell(app, 48)
+    settle(app)
+    assert app.controller.board[48] == "X" and len(app.controller.game.moves) == 2  # type: ignore[union-attr]

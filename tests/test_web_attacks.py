@@ -18,6 +18,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+import types
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -431,6 +432,8 @@ class Collector:
         self.created = 0
         self.address = "192.0.2.1"
         self.sent: list[dict[str, Any]] = []
+        # the socket's request, as the lobby reads it for a friend's link (host and scheme)
+        self.ws = types.SimpleNamespace(headers={"host": "127.0.0.1:8000"}, url=types.SimpleNamespace(scheme="ws"))
 
     def push(self, message: str | dict[str, Any]) -> None:
         text = message if isinstance(message, str) else json.dumps(message, ensure_ascii=False)

@@ -11,6 +11,7 @@ Screenshots of the page are taken on every run; they replace docs/web-*.png only
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -21,6 +22,7 @@ import pytest
 from noughts import players, text
 from noughts.match import DEFAULT_OPPONENT
 from noughts.web import running
+from noughts.web.protocol import Limits
 
 try:
     from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
@@ -159,8 +161,8 @@ def test_a_whole_game_against_the_computer_by_clicks(url: str, new_page: Callabl
         cell(page, index).click()
         expect(page.locator("#status")).to_contain_text("Your turn")
         expect(page.locator("#status")).to_contain_text("The computer (Centre first) played")
-    press(page, 6)  # taken: the server refuses, the page shows why
-    expect(page.locator("#notice")).to_have_text("Row 3, column 1 is taken (X): choose an empty cell.")
+    press(page, 4)  # taken (the computer's centre): the server refuses, the page shows why
+    expect(page.locator("#notice")).to_have_text("Row 2, column 2 is taken (O): choose an empty cell.")
     cell(page, 3).click()
     expect(page.locator("#status")).to_have_text("You win along the left column a1–a3!")  # the match's sentence
     expect(page.locator("#notice")).to_have_text("")
@@ -175,7 +177,7 @@ def test_a_whole_game_against_the_computer_by_clicks(url: str, new_page: Callabl
     page.get_by_role("button", name="Play again").click()  # the rematch: the computer starts
     expect(page.locator("#game-heading")).to_have_text("You (O) against Centre first (X)")
     expect(page.locator("#status")).to_have_text(
-        "The computer (Centre first) played row 2, column 2. Your turn: you play O.")
+        "The computer (Centre first) played b2. Your turn: you play O.")
 
 
 def test_a_whole_game_by_keyboard_alone(url: str, new_page: Callable[..., Page]) -> None:
@@ -239,8 +241,11 @@ def test_two_browsers_play_through_a_room_with_a_reload_rejections_and_a_spectat
     expect(ann.locator("#status")).to_have_text(
         "Your turn: you play X. Your friend has not joined yet: send them the link below.")
     link = ann.locator("#room-link").text_content() or ""
-    code = ann.locator("#room-code").text_content()
-    assert link.endswith(f"/r/{code}")
+    code = ann.locator("#room-code").text_content() or ""
+    assert re.fullmatch(r"[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}", code)  # 12 symbols, shown in groups of four
+    assert link.endswith(f"/r/{code.replace('-', '')}")
+    expect(ann.locator("#reach")).to_contain_text("This link works only on this computer")  # served on loopback
+    expect(ann.locator("#qr")).to_be_hidden()
 
     bo = new_page("Bo")
     bo.goto(link)
@@ -252,7 +257,7 @@ def test_two_browsers_play_through_a_room_with_a_reload_rejections_and_a_spectat
     cell(bo, 4).click()  # out of turn
     expect(bo.locator("#notice")).to_have_text("It is not your turn: Ann is to move.")
     cell(ann, 4).click()
-    expect(bo.locator("#status")).to_have_text("Ann played row 2, column 2. Your turn: you play O.")
+    expect(bo.locator("#status")).to_have_text("Ann played b2. Your turn: you play O.")
     press(bo, 4)  # an occupied cell
     expect(bo.locator("#notice")).to_have_text("Row 2, column 2 is taken (X): choose an empty cell.")
     cell(bo, 0).click()
@@ -263,14 +268,14 @@ def test_two_browsers_play_through_a_room_with_a_reload_rejections_and_a_spectat
     bo.reload()  # mid-game: the token in localStorage takes Bo back to his seat
     expect(bo.locator("#game-heading")).to_have_text("You (O) against Ann (X)")
     expect(bo.locator("#status")).to_contain_text("Your turn: you play O.")
-    expect(cell(bo, 1)).to_have_attribute("aria-label", "row 1, column 2, X")
+    expect(cell(bo, 1)).to_have_attribute("aria-label", "row 1, column 2, X, last move")  # marked
     bo.evaluate("window.noughts.send({type: 'move', cell: 5, mark: 'X'})")  # a move for the other seat
     expect(bo.locator("#notice")).to_have_text("You play O, so you cannot move for X.")
 
     cy = new_page("Cy")
     cy.goto(link)
     expect(cy.locator("#watching")).to_be_visible()
-    expect(cy.locator("#status")).to_have_text("Ann played row 1, column 2. Watching: Bo (O) to move.")
+    expect(cy.locator("#status")).to_have_text("Ann played b1. Watching: Bo (O) to move.")
     cell(cy, 8).click()
     expect(cy.locator("#notice")).to_contain_text("You are watching this game, so you cannot move")
     expect(ann.locator("#seats")).to_contain_text("1 watching")
@@ -350,3 +355,215 @@ def test_the_marks_are_the_one_pair_of_colours_with_their_letters_or_the_letters
     forced = mark_colours(page)
     assert forced["X"] == forced["O"] and forced["X"] not in wanted.values()
     assert cell(page, 0).inner_text() == "X" and cell(page, 4).inner_text() == "O"
+
+
+# --------------------------------------------------------------------------------------------------
+# any board, undo and hint, a friend's name and link, double clicks
+
+def choose_board(page: Page, rows: int, cols: int, k: int | None = None) -> None:
+    page.select_option("#rows", str(rows))
+    page.select_option("#cols", str(cols))
+    if k is not None:
+        page.select_option("#k", str(k))
+    expect(page.locator("#play-computer")).to_have_text("Play the computer")  # the server has said who can play
+
+
+def settle(page: Page) -> dict[str, Any]:
+    """Everything sent so far has been answered (the server answers in order): the latest state."""
+    page.evaluate("window.noughts.send({type: 'ping', id: 'settle'})")
+    page.wait_for_timeout(150)
+    state: dict[str, Any] = page.evaluate("window.noughts.state")
+    return state
+
+
+def test_a_seven_by_seven_game_offers_only_its_players_and_plays_by_keyboard_with_undo_and_hint(
+        url: str, new_page: Callable[..., Page]) -> None:
+    page = new_page("Ann")
+    page.goto(url)
+    expect(page.locator("#opponent option")).to_have_count(len(players.names()))  # every computer player
+    choose_board(page, 7, 7)
+    expect(page.locator("#k")).to_have_value("5")  # gomoku's five, unless chosen otherwise
+    choose_board(page, 7, 7, 4)
+    from noughts.board import Board
+
+    able = players.able(Board(7, 7, 4))
+    expect(page.locator("#opponent option")).to_have_text([players.label(n) for n in able])
+    exact = [players.label(n) for n in players.names()
+             if (players.unable(n, Board(7, 7, 4)) or "").startswith("it works out every move exactly")]
+    assert exact  # some players search the whole game: 7×7 is too big for them
+    expect(page.locator("#opponent-unable")).to_contain_text(f"{', '.join(exact)}: each works out every move exactly")
+    expect(page.locator("#board .cell")).to_have_count(49)  # the chosen board, drawn before the game
+    expect(page.locator("#coords-cols span")).to_have_text(list("abcdefg"))
+    page.select_option("#opponent", "arduino")
+    page.select_option("#first", "me")
+    page.get_by_role("button", name="Play the computer").click()
+    page.wait_for_function("() => document.activeElement.classList.contains('cell')")
+    assert page.evaluate("document.activeElement.dataset.index") == "24"  # the centre has the focus
+    for key in ["ArrowUp"] * 4 + ["ArrowLeft"] * 4:  # stops at the edges
+        page.keyboard.press(key)
+    assert page.evaluate("getComputedStyle(document.activeElement).outlineStyle") == "solid"  # a focus ring
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "row 1, column 1, empty"
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => window.noughts.state.moves.length === 2")
+    state = page.evaluate("window.noughts.state")
+    reply = state["moves"][1]
+    expect(cell(page, 0)).to_have_text("X")
+    expect(cell(page, reply)).to_have_class("cell last")  # the last move is marked
+    expect(page.locator("#status")).to_contain_text(f"played {Board(7, 7, 4).cell_name(reply)}.")
+    page.keyboard.press("End")  # a1 → g1 (or g2 if the computer took g1), then Space plays it, twice over
+    target = 6
+    if reply == 6:
+        page.keyboard.press("ArrowDown")
+        target = 13
+    page.keyboard.press("Space")
+    page.keyboard.press("Space")
+    page.wait_for_function("() => window.noughts.state.moves.length === 4")
+    assert settle(page)["moves"][:3] == [0, reply, target] and len(page.evaluate("window.noughts.state.moves")) == 4
+    expect(page.locator("#notice")).to_have_text("")  # the second press is the same request: no error
+    page.get_by_role("button", name="Undo").dblclick()  # takes back one move and its reply, once
+    page.wait_for_function("() => window.noughts.state.moves.length === 2")
+    expect(page.locator("#news")).to_contain_text(
+        f"Took back your move {Board(7, 7, 4).cell_name(target)} and Arduino rules's reply")
+    assert settle(page)["moves"] == [0, reply]
+    expect(page.locator("#notice")).to_have_text("")
+    expect(page.get_by_role("button", name="Hint")).to_be_visible()  # tests/test_web_page.py: no hint on 7×7
+
+
+def test_a_page_idle_on_the_start_screen_is_closed_and_quietly_connects_again(new_page: Callable[..., Page]) -> None:
+    with running(scores=False, notify=lambda line: None, limits=Limits(idle_timeout=1.0)) as base:
+        page = new_page("Ann")
+        opened: list[str] = []
+        page.on("websocket", lambda ws: opened.append(ws.url))
+        page.goto(base)
+        expect(page.locator("#opponent option")).to_have_count(len(players.names()))
+        page.evaluate("""() => {
+          const line = document.getElementById("connection");
+          window.connectionSaid = [];
+          new MutationObserver(() => window.connectionSaid.push(line.textContent))
+            .observe(line, { childList: true, characterData: true, subtree: true });
+        }""")
+        for _ in range(60):  # the first socket is closed with 1001 after a second of silence; a new one opens
+            if len(opened) >= 2:
+                break
+            page.wait_for_timeout(100)
+        assert len(opened) >= 2, opened
+        page.wait_for_timeout(500)
+        assert page.evaluate("window.connectionSaid.filter(Boolean)") == []  # a normal end, not "Connection lost"
+        page.get_by_role("button", name="Play the computer").click()  # the new socket serves at once
+        page.wait_for_function("() => window.noughts.state !== null")
+        expect(page.locator("#notice")).to_have_text("")
+        page.close()  # before its server stops: no reconnection attempts to a closed port
+
+
+def test_a_fifteen_by_fifteen_board_fits_a_phone(url: str, new_page: Callable[..., Page], shots: Path) -> None:
+    page = new_page("Ann", viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True)
+    page.goto(url)
+    expect(page.locator("#opponent option")).to_have_count(len(players.names()))  # every computer player
+    choose_board(page, 15, 15)
+    page.select_option("#opponent", "easy")
+    page.select_option("#first", "me")
+    page.get_by_role("button", name="Play the computer").click()
+    page.wait_for_function("() => window.noughts.state && window.noughts.state.cells.length === 225")
+    for index in (112, 113, 97):
+        if page.evaluate(f"window.noughts.state.cells[{index}]") is None:
+            moves = page.evaluate("window.noughts.state.moves.length")
+            cell(page, index).tap()
+            page.wait_for_function(f"() => window.noughts.state.moves.length === {moves + 2}")
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]  # nothing runs off the side
+    board = page.locator("#board").bounding_box()
+    assert board is not None and board["x"] >= 0 and board["x"] + board["width"] <= PHONE["width"]
+    one = cell(page, 0).bounding_box()
+    assert one is not None and one["width"] >= 20  # small, but a finger can still pick it
+    page.locator("#board").scroll_into_view_if_needed()
+    shot(page, shots, "web-phone-15.png", full_page=False)
+
+
+@pytest.fixture(scope="module")
+def lan_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
+    """A server that believes it listens on every interface (it is on loopback, for the test)."""
+    from noughts.web import create_app
+
+    db = tmp_path_factory.mktemp("lan") / "noughts.db"
+    app = create_app(str(db), notify=lambda line: None, listen_host="0.0.0.0")
+    with running(app) as base:
+        yield base, app
+
+
+def test_a_friend_gets_a_link_that_works_elsewhere_a_qr_code_and_is_asked_their_name(
+        lan_server: tuple[str, Any], new_page: Callable[..., Page], shots: Path) -> None:
+    import cv2
+    import numpy as np
+
+    from noughts.web.share import lan_address
+
+    base, app = lan_server
+    rooms = app.state.lobby.rooms
+    before = len(rooms)
+    ann = new_page("Ann")
+    ann.goto(base)
+    expect(ann.locator("#opponent option")).to_have_count(len(players.names()))  # every computer player
+    choose_board(ann, 7, 7, 4)
+    ann.get_by_role("button", name="Play a friend").dblclick()  # one room, not two
+    expect(ann.locator("#room")).to_be_visible()
+    settle(ann)
+    assert len(rooms) == before + 1
+    expect(ann.locator("#notice")).to_have_text("")
+    link = ann.locator("#room-link").text_content() or ""
+    code = ann.locator("#room-code").text_content() or ""  # K7M2-QXAB-9CDE
+    lan = lan_address()
+    assert "127.0.0.1" not in link and "0.0.0.0" not in link and link.endswith(f"/r/{code.replace('-', '')}")
+    if lan is not None:
+        assert link == f"http://{lan}:{base.rsplit(':', 1)[1]}/r/{code.replace('-', '')}"
+    qr = ann.locator("#qr")
+    expect(qr).to_be_visible()
+    ann.wait_for_function("() => document.getElementById('qr').naturalWidth > 0")
+    picture = cv2.imdecode(np.frombuffer(qr.screenshot(), np.uint8), cv2.IMREAD_GRAYSCALE)
+    assert cv2.QRCodeDetector().detectAndDecode(picture)[0] == link  # a phone's camera reads the link
+    expect(ann.locator("#reach")).to_have_text("")
+    shot(ann, shots, "web-friend.png")
+
+    bo = new_page()  # no name known in this browser: asked before taking the seat
+    bo.goto(f"{base}/r/{code.lower()}")  # the code as a person might type it: dashes and case do not matter
+    expect(bo.locator("#ask-name")).to_be_visible()
+    expect(bo.locator("#status")).to_have_text(f"You are invited to game {code}: say your name to join.")
+    bo.locator("#ask-input").fill("Bo")
+    bo.locator("#ask-input").press("Enter")
+    expect(bo.locator("#game-heading")).to_have_text("You (O) against Ann (X)")
+    expect(ann.locator("#seats")).to_contain_text("O: Bo")
+    assert bo.evaluate("localStorage.getItem('noughts.name')") == "Bo"  # remembered for next time
+
+    for turn, (who, index) in enumerate([(ann, 0), (bo, 7), (ann, 1), (bo, 8), (ann, 2), (bo, 9), (ann, 3)]):
+        expect(who.locator("#status")).to_contain_text("Your turn")
+        cell(who, index).dblclick()  # a double click is one move, and no "taken" or "not your turn" error
+        who.wait_for_function(f"() => window.noughts.state.moves.length === {turn + 1}")
+    expect(ann.locator("#status")).to_have_text("You win along the top row a1–d1!")
+    expect(bo.locator("#status")).to_have_text("Ann (X) wins along the top row a1–d1. You lose.")
+    expect(ann.locator("#strike")).to_have_class("strike thin shown")
+    expect(cell(ann, 3)).to_have_attribute("aria-label", "row 1, column 4, X, winning line")
+    for page in (ann, bo):
+        settle(page)
+        expect(page.locator("#notice")).to_have_text("")
+    shot(ann, shots, "web-7x7.png")
+    bo.get_by_role("button", name="Play again").dblclick()  # one rematch: game 2, and no "still going on"
+    expect(ann.locator("#status")).to_have_text("Bo's turn (X).")
+    assert settle(bo)["game"] == 2
+    expect(bo.locator("#notice")).to_have_text("")
+
+
+def test_pressing_the_cell_just_played_again_is_the_same_move_not_an_error(url: str,
+                                                                          new_page: Callable[..., Page]) -> None:
+    page = new_page("Ann")
+    open_game(page, url, "parsons", first="me")
+    cell(page, 0).click()
+    page.wait_for_function("() => window.noughts.state.moves.length === 2")  # the answer is in
+    press(page, 0)  # the second click of a slow double click: the same request, answered as before
+    assert settle(page)["moves"] == [0, 4]
+    expect(page.locator("#notice")).to_have_text("")
+    page.get_by_role("button", name="Hint").click()  # the solver's best move, tinted and said
+    expect(page.locator("#news")).to_contain_text("Hint: ")
+    hinted = page.locator("#board .cell.hinted")
+    expect(hinted).to_have_count(1)
+    assert (hinted.get_attribute("aria-label") or "").endswith(", the hint")
+    hinted.click()  # played: the hint goes with the board it was for
+    page.wait_for_function("() => window.noughts.state.moves.length === 4")
+    expect(page.locator("#board .cell.hinted")).to_have_count(0)

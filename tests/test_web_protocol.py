@@ -299,7 +299,8 @@ def test_a_friend_room_seats_two_people_refuses_every_wrong_move_and_lets_others
         assert seated["seats"][1] == {"name": "Bo", "label": "Bo", "kind": "human", "mark": "O", "connected": True}
 
         cy.send(type="join", room=code)
-        assert cy.until("joined") == {"type": "joined", "room": code, "seat": None, "token": None, "link": f"/r/{code}"}
+        assert cy.until("joined") == {"type": "joined", "room": code, "seat": None, "token": None, "link": f"/r/{code}",
+                                          "url": f"http://testserver/r/{code}", "reach": "network"}
         assert cy.until("state")["watchers"] == 1
 
         # every refusal comes back as a sentence to the person who tried

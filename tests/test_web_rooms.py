@@ -220,7 +220,8 @@ def test_messages_are_normalised() -> None:
         "type": "join", "room": "K7M2QXAB9CDE", "name": None, "token": None}
     assert parse('{"type": "play_computer", "opponent": " Hard ", "first": "computer"}', LIMITS)["first"] == "computer"
     assert parse('{"type": "play_computer"}', LIMITS) == {
-        "type": "play_computer", "opponent": DEFAULT_OPPONENT, "first": "alternate", "name": None}
+        "type": "play_computer", "opponent": DEFAULT_OPPONENT, "first": "alternate", "name": None,
+        "rows": 3, "cols": 3, "k": 3}
     assert parse('{"type": "play_computer", "opponent": "seed001-rules"}', LIMITS)["opponent"] == "simple-rules"
     # who starts: the match's rules and the words it takes for them; "friend" names the opponent
     for word, rule in (("you", "me"), ("opponent", "computer"), ("friend", "computer"), ("Alternate", "alternate"),

@@ -158,9 +158,13 @@ def build_parser() -> argparse.ArgumentParser:
                                                   "server process given the same URL")
     p.add_argument("--workers", type=int, default=1, metavar="N",
                    help="serve the port from N processes (default 1; more than 1 needs --redis)")
+    p.add_argument("--public-url", metavar="URL",
+                   help="the address friends are sent, like http://192.168.1.20:8000 or https://games.example.org "
+                        "(default: this machine's network address when --host is 0.0.0.0)")
     p.add_argument("--allowed-host", action="append", metavar="NAME", dest="allowed_hosts",
                    help="a host name (or address) the server answers to; repeat for more, '*' for any "
-                        "(default: the names of --host: localhost, 127.0.0.1 and ::1 on loopback)")
+                        "(default: the names of --host: localhost, 127.0.0.1 and ::1 on loopback; "
+                        "the host of --public-url is always added)")
     p.set_defaults(run=_cmd_web)
 
     # Listed for --help only: main() hands 'panel ...' to noughts.hardware before argparse.
@@ -573,7 +577,7 @@ def _cmd_web(args: argparse.Namespace) -> int:
     from noughts.web import serve
 
     serve(host=args.host, port=args.port, db=args.db, scores=not args.no_scores, redis=args.redis,
-          workers=args.workers, allowed_hosts=args.allowed_hosts)
+          workers=args.workers, public_url=args.public_url, allowed_hosts=args.allowed_hosts)
     return 0
 
 

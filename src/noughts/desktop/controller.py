@@ -54,6 +54,17 @@ if TYPE_CHECKING:
 __all__ = ["Button", "Choice", "Controller", "SIDES", "ViewState", "Worker", "opponent_label"]
 
 HINT_SECONDS = 3.0  # a hint that takes longer than this is not worth the wait
+MAX_MENU_SIDE = 15  # the start screen's biggest board (the command line goes further)
+
+
+def _shape(board: Board) -> tuple[int, int, int]:
+    return board.rows, board.cols, board.k
+
+
+def _natural_k(rows: int, cols: int) -> int:
+    """Tic-tac-toe's 3 up to 3×3, four in a row up to 5×5, then gomoku's five."""
+    longest = max(rows, cols)
+    return min(longest, 3 if longest <= 3 else 4 if longest <= 5 else 5)
 
 # Who plays X, and so moves first, in the match's words; the labels say it from the person's side.
 SIDES: dict[str, str] = {
@@ -250,7 +261,7 @@ class Controller:
         match = self.match
         if match is not None:
             self.message = None  # the last game's news; the store's notice stays for the first game
-        if match is None or match.opponent != self.opponent:
+        if match is None or match.opponent != self.opponent or _shape(match.start) != _shape(self.start_board):
             try:
                 fresh = self._make_match()
             except NoughtsError as error:
@@ -346,6 +357,8 @@ class Controller:
             self.choose_opponent(what)
         elif kind == "side" and isinstance(what, str):
             self.choose_side(what)
+        elif kind == "board" and isinstance(what, str):
+            self.step_board(what)
 
     def point_at(self, target: tuple[str, int] | tuple[str, str] | None) -> None:
         """The mouse moved over ``target`` (``None``: over nothing)."""
@@ -384,6 +397,9 @@ class Controller:
             if self.match is not None and not self.over:
                 # back to the game as it was: the choices made meanwhile are dropped with the menu
                 self.opponent, self.side = self.match.opponent, self.match.first
+                if _shape(self.start_board) != _shape(self.match.start):
+                    self.start_board = self.match.start
+                    self.unable, self._able_job = None, None
                 self.problem = None
                 self.screen = "game"
         elif name == "play":
@@ -406,6 +422,36 @@ class Controller:
         if name == PERSON or name in players.names():
             self.opponent = name
             self.problem = None
+
+    def step_board(self, step: str) -> None:
+        """``rows+``, ``cols-``, ``k+`` …: the next game's board, one step bigger or smaller.
+
+        Rows and columns go from 3 to 15; k from 3 to the longer side. A k that was the natural
+        one for the old size (3 up to 3×3, 4 up to 5×5, then 5) follows the new size. Which
+        opponents can play the new board is asked again (off the event loop).
+        """
+        what, sign = step[:-1], step[-1:]
+        if what not in ("rows", "cols", "k") or sign not in "+-":
+            return
+        board = self.start_board
+        rows, cols, k = board.rows, board.cols, board.k
+        delta = 1 if sign == "+" else -1
+        if what == "k":
+            k = min(max(rows, cols), max(3, k + delta))
+        else:
+            natural = k == _natural_k(rows, cols)
+            if what == "rows":
+                rows = min(MAX_MENU_SIDE, max(3, rows + delta))
+            else:
+                cols = min(MAX_MENU_SIDE, max(3, cols + delta))
+            k = _natural_k(rows, cols) if natural else min(k, max(rows, cols))
+        if (rows, cols, k) == _shape(board):
+            return
+        self.start_board = Board(rows, cols, k)
+        self.problem = None
+        self.unable, self._able_job, self._play_when_checked = None, None, False
+        self.scores_text = self._read_scores()
+        self._check_opponents()
 
     def choose_side(self, key: str) -> None:
         if key in SIDES:

@@ -310,6 +310,15 @@ def _draw_start(surface: pygame.Surface, view: ViewState, layout: StartLayout) -
     colours = palette(view)
     _draw_title(surface, layout.title, colours)
     _blit_text(surface, "noughts and crosses · tic-tac-toe", layout.subtitle, MUTED)
+    board = view.board
+    words = (f"{board.rows} rows", f"{board.cols} columns", f"{board.k} in a row")
+    step_size = _group_size(["−", "+"], [box for _, box in layout.board_steps])
+    for (step, box) in layout.board_steps:
+        _button(surface, box, "−" if step.endswith("-") else "+", size=step_size,
+                hovered=view.pointer == ("board", step))
+    size = _group_size(list(words), list(layout.board_labels))
+    for text, box in zip(words, layout.board_labels, strict=False):
+        _blit_text(surface, text, box, TEXT, size=size)
     label_size = min(30, int(layout.opponent_label.h * 1.1))
     _blit_text(surface, "Play against", layout.opponent_label, TEXT, align="left", size=label_size)
     size = _group_size([c.label for c in view.opponents], list(layout.opponents))

@@ -189,10 +189,16 @@ class StartLayout:
     play: Box
     resume: Box | None
     notes: Box
+    # the board: for rows, columns and k, a box showing the number between − and + buttons
+    board_labels: tuple[Box, ...] = ()
+    board_steps: tuple[tuple[str, Box], ...] = ()  # ("rows-", box), ("rows+", box), …
 
     def target_at(self, pos: tuple[int, int], opponents: tuple[str, ...] = (),
                   sides: tuple[str, ...] = ()) -> Target | None:
         """``opponents`` and ``sides`` name the boxes, in order."""
+        for step, box in self.board_steps:
+            if box.contains(pos):
+                return ("board", step)
         for name, box in zip(opponents, self.opponents, strict=False):
             if box.contains(pos):
                 return ("opponent", name)
@@ -245,7 +251,8 @@ def start_layout(width: int, height: int, n_opponents: int, n_sides: int, resume
     side_rows = len(_side_rows(n_sides))
     button, gap = 0.85, 0.2
     parts = {  # in units, top to bottom
-        "title": 1.3, "subtitle": 0.55, "space1": 0.45, "opponent_label": 0.6, "space2": gap,
+        "title": 1.3, "subtitle": 0.55, "space0": 0.35, "board": button, "space1": 0.35,
+        "opponent_label": 0.6, "space2": gap,
         "opponents": opp_rows * button + (opp_rows - 1) * gap, "space3": gap, "description": 0.95,
         "space4": 0.3, "side_label": 0.6, "space5": gap, "sides": side_rows * button + (side_rows - 1) * gap,
         "space6": 0.45, "play": 1.05, "space7": 0.3, "notes": 1.6,
@@ -271,6 +278,19 @@ def start_layout(width: int, height: int, n_opponents: int, n_sides: int, resume
     else:
         resume_box = None
         play = Box(x0, play_row.y, play_w, play_row.h)
+    # three groups side by side: [−] rows [+]   [−] columns [+]   [−] in a row [+]
+    row = boxes["board"]
+    group_w = (content_w - 2 * gap_px * 2) // 3
+    step_w = min(row.h, group_w // 4)
+    labels, steps = [], []
+    for n, what in enumerate(BOARD_STEPS):
+        x = left + n * (group_w + 2 * gap_px)
+        steps.append((f"{what}-", Box(x, row.y, step_w, row.h)))
+        labels.append(Box(x + step_w, row.y, group_w - 2 * step_w, row.h))
+        steps.append((f"{what}+", Box(x + group_w - step_w, row.y, step_w, row.h)))
     return StartLayout((width, height), boxes["title"], boxes["subtitle"], boxes["opponent_label"],
                        tuple(opponents), boxes["description"], boxes["side_label"], tuple(sides), play,
-                       resume_box, boxes["notes"])
+                       resume_box, boxes["notes"], tuple(labels), tuple(steps))
+
+
+BOARD_STEPS = ("rows", "cols", "k")

@@ -10,6 +10,7 @@ parts: :mod:`~noughts.web.rooms` (a room: a match, a code, seat tokens), :mod:`~
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 from collections.abc import AsyncIterator, Callable, Collection, Mapping
 from importlib import resources
@@ -25,9 +26,10 @@ from noughts.web.connection import serve_socket
 from noughts.web.guard import Guard
 from noughts.web.hub import Hub
 from noughts.web.lobby import Lobby
-from noughts.web.protocol import Limits
+from noughts.web.protocol import CODE_ALPHABET, CODE_LENGTH, Limits
 from noughts.web.recording import Recorder
 from noughts.web.rooms import MemoryRoomStore, RoomStore
+from noughts.web.share import Share, qr_svg
 from noughts.web.shield import GUARD, SECURITY_HEADERS, Shield
 
 __all__ = ["SECURITY_HEADERS", "STATIC", "create_app"]
@@ -36,21 +38,22 @@ STATIC = {"index.html": "text/html; charset=utf-8", "style.css": "text/css; char
           "app.js": "text/javascript; charset=utf-8"}
 
 
-
 def create_app(db: str | None = None, *, scores: bool = True, limits: Limits | None = None,
                rooms: RoomStore | None = None, notify: Callable[[str], None] | None = None,
-               redis: str | None = None, heartbeat: float = 5.0,
-               allowed_hosts: Collection[str] | None = None) -> Starlette:
+               redis: str | None = None, heartbeat: float = 5.0, public_url: str | None = None,
+               listen_host: str = "127.0.0.1", allowed_hosts: Collection[str] | None = None) -> Starlette:
     """The web game as an ASGI app.
 
     ``db`` is the score file (``None``: the default, as for ``noughts play``); ``scores=False``
     records nothing. ``rooms`` replaces the in-process room store (see :class:`RoomStore`).
     ``redis`` (``redis://HOST:PORT/N``) keeps the rooms in Redis, shared with every other
     process given the same address (see :mod:`noughts.web.shared`); ``heartbeat`` is how often,
-    in seconds, this process says it is alive there. ``allowed_hosts`` are the host names the
-    server answers to (``Host``, and a websocket's ``Origin``); ``None`` or ``'*'`` in it: any name,
-    as for an app behind a server of your own that checks them (``noughts web`` passes the names
-    of the address it serves, see :func:`noughts.web.guard.default_allowed_hosts`).
+    in seconds, this process says it is alive there. ``public_url`` is the address friends are
+    sent (``noughts web --public-url``); without it the link is worked out from ``listen_host``,
+    the address the server listens on (see :mod:`noughts.web.share`). ``allowed_hosts`` are the
+    host names the server answers to (``Host``, and a websocket's ``Origin``); ``None`` or ``'*'``
+    in it: any name, as for an app behind a server of your own that checks them (``noughts web``
+    passes the names of the address it serves, see :func:`noughts.web.guard.default_allowed_hosts`).
     """
     limits = limits or Limits()
     hub: Hub
@@ -66,6 +69,7 @@ def create_app(db: str | None = None, *, scores: bool = True, limits: Limits | N
     lobby = Lobby(limits, rooms, Recorder(db, scores, notify), hub, guard)
     allowed = None if allowed_hosts is None or "*" in allowed_hosts else {
         name.strip("[]").lower().rstrip(".") for name in allowed_hosts}
+    lobby.share = share = Share(public_url, listen_host)
     files = {name: resources.files("noughts.web").joinpath("static", name).read_bytes() for name in STATIC}
     tags = {name: '"' + hashlib.sha256(body).hexdigest()[:16] + '"' for name, body in files.items()}
 
@@ -84,6 +88,18 @@ def create_app(db: str | None = None, *, scores: bool = True, limits: Limits | N
             return PlainTextResponse("Not Found", status_code=404)
         return send_file(request, name)
 
+    @functools.lru_cache(maxsize=256)
+    def qr_of(link: str) -> bytes:
+        return qr_svg(link).encode("utf-8")
+
+    async def qr(request: Request) -> Response:
+        """The QR code of a game's link for a friend, as SVG (the page shows it beside the link)."""
+        code = request.path_params["code"].upper()  # as the server writes it in the link: no dashes
+        if len(code) != CODE_LENGTH or any(c not in CODE_ALPHABET for c in code):
+            return PlainTextResponse("Not Found", status_code=404)
+        link, _ = share.link(code, request.headers.get("host", ""), request.url.scheme)
+        return Response(qr_of(link), media_type="image/svg+xml", headers=SECURITY_HEADERS)
+
     async def health(request: Request) -> Response:
         return JSONResponse({"ok": True, "connections": hub.connections})
 
@@ -99,7 +115,7 @@ def create_app(db: str | None = None, *, scores: bool = True, limits: Limits | N
             await lobby.stop()
 
     app = Starlette(routes=[
-        Route("/", page), Route("/r/{code}", page), Route("/static/{name}", static),
+        Route("/", page), Route("/r/{code}", page), Route("/r/{code}/qr.svg", qr), Route("/static/{name}", static),
         Route("/healthz", health), WebSocketRoute("/ws", websocket),
     ], lifespan=lifespan, middleware=[Middleware(Shield, headers=SECURITY_HEADERS, allowed=allowed)])
     app.state.lobby = lobby

@@ -16,15 +16,21 @@ import asyncio
 import contextlib
 import logging
 import time
+import weakref
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from noughts.errors import NoughtsError
+from noughts.match import PERSON, Match
 from noughts.store import Recorded
 from noughts.web.guard import Guard
 from noughts.web.protocol import Limits, Rejection, encode, error_message, parse
-from noughts.web.rooms import Conflict, Room, RoomStore, new_code
+from noughts.web.rooms import Conflict, Kind, Room, RoomStore, new_code, new_token
+from noughts.web.share import Share
 
 if TYPE_CHECKING:
+    from noughts.board import Board
     from noughts.game import Game
     from noughts.match import GameKeeper
     from noughts.store import Participant
@@ -38,6 +44,19 @@ log = logging.getLogger("noughts.web")
 
 T = TypeVar("T")
 TRIES = 10  # a change that lost the race to another process this often is refused as "busy"
+REMEMBERED_IDS = 32  # request ids kept per connection, with their answers, so a repeat is answered the same
+SHAPES_KEPT = 64  # boards whose able players are kept
+HINT_SECONDS = 2.0  # a hint the solver cannot find in this time is not worth the wait
+Shape = tuple[int, int, int]
+
+
+class _Answers:
+    """One connection's recent requests (by the client's ``id``) and what each was answered."""
+
+    def __init__(self) -> None:
+        self.done: OrderedDict[str, list[str]] = OrderedDict()
+        self.request: str | None = None  # the id of the request being handled
+        self.current: list[str] = []  # its answers so far
 
 
 class Lobby:
@@ -52,6 +71,10 @@ class Lobby:
         self.hub = hub
         self._sweeper: asyncio.Task[None] | None = None
         self._welcome: str | None = None
+        self.share = Share()  # how friends reach this server (the app sets it)
+        self.hint_seconds = HINT_SECONDS
+        self._answers: weakref.WeakKeyDictionary[Connection, _Answers] = weakref.WeakKeyDictionary()
+        self._shapes: OrderedDict[Shape, asyncio.Future[dict[str, str | None]]] = OrderedDict()
 
     # lifecycle ------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -98,6 +121,7 @@ class Lobby:
             from noughts import __version__, players
             from noughts.board import Board
             from noughts.match import DEFAULT_FIRST, DEFAULT_OPPONENT, FIRST_RULES
+            from noughts.web.protocol import MAX_SIDE
 
             able = set(players.able(Board()))
             self._welcome = encode({
@@ -106,7 +130,7 @@ class Lobby:
                             for n in players.names() if n in able],
                 "default_opponent": DEFAULT_OPPONENT,
                 "first": [{"name": rule, "description": about} for rule, about in FIRST_RULES.items()],
-                "default_first": DEFAULT_FIRST,
+                "default_first": DEFAULT_FIRST, "max_side": MAX_SIDE,
             })
         return self._welcome
 
@@ -114,16 +138,46 @@ class Lobby:
     async def handle(self, conn: Connection, text: str) -> None:
         """Act on one message; whatever goes wrong, the person gets a sentence and the server goes on."""
         kind = None
+        answers = self._answers.get(conn)
+        request: str | None = None
         try:
             message = parse(text, self.limits)
             kind = message["type"]
+            request = message.get("id")
+            if request is not None:
+                if answers is None:
+                    answers = self._answers[conn] = _Answers()
+                earlier = answers.done.get(request)
+                if earlier is not None:  # a double click, a second press: the same answer, nothing done twice
+                    for reply in earlier:
+                        conn.push(reply)
+                    return
+                answers.request, answers.current = request, []
             await getattr(self, f"_on_{kind}")(conn, message)
+            if request is not None and answers is not None and not answers.current:
+                self.answer(conn, {"type": "done", "re": kind})
         except Rejection as rejection:
-            conn.push(error_message(rejection.code, str(rejection), kind))
+            self.answer(conn, error_message(rejection.code, str(rejection), kind))
         except Exception:
             log.exception("a %s message failed", kind)
-            conn.push(error_message("internal", "Something went wrong on the server with that message; "
-                                                "the game carries on.", kind))
+            self.answer(conn, error_message("internal", "Something went wrong on the server with that message; "
+                                                        "the game carries on.", kind))
+        finally:
+            if request is not None and answers is not None and answers.request == request:
+                answers.done[request] = answers.current
+                answers.request, answers.current = None, []
+                while len(answers.done) > REMEMBERED_IDS:
+                    answers.done.popitem(last=False)
+
+    def answer(self, conn: Connection, message: dict[str, Any]) -> None:
+        """Send the answer to the message being handled (with its ``id``, remembered for a repeat)."""
+        answers = self._answers.get(conn)
+        if answers is not None and answers.request is not None:
+            text = encode({**message, "id": answers.request})
+            answers.current.append(text)
+            conn.push(text)
+        else:
+            conn.push(message)
 
     async def leave(self, conn: Connection) -> None:
         """The connection is gone (or has left its room): its seat stays held by its token."""
@@ -131,11 +185,63 @@ class Lobby:
 
     async def _on_play_computer(self, conn: Connection, message: dict[str, Any]) -> None:
         await self._may_create(conn)
-        await self._create(conn, Room.for_computer(message["opponent"], message["first"], message["name"]))
+        shape = (message["rows"], message["cols"], message["k"])
+        opponent = message["opponent"]
+        await self.able(shape)  # the solver's verdict on the board, worked out once; the match says any refusal
+        await self._create(conn, await self._new_room("computer", opponent, message["first"], message["name"], shape))
 
     async def _on_create_room(self, conn: Connection, message: dict[str, Any]) -> None:
         await self._may_create(conn)
-        await self._create(conn, Room.for_friend(message["first"], message["name"]))
+        shape = (message["rows"], message["cols"], message["k"])
+        await self._create(conn, await self._new_room("friend", PERSON, message["first"], message["name"], shape))
+
+    async def _new_room(self, kind: Kind, opponent: str, first: str, name: str | None, shape: Shape) -> Room:
+        """A room on any board; the match is made on a worker thread (it may ask the solver about the board)."""
+        default = "You" if kind == "computer" else "Player 1"
+
+        def make() -> Match:
+            return Match(opponent, names=[name or default], first=first, rows=shape[0], cols=shape[1], k=shape[2])
+
+        try:
+            match = await asyncio.get_running_loop().run_in_executor(None, make)
+        except NoughtsError as error:
+            sentence = str(error)
+            raise Rejection("bad_field", sentence[:1].upper() + sentence[1:].rstrip(".") + ".") from None
+        match.new_game()
+        return Room(new_code(), kind, match, [new_token(), None])
+
+    async def able(self, shape: Shape) -> dict[str, str | None]:
+        """Every computer player and why it cannot play ``shape`` (None: it can), worked out once per shape.
+
+        Asking the solver-backed players takes up to about a second, on a worker thread; people
+        asking about the same board meanwhile wait for the same answer.
+        """
+        known = self._shapes.get(shape)
+        if known is None:
+            from noughts import players
+            from noughts.board import Board
+
+            def work() -> dict[str, str | None]:
+                board = Board(*shape)
+                return {name: players.unable(name, board) for name in players.names()}
+
+            known = self._shapes[shape] = asyncio.ensure_future(asyncio.get_running_loop().run_in_executor(None, work))
+            while len(self._shapes) > SHAPES_KEPT:
+                self._shapes.popitem(last=False)
+        else:
+            self._shapes.move_to_end(shape)
+        try:
+            return await asyncio.shield(known)
+        except Exception:
+            self._shapes.pop(shape, None)  # asked again next time
+            raise
+
+    async def _on_players(self, conn: Connection, message: dict[str, Any]) -> None:
+        shape = (message["rows"], message["cols"], message["k"])
+        verdicts = await self.able(shape)
+        self.answer(conn, {"type": "players", "rows": shape[0], "cols": shape[1], "k": shape[2],
+                           "able": [n for n, why in verdicts.items() if why is None],
+                           "unable": {n: why for n, why in verdicts.items() if why is not None}})
 
     async def _may_create(self, conn: Connection) -> None:
         if conn.created >= self.limits.rooms_per_connection:
@@ -166,8 +272,8 @@ class Lobby:
         conn.created += 1
         self.guard.created(conn.address, room.code)
         await self.hub.attach(conn, room.code, 0)
-        conn.push({"type": "joined", "room": room.code, "seat": 0, "token": room.tokens[0],
-                   "link": f"/r/{room.code}"})
+        self.answer(conn, {"type": "joined", "room": room.code, "seat": 0, "token": room.tokens[0],
+                           "link": f"/r/{room.code}", **self._share(conn, room.code)})
         self.hub.broadcast(room)
         if failure is not None:
             raise failure
@@ -203,8 +309,16 @@ class Lobby:
             if watchers >= self.limits.max_watchers:
                 raise Rejection("crowded", f"Game {code} already has {watchers} people watching; try again later.")
         await self.hub.attach(conn, code, seat)
-        conn.push({"type": "joined", "room": code, "seat": seat, "token": held, "link": f"/r/{code}"})
+        self.answer(conn, {"type": "joined", "room": code, "seat": seat, "token": held, "link": f"/r/{code}",
+                           **self._share(conn, code)})
         self.hub.broadcast(room)
+
+    def _share(self, conn: Connection, code: str) -> dict[str, str]:
+        """The room's full link for a friend (``url``) and whether it works from other devices (``reach``)."""
+        headers = conn.ws.headers
+        scheme = "https" if conn.ws.url.scheme == "wss" else "http"
+        url, reach = self.share.link(code, headers.get("host", ""), scheme)
+        return {"url": url, "reach": reach}
 
     async def _on_move(self, conn: Connection, message: dict[str, Any]) -> None:
         code, seat = self._seated(conn, "move")
@@ -215,10 +329,55 @@ class Lobby:
                 raise Rejection("not_your_seat", f"You play {mine}, so you cannot move for {message['mark']}.")
             if message.get("game", room.game_no) != room.game_no:
                 raise Rejection("stale", "That move was meant for an earlier game; this is a new one.")
-            room.play(seat, message["cell"], message.get("ply"))
+            room.play(seat, board_cell(room.match.start, message["cell"]), message.get("ply"))
 
         await self._update(code, move, self._gone(conn), leaving=conn)
         self.guard.used(code)
+
+    async def _on_undo(self, conn: Connection, message: dict[str, Any]) -> None:
+        """Take back the person's last move and the computer's reply, by the match's rule."""
+        code, _ = self._seated(conn, "take back a move")
+        said: list[str] = []
+
+        def undo(room: Room) -> tuple[int, ...]:
+            if room.kind != "computer":
+                raise Rejection("no_undo", "Moves are taken back only in games against the computer.")
+            if message.get("game", room.game_no) != room.game_no:
+                raise Rejection("stale", "That was meant for an earlier game; this is a new one.")
+            listener = room.match.add_listener(lambda event: said.append(event.text) if event.kind == "undo" else None)
+            try:
+                taken = room.match.undo()
+            except NoughtsError as error:
+                raise Rejection("no_undo", str(error)) from None
+            finally:
+                room.match.remove_listener(listener)
+            room.version += 1
+            return taken
+
+        said.clear()
+        _, taken = await self._update(code, undo, self._gone(conn), leaving=conn)
+        self.answer(conn, {"type": "undone", "cells": list(taken), "message": said[-1] if said else ""})
+
+    async def _on_hint(self, conn: Connection, message: dict[str, Any]) -> None:
+        """The solver's best move for the person, worked out on a worker thread (for a few seconds at most)."""
+        from noughts.match import hint
+
+        code, seat = self._seated(conn, "ask for a hint")
+        room = await self.rooms.get(code)
+        if room is None:
+            await self.leave(conn)
+            raise Rejection("no_room", self._gone(conn))
+        match = room.match
+        if room.kind != "computer":
+            raise Rejection("no_hint", "Hints are for games against the computer.")
+        if match.game_over:
+            raise Rejection("game_over", "This game is over: there is nothing to hint at.")
+        if match.seat_to_move != seat:
+            raise Rejection("not_your_turn", "Wait: a hint comes at your move.")
+        board = match.board
+        cell, sentence = await asyncio.get_running_loop().run_in_executor(None, hint, board, self.hint_seconds)
+        self.answer(conn, {"type": "hint", "cell": cell, "message": sentence, "game": room.game_no,
+                           "ply": len(room.moves)})
 
     async def _on_rematch(self, conn: Connection, message: dict[str, Any]) -> None:
         code, _ = self._seated(conn, "start a rematch")
@@ -226,13 +385,13 @@ class Lobby:
 
     async def _on_leave(self, conn: Connection, message: dict[str, Any]) -> None:
         await self.leave(conn)
-        conn.push({"type": "left"})
+        self.answer(conn, {"type": "left"})
 
     async def _on_scores(self, conn: Connection, message: dict[str, Any]) -> None:
-        conn.push(self.recorder.scores)
+        self.answer(conn, self.recorder.scores)
 
     async def _on_ping(self, conn: Connection, message: dict[str, Any]) -> None:
-        conn.push({"type": "pong"})
+        self.answer(conn, {"type": "pong"})
 
     # rooms ----------------------------------------------------------------------------------
     def _recording(self, room: Room) -> _HeldRecords:
@@ -343,6 +502,20 @@ class _HeldRecords:
         for game, x, o, key in self.games:
             keeper.record(game, x, o, game_key=key)
         self.games.clear()
+
+
+def board_cell(board: Board, cell: int | str) -> int:
+    """A move's cell on the room's board: an index, or a name like ``b2``; a sentence if there is none."""
+    try:
+        if isinstance(cell, str):
+            return board.parse_cell(cell)
+        if 0 <= cell < board.size:
+            return cell
+    except NoughtsError:
+        pass
+    last = board.size - 1
+    shown = cell if isinstance(cell, int) else repr(cell[:10])
+    raise Rejection("bad_cell", f"There is no cell {shown}: cells are 0 to {last}, or a1 to {board.cell_name(last)}.")
 
 
 def _warm_up() -> None:

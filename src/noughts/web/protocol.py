@@ -5,15 +5,20 @@ server. ``docs/web-protocol.md`` is the reference for every message.
 
 >>> parse('{"type": "move", "cell": "b2"}', Limits())
 {'type': 'move', 'cell': 4}
->>> parse('{"type": "move", "cell": 9}', Limits())
+>>> parse('{"type": "move", "cell": 900}', Limits())
 Traceback (most recent call last):
   ...
-noughts.web.protocol.Rejection: There is no cell 9: cells are 0 to 8, or a1 to c3.
+noughts.web.protocol.Rejection: There is no cell 900: no board here has that many cells.
+>>> parse('{"type": "players", "rows": 7, "cols": 7, "k": 4, "id": "p1"}', Limits())
+{'type': 'players', 'id': 'p1', 'rows': 7, 'cols': 7, 'k': 4}
+>>> parse('{"type": "undo", "game": 2, "id": "u1"}', Limits())
+{'type': 'undo', 'id': 'u1', 'game': 2}
 """
 
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 from dataclasses import dataclass
 from typing import Any
@@ -33,12 +38,16 @@ CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 CODE_LENGTH = 12
 _CODE_SLIPS = str.maketrans({"O": "0", "I": "1", "L": "1", "-": None, " ": None, "\t": None})
 _TOKEN_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
-MESSAGE_TYPES = ("play_computer", "create_room", "join", "move", "rematch", "leave", "scores", "ping")
+MESSAGE_TYPES = ("play_computer", "create_room", "join", "move", "rematch", "leave", "scores", "ping", "players",
+                 "undo", "hint")
+MAX_SIDE = 15  # rows and columns of a board played on the page: 15×15 still fits a phone
+MAX_ID_CHARS = 64  # a request id (any message's optional "id"), chosen by the client
 # Who moves first is the match's rule (noughts.match.FIRST_RULES: me, computer, alternate,
 # loser, random, and the words first_rule() takes for them); "friend" names the opponent too.
 _FIRST_SYNONYMS = {"friend": "computer"}
 MAX_NAME_CHARS = 40
 _BOARD = Geometry.get(3, 3, 3)
+_BIG_CELL = re.compile(r"[a-o](1[0-5]|[1-9])")
 
 
 @dataclass(frozen=True)
@@ -103,9 +112,9 @@ def error_message(code: str, message: str, re: str | None) -> dict[str, Any]:
     return {"type": "error", "code": code, "message": message, "re": re}
 
 
-def cell_words(cell: int) -> str:
-    """``row 2, column 2`` for the centre: how the page and the messages name a cell."""
-    row, col = divmod(cell, 3)
+def cell_words(cell: int, cols: int = 3) -> str:
+    """``row 2, column 2`` for the centre of 3×3: how the page and the messages name a cell."""
+    row, col = divmod(cell, cols)
     return f"row {row + 1}, column {col + 1}"
 
 
@@ -143,6 +152,14 @@ def parse(text: str, limits: Limits) -> dict[str, Any]:
                                         f"{', '.join(MESSAGE_TYPES)}.")
     data = _Fields(data)
     message: dict[str, Any] = {"type": kind}
+    request = data.get("id")
+    if request is not None:  # the same id twice is the same request: the server answers it once
+        if not isinstance(request, str) or not 1 <= len(request) <= MAX_ID_CHARS or not request.isascii() \
+                or not request.isprintable():
+            raise Rejection("bad_field", f"'id' must be text of 1 to {MAX_ID_CHARS} plain characters, like \"m7\".")
+        message["id"] = request
+    if kind in ("play_computer", "create_room", "players"):
+        message.update(_shape(data))
     if kind == "play_computer":
         message["opponent"] = _opponent(data.get("opponent", DEFAULT_OPPONENT))
     if kind in ("play_computer", "create_room"):
@@ -160,12 +177,15 @@ def parse(text: str, limits: Limits) -> dict[str, Any]:
         message["token"] = token or None
     if kind == "move":
         message["cell"] = _cell(data.get("cell"))
-        for field in ("game", "ply"):  # optional: guard against a move meant for an older board
+    if kind in ("move", "undo"):
+        # optional: guard against a move (or a take-back) meant for an older board
+        for field in ("game", "ply") if kind == "move" else ("game",):
             value = data.get(field)
             if value is not None:
                 if type(value) is not int:
                     raise Rejection("bad_field", f"'{field}' must be a whole number.")
                 message[field] = value
+    if kind == "move":
         mark = data.get("mark")
         if mark is not None:
             if mark not in ("X", "O"):
@@ -175,6 +195,25 @@ def parse(text: str, limits: Limits) -> dict[str, Any]:
     if unknown:
         raise Rejection("unknown_field", f"A {kind} message has no field {unknown[0][:30]!r}.")
     return message
+
+
+def _shape(data: dict[str, Any]) -> dict[str, int]:
+    """The board's ``rows``, ``cols`` and ``k`` (3, 3 and 3 when left out), checked as the board checks them."""
+    shape = {}
+    for field, default in (("rows", 3), ("cols", 3)):
+        value = data.get(field, default)
+        if type(value) is not int or not 1 <= value <= MAX_SIDE:
+            raise Rejection("bad_field", f"'{field}' must be a whole number from 1 to {MAX_SIDE}.")
+        shape[field] = value
+    longest = max(shape["rows"], shape["cols"])
+    k = data.get("k")
+    if k is None:  # tic-tac-toe, then four in a row up to 5×5, then five (gomoku)
+        k = min(longest, 3 if longest <= 3 else 4 if longest <= 5 else 5)
+    if type(k) is not int or not 1 <= k <= longest:
+        raise Rejection("bad_field", f"'k' (marks in a row to win) must be a whole number from 1 to {longest} "
+                                     f"on a {shape['rows']}×{shape['cols']} board.")
+    shape["k"] = k
+    return shape
 
 
 class _Fields(dict[str, Any]):
@@ -229,15 +268,18 @@ def _room_code(value: object) -> str:
     return code
 
 
-def _cell(value: object) -> int:
+def _cell(value: object) -> int | str:
+    """A cell index, or a name (``b2``) the room reads on its own board; 3×3 names are read here."""
     if type(value) is int:
-        if 0 <= value < 9:
-            return value
-        raise Rejection("bad_cell", f"There is no cell {value}: cells are 0 to 8, or a1 to c3.")
+        if 0 <= value < MAX_SIDE * MAX_SIDE:
+            return value  # the room checks it against its own board
+        raise Rejection("bad_cell", f"There is no cell {value}: no board here has that many cells.")
     if isinstance(value, str) and len(value) <= 10:
         try:
             return _BOARD.parse_cell(value)
         except NoughtsError:
-            pass
+            name = value.strip().lower()
+            if _BIG_CELL.fullmatch(name):
+                return name  # a cell of a bigger board (up to o15): the room reads it on its own board
     shown = repr(value)[:20] if value is not None else "nothing"
     raise Rejection("bad_cell", f"A move needs a 'cell': 0 to 8 or a1 to c3, not {shown}.")

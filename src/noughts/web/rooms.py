@@ -160,7 +160,7 @@ class Room:
             if seat != match.seat_to_move or match.computer_to_move:
                 raise Rejection("not_your_turn", str(error)) from None
             if holder is not None:
-                raise Rejection("occupied", f"{cell_words(cell).capitalize()} is taken ({holder}): "
+                raise Rejection("occupied", f"{cell_words(cell, match.board.cols).capitalize()} is taken ({holder}): "
                                             "choose an empty cell.") from None
             raise Rejection("bad_cell", str(error)) from None
         self.version += 1
@@ -190,6 +190,7 @@ class Room:
         result = self.result
         return {
             "type": "state", "room": self.code, "kind": self.kind, "game": self.game_no, "first": match.first,
+            "rows": board.rows, "cols": board.cols, "k": board.k,
             "cells": list(board.cells), "turn": None if result else board.turn, "result": result,
             "line": list(line) if line else None, "moves": list(self.moves), "seats": seats,
             "tally": {"wins": match.tally[:2], "draws": match.tally[2]}, "tally_text": match.tally_text(),

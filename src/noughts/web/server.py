@@ -16,6 +16,7 @@ import sys
 import threading
 from collections.abc import Iterator, Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 import uvicorn
 from starlette.applications import Starlette
@@ -74,14 +75,29 @@ def app_from_environment() -> Starlette:
     limits = Limits(**options["limits"])
     install_log_limiter(limits.log_every)
     return create_app(options["db"], scores=options["scores"], limits=limits, redis=options["redis"],
-                      allowed_hosts=options["allowed_hosts"])
+                      allowed_hosts=options["allowed_hosts"], public_url=options.get("public_url"),
+                      listen_host=options.get("host", "127.0.0.1"))
+
+
+def answered_names(host: str, allowed_hosts: list[str] | None, public_url: str | None) -> list[str]:
+    """The host names ``noughts web`` answers to: ``--allowed-host`` (else those of ``host``), and
+    always the host of ``--public-url``, since friends are sent there."""
+    names = set(allowed_hosts or default_allowed_hosts(host))
+    public_name = urlsplit(public_url).hostname if public_url is not None else None
+    if public_name and "*" not in names:
+        names.add(public_name)
+    return sorted(names)
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, scores: bool = True,
           limits: Limits | None = None, log_level: str = "warning", redis: str | None = None,
-          workers: int = 1, allowed_hosts: list[str] | None = None) -> None:
+          workers: int = 1, public_url: str | None = None, allowed_hosts: list[str] | None = None) -> None:
     limits = limits or Limits()
-    hosts = sorted(allowed_hosts or default_allowed_hosts(host))
+    if public_url is not None:
+        from noughts.web.share import check_public_url
+
+        public_url = check_public_url(public_url)
+    hosts = answered_names(host, allowed_hosts, public_url)
     if type(workers) is not int or not 1 <= workers <= 64:
         raise NoughtsError(f"--workers is a number of processes from 1 to 64, not {workers!r:.20}")
     if workers > 1 and redis is None:
@@ -97,12 +113,21 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, s
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     everywhere = " (every network interface)" if host in ("0.0.0.0", "::", "") else ""
+    if public_url is not None:
+        everywhere += f"; friends are sent {public_url}/r/…"
+    elif everywhere:
+        from noughts.web.share import lan_address
+
+        lan = lan_address()
+        everywhere += f"; friends on your network: http://{lan}:{bound}/" if lan else \
+            "; no network address found, so friend links work on this machine only"
     shared = ""
     if redis is not None:
         shared = f" {workers} worker process{'es' if workers > 1 else ''}, rooms in Redis at {shown_url(redis)};"
     with contextlib.closing(sock), contextlib.suppress(KeyboardInterrupt):
         if workers == 1:
-            app = create_app(db, scores=scores, limits=limits, redis=redis, allowed_hosts=hosts)
+            app = create_app(db, scores=scores, limits=limits, redis=redis, allowed_hosts=hosts,
+                             public_url=public_url, listen_host=host)
             print(f"noughts web: open http://{shown}:{bound}/ in a browser{everywhere};{shared} Ctrl-C stops "
                   "the server.", flush=True)
             # uvicorn shuts down gracefully on Ctrl-C, then raises it again: stopping is the normal end here
@@ -111,6 +136,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, s
         from uvicorn.supervisors import Multiprocess
 
         os.environ[OPTIONS_VARIABLE] = json.dumps({"db": db, "scores": scores, "redis": redis,
+                                                   "public_url": public_url, "host": host,
                                                    "limits": dataclasses.asdict(limits), "allowed_hosts": hosts})
         config = _config("noughts.web.server:app_from_environment", limits, log_level, factory=True,
                          workers=workers)

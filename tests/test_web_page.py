@@ -1,0 +1,280 @@
+"""What the page asks of the server: any board, the players that can play it, undo and hint,
+repeated requests answered once, and a friend link (with its QR code) that works from another device.
+
+Through Starlette's in-process TestClient; tests/test_web_browser.py drives the page itself.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from noughts import players
+from noughts.board import Board
+from noughts.errors import NoughtsError
+from noughts.web import create_app
+from noughts.web.protocol import Limits
+from noughts.web.share import Share, check_public_url, is_loopback, lan_address, qr_svg
+
+with warnings.catch_warnings():  # starlette 1.x suggests httpx2 for its TestClient; httpx still works
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient
+
+GENEROUS = Limits(rate=1e9, burst=1e9, rooms_per_connection=10**6)
+
+
+class Client:
+    """One websocket; ``until`` reads up to the message wanted, keeping every message seen in ``seen``."""
+
+    def __init__(self, ws: Any) -> None:
+        self.ws = ws
+        self.welcome = ws.receive_json()
+        ws.receive_json()  # scores
+        self.seen: list[dict[str, Any]] = []
+
+    def send(self, **message: Any) -> None:
+        self.ws.send_json(message)
+
+    def until(self, kind: str, **match: Any) -> dict[str, Any]:
+        while True:
+            message: dict[str, Any] = self.ws.receive_json()
+            self.seen.append(message)
+            if message["type"] == kind and all(message.get(k) == v for k, v in match.items()):
+                return message
+            assert message["type"] != "error" or kind == "error", message
+
+    def settled(self) -> list[dict[str, Any]]:
+        """Everything that came before the answer to a ping (so nothing else is on its way)."""
+        start = len(self.seen)
+        self.send(type="ping", id=f"ping{start}")
+        while True:
+            message: dict[str, Any] = self.ws.receive_json()
+            if message == {"type": "pong", "id": f"ping{start}"}:
+                return self.seen[start:]
+            self.seen.append(message)
+
+
+@pytest.fixture(scope="module")
+def app_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    db = tmp_path_factory.mktemp("web") / "noughts.db"
+    app = create_app(str(db), limits=GENEROUS, notify=lambda line: None, listen_host="0.0.0.0")
+    app.state.lobby.hint_seconds = 0.2  # the solver gives up on 7×7 all the same, sooner
+    with TestClient(app) as test_client:
+        yield test_client
+
+
+@pytest.fixture
+def player(app_client: TestClient) -> Iterator[Client]:
+    with app_client.websocket_connect("/ws") as ws:
+        yield Client(ws)
+
+
+# any board ----------------------------------------------------------------------------------------
+def test_the_players_of_a_board_are_the_registrys_verdicts_worked_out_once_per_shape(
+        app_client: TestClient, player: Client, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert player.welcome["max_side"] == 15
+    asked: list[tuple[str, tuple[int, int, int]]] = []
+    real = players.unable
+
+    def counting(name: str, board: Board, **options: Any) -> str | None:
+        asked.append((name, (board.rows, board.cols, board.k)))
+        return real(name, board, **options)
+
+    monkeypatch.setattr(players, "unable", counting)
+    player.send(type="players", rows=7, cols=6, k=4, id="p1")
+    answer = player.until("players", id="p1")
+    expected = {name: real(name, Board(7, 6, 4)) for name in players.names()}
+    assert answer["able"] == [n for n, why in expected.items() if why is None]
+    assert set(answer["unable"]) == {n for n, why in expected.items() if why is not None}
+    assert answer["unable"]["perfect"] == expected["perfect"]  # the registry's reason, to follow a label
+    assert "perfect" not in answer["able"] and "minimax" in answer["able"]
+    assert len(asked) == len(players.names())
+    player.send(type="players", rows=7, cols=6, k=4, id="p2")  # the same board again: kept
+    assert player.until("players", id="p2")["able"] == answer["able"] and len(asked) == len(players.names())
+    refused = [("rows", 16), ("cols", 0), ("k", 8), ("rows", "7"), ("k", True)]
+    for field, value in refused:
+        player.send(type="players", **{"rows": 7, "cols": 7, "k": 4, field: value})
+        assert player.until("error")["code"] == "bad_field"
+
+
+def test_a_game_on_a_seven_by_seven_board_with_named_cells_undo_and_hint(player: Client) -> None:
+    player.send(type="play_computer", opponent="perfect", rows=7, cols=7, k=4)
+    refused = player.until("error")
+    assert refused["code"] == "bad_field" and refused["message"].startswith("Perfect cannot play a 7×7 board")
+    player.send(type="play_computer", opponent="arduino", first="me", rows=7, cols=7, k=4, name="Ann")
+    player.until("joined")
+    state = player.until("state")
+    assert (state["rows"], state["cols"], state["k"], len(state["cells"])) == (7, 7, 4, 49)
+    player.send(type="move", cell="g7", game=1, ply=0)  # a cell by the name people see
+    state = player.until("state")
+    assert state["moves"][0] == 48 and len(state["moves"]) == 2
+    player.send(type="move", cell=49)
+    assert player.until("error")["message"] == "There is no cell 49: cells are 0 to 48, or a1 to g7."
+    player.send(type="move", cell="h1")
+    assert player.until("error")["code"] == "bad_cell"
+    player.send(type="undo", id="u1")
+    undone = player.until("undone")
+    reply = Board(7, 7, 4).cell_name(state["moves"][1])
+    assert undone["message"] == f"Took back your move g7 and Arduino rules's reply {reply}."
+    assert undone["cells"] == [state["moves"][1], 48] and undone["id"] == "u1"
+    assert [m for m in player.seen if m["type"] == "state"][-1]["moves"] == []
+    player.send(type="undo")
+    assert player.until("error")["message"] == "There is no move of yours to take back."
+    player.send(type="hint", id="h1")  # 7×7 with 4 in a row is beyond a hint's few seconds
+    hint = player.until("hint", id="h1")
+    assert hint["cell"] is None and hint["message"].startswith("No hint")
+
+
+def test_hints_and_undo_are_for_games_against_the_computer(player: Client) -> None:
+    player.send(type="play_computer", opponent="parsons", first="me")
+    player.until("state")
+    player.send(type="move", cell=0)
+    state = player.until("state")
+    assert len(state["moves"]) == 2
+    player.send(type="hint")
+    hint = player.until("hint")
+    assert hint["message"].startswith("Hint: ") and hint["cell"] in range(9) and state["cells"][hint["cell"]] is None
+    assert (hint["game"], hint["ply"]) == (1, 2)
+    player.send(type="create_room", name="Ann")
+    player.until("joined")
+    for kind, code in (("undo", "no_undo"), ("hint", "no_hint")):
+        player.send(type=kind)
+        assert player.until("error")["code"] == code
+
+
+# repeated requests --------------------------------------------------------------------------------
+def test_a_request_sent_twice_with_its_id_is_answered_once_the_same_way(app_client: TestClient,
+                                                                       player: Client) -> None:
+    lobby = app_client.app.state.lobby  # type: ignore[attr-defined]
+    rooms_before = len(lobby.rooms)
+    player.send(type="play_computer", opponent="parsons", first="me", id="new.1")
+    player.send(type="play_computer", opponent="parsons", first="me", id="new.1")  # a double click
+    first, second = player.until("joined"), player.until("joined")
+    assert first == second and first["id"] == "new.1"
+    assert len(lobby.rooms) == rooms_before + 1  # one room, no orphan
+    player.settled()
+    player.send(type="move", cell=0, game=1, ply=0, id="m.1.0.0")
+    player.send(type="move", cell=0, game=1, ply=0, id="m.1.0.0")
+    after = player.settled()
+    assert [m["type"] for m in after] == ["state", "done", "done"]  # the move once; no "taken" error
+    assert after[1] == after[2] == {"type": "done", "re": "move", "id": "m.1.0.0"}
+    player.send(type="move", cell=4, game=1, ply=2, id="m.1.2.4")  # taken by the computer: a true refusal
+    player.send(type="move", cell=4, game=1, ply=2, id="m.1.2.4")
+    refusals = player.settled()
+    assert len(refusals) == 2 and refusals[0] == refusals[1] and refusals[0]["code"] == "occupied"
+    player.send(type="move", cell=0, id="again")  # without the same id, the same move is refused
+    assert player.until("error")["code"] == "occupied"
+    for bad in (7, "", "x" * 65, "é"):
+        player.send(type="ping", id=bad)
+        assert player.until("error")["code"] == "bad_field"
+
+
+def test_only_the_newest_ids_are_remembered(player: Client) -> None:
+    player.send(type="play_computer", opponent="parsons", first="me")
+    player.send(type="move", cell=0, id="move")
+    assert [m["type"] for m in player.settled()] == ["joined", "state", "state", "done"]
+    for n in range(30):  # with the ping that settled: 32 ids since the move's
+        player.send(type="ping", id=f"p{n}")
+    player.send(type="move", cell=0, id="move")  # the 32 newest ids include it: answered as before
+    assert player.settled()[-1] == {"type": "done", "re": "move", "id": "move"}
+    player.send(type="move", cell=0, id="move")  # one more id since: forgotten, a new request, the cell taken
+    assert player.settled()[-1]["code"] == "occupied"
+
+
+# the friend link and its QR code -----------------------------------------------------------
+def test_a_friend_is_never_sent_a_wildcard_or_loopback_address(app_client: TestClient) -> None:
+    with app_client.websocket_connect("/ws", headers={"host": "127.0.0.1:8000"}) as ws:
+        ann = Client(ws)
+        ann.send(type="create_room", name="Ann")
+        joined = ann.until("joined")
+    lan = lan_address()
+    host = re.match(r"http://([^/]+)/r/", joined["url"])
+    assert host is not None and joined["url"].endswith(f"/r/{joined['room']}")
+    if lan is None:  # a machine without a network: the page says the link works here only
+        assert joined["reach"] == "machine"
+    else:
+        assert joined["reach"] == "network" and host.group(1) == f"{lan}:8000"
+        assert not is_loopback(lan) and not lan.startswith("0.")
+
+
+def test_where_the_server_listens_decides_the_link() -> None:
+    assert Share(listen_host="127.0.0.1").link("ABCD", "localhost:8000") == ("http://localhost:8000/r/ABCD", "machine")
+    assert Share(listen_host="::1").link("ABCD", "[::1]:8000")[1] == "machine"
+    # the page came by a name or an address others can reach: that one
+    assert Share(listen_host="0.0.0.0").link("ABCD", "games.lan:80", "https") == ("https://games.lan:80/r/ABCD",
+                                                                                  "network")
+    assert Share(listen_host="192.168.1.20").link("ABCD", "127.0.0.1:8000") == ("http://192.168.1.20:8000/r/ABCD",
+                                                                                "network")
+    configured = Share(check_public_url("https://play.example.org/"), "127.0.0.1")
+    assert configured.link("ABCD", "127.0.0.1:8000") == ("https://play.example.org/r/ABCD", "network")
+    for bad in ("play.example.org", "ftp://x", "http://", "http://x/?a=1"):
+        with pytest.raises(NoughtsError, match="--public-url takes"):
+            check_public_url(bad)
+    assert is_loopback("127.8.0.1") and is_loopback("[::1]") and is_loopback("LOCALHOST")
+    assert not is_loopback("192.168.1.2") and not is_loopback("example.org")
+
+
+def rasterise(svg: str, scale: int = 8) -> np.ndarray:
+    """segno's SVG (one path of horizontal strokes, ``M x y h n m dx dy …``) as a black-on-white image."""
+    size = int(re.search(r'viewBox="0 0 (\d+) (\d+)"', svg).group(1))  # type: ignore[union-attr]
+    path = re.search(r'<path[^>]*stroke="[^"]+"[^>]*\sd="([^"]+)"', svg)
+    assert path is not None, svg[:200]
+    modules = np.zeros((size, size), dtype=bool)
+    x = y = 0.0
+    for op, numbers in re.findall(r"([MmHhVv])([-\d.\s]+)", path.group(1)):
+        values = [float(v) for v in numbers.split()]
+        if op in "Mm":
+            x, y = (values[0], values[1]) if op == "M" else (x + values[0], y + values[1])
+        elif op in "Hh":
+            end = values[0] if op == "H" else x + values[0]
+            modules[int(y), int(x):int(end)] = True
+            x = end
+        else:
+            raise AssertionError(f"unexpected path command {op}")
+    image = np.where(modules, 0, 255).astype(np.uint8)
+    return np.kron(image, np.ones((scale, scale), dtype=np.uint8))
+
+
+def test_the_qr_code_of_the_link_decodes_to_the_link(app_client: TestClient) -> None:
+    answer = app_client.get("/r/K7M2QXAB9CDE/qr.svg", headers={"host": "192.168.1.20:8000"})
+    assert answer.status_code == 200 and answer.headers["content-type"].startswith("image/svg+xml")
+    assert "default-src 'self'" in answer.headers["content-security-policy"]
+    assert answer.headers["x-content-type-options"] == "nosniff"
+    text, _, _ = cv2.QRCodeDetector().detectAndDecode(rasterise(answer.text))
+    assert text == "http://192.168.1.20:8000/r/K7M2QXAB9CDE"
+    for not_a_code in ("K7M2QX", "K7M2QXAB9CDU", "K7M2QXAB9CDE0"):  # too short, U is no symbol, too long
+        assert app_client.get(f"/r/{not_a_code}/qr.svg").status_code == 404  # no picture
+    long = "https://play.example.org/r/" + "X" * 12
+    assert cv2.QRCodeDetector().detectAndDecode(rasterise(qr_svg(long)))[0] == long
+
+
+def test_the_qr_code_is_refused_to_a_host_the_server_does_not_answer_to() -> None:
+    app = create_app(scores=False, notify=lambda line: None, allowed_hosts=["localhost", "127.0.0.1"])
+    with TestClient(app, base_url="http://localhost") as client:
+        assert client.get("/r/K7M2QXAB9CDE/qr.svg").status_code == 200
+        refused = client.get("/r/K7M2QXAB9CDE/qr.svg", headers={"host": "evil.example:8000"})
+        assert refused.status_code == 421 and "svg" not in refused.headers.get("content-type", "")
+
+
+def test_noughts_web_answers_to_the_host_of_its_public_url() -> None:
+    from noughts.web.server import answered_names
+
+    assert answered_names("127.0.0.1", None, None) == ["127.0.0.1", "::1", "localhost"]
+    assert answered_names("127.0.0.1", None, "https://Games.Example.org:8443") == [
+        "127.0.0.1", "::1", "games.example.org", "localhost"]
+    assert answered_names("0.0.0.0", ["lan.example"], "http://192.168.1.20:8000") == ["192.168.1.20", "lan.example"]
+    assert answered_names("127.0.0.1", ["*"], "https://games.example.org") == ["*"]
+
+
+def test_serve_refuses_a_public_url_that_is_no_address(tmp_path: Path) -> None:
+    from noughts.web.server import serve
+
+    with pytest.raises(NoughtsError, match="--public-url takes"):
+        serve(port=0, public_url="nonsense")
