@@ -62,10 +62,9 @@ def carriers(geometry: Geometry) -> tuple[tuple[int, ...], ...]:
     return result
 
 
-def _demands(geometry: Geometry, defender: int, empty: int) -> list[int] | None:
+def _demands(geometry: Geometry, defender: int, empty: int, span: int) -> list[int] | None:
     """The cell sets that each need a pair of their own (see the module's docstring), or
     ``None`` when some live line has fewer than two empty cells (no pairing can cover it)."""
-    span = max(1, geometry.k - 1)
     demands: list[int] = []
     for carrier in carriers(geometry):
         run: list[int] = []
@@ -84,12 +83,19 @@ def _demands(geometry: Geometry, defender: int, empty: int) -> list[int] | None:
                     common &= window
                 if common.bit_count() >= 2:
                     demands.append(common)
-                else:
+                else:  # the marks split the part: runs as long as their common cells allow
+                    common = 0
                     for window in run[start:end]:
                         cells = window & empty
                         if cells.bit_count() < 2:
                             return None
-                        demands.append(cells)
+                        if (common & cells).bit_count() >= 2:
+                            common &= cells
+                        else:
+                            if common:
+                                demands.append(common)
+                            common = cells
+                    demands.append(common)
                 start = end
             run = []
     return demands
@@ -103,7 +109,11 @@ def find_pairing(geometry: Geometry, attacker: int, defender: int) -> Pairs | No
     line left at all.
     """
     empty = geometry.full & ~(attacker | defender)
-    demands = _demands(geometry, defender, empty)
+    return _match(_demands(geometry, defender, empty, max(1, geometry.k - 1)), empty)
+
+
+def _match(demands: list[int] | None, empty: int) -> Pairs | None:
+    """Two cells of its own for each demand (Kuhn's augmenting paths), as pairs, or ``None``."""
     if demands is None or 2 * len(demands) > empty.bit_count():
         return None
     # distinct demands only (two runs can share their cells), fewest candidates first
