@@ -28,7 +28,7 @@ What makes it fast on k-in-a-row boards:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from itertools import islice
 
 from noughts.board import Geometry
@@ -57,15 +57,24 @@ class Prover:
     """
 
     def __init__(self, geometry: Geometry, orient: Callable[[int], tuple[int, int]],
-                 table_bytes: int = 200_000_000, symmetric_plies: int = SYMMETRIC_PLIES) -> None:
+                 table_bytes: int = 200_000_000, symmetric_plies: int = SYMMETRIC_PLIES,
+                 canonical_children: Callable[[int, Sequence[int], int], list[int]] | None = None) -> None:
         self.geometry = geometry
         self.orient = orient
+        # canonical_children(key, cells, offset): the canonical keys of key | 1 << (cell + offset)
+        self.canonical_children = canonical_children or (
+            lambda key, cells, offset: [orient(key | 1 << (cell + offset))[0] for cell in cells])
         self.size = geometry.size
         self.full = geometry.full
         self.lines = geometry.line_masks
         self.through = geometry.lines_through
-        self.line_pairs = tuple(zip(geometry.line_masks, geometry.lines, strict=True))
         self.k = geometry.k
+        # move-ordering scores are fields of one integer (see evaluate), wide enough for a cell
+        # on every line through it, each scoring its most (2^k + 1)
+        most = max(len(lines) for lines in geometry.lines_through) * ((2 << geometry.k) + 1)
+        self.weight_bits = most.bit_length()
+        self.line_spreads = tuple((mask, sum(1 << cell * self.weight_bits for cell in cells))
+                                  for mask, cells in zip(geometry.line_masks, geometry.lines, strict=True))
         # (canonical key << 1 | attacker to move) -> (proof number, disproof number, work)
         self.table: dict[int, tuple[int, int, int]] = {}
         self.table_limit = max(10_000, table_bytes // ENTRY_BYTES)
@@ -115,15 +124,20 @@ class Prover:
         n = empty.bit_count()
         mover_left = (n + 1) >> 1
         other_left = n >> 1
+        k = self.k
         threats = 0  # cells where the other side completes a line
-        mover_two: dict[int, int] = {}  # cell bit -> the cells that would become the mover's threats
-        other_two: dict[int, int] = {}
+        # cells on a line of two empty cells (playing one makes a threat), and those on two such
+        # lines with different partners (playing one makes two threats at once)
+        mover_two = mover_double = other_two = other_double = 0
+        mover_pairs: set[int] = set()  # overlapping windows of one row can share both empty cells
+        other_pairs: set[int] = set()
         mover_alive = other_alive = False
         live = 0  # cells on a line either side can still complete
-        weight = [0] * self.size
         # attack first: a cell scores for each line through it either side can still complete,
-        # doubling per mark already on it; the mover's own lines count twice
-        for line, cells_of_line in self.line_pairs:
+        # doubling per mark already on it; the mover's own lines count twice. The scores are
+        # fields of one integer, so a line adds to all its cells at once
+        weight = 0
+        for line, spread in self.line_spreads:
             if not line & other:
                 cells = line & empty
                 c = cells.bit_count()
@@ -132,25 +146,20 @@ class Prover:
                 if c <= mover_left:
                     live |= cells
                     mover_alive = True
-                    w = 2 << (self.k - c)
-                    if c == 2:
-                        low = cells & -cells
-                        high = cells ^ low
-                        mover_two[low] = mover_two.get(low, 0) | high
-                        mover_two[high] = mover_two.get(high, 0) | low
-                    if line & mover:
-                        for cell in cells_of_line:
-                            weight[cell] += w
-                    else:  # an empty line: the other side's too
-                        if c <= other_left:
-                            other_alive = True
-                            if c == 2:
-                                other_two[low] = other_two.get(low, 0) | high
-                                other_two[high] = other_two.get(high, 0) | low
-                            w += 1
-                        for cell in cells_of_line:
-                            weight[cell] += w
-                        continue
+                    w = 2 << (k - c)
+                    if c == 2 and cells not in mover_pairs:
+                        mover_double |= mover_two & cells
+                        mover_two |= cells
+                        mover_pairs.add(cells)
+                    if not line & mover and c <= other_left:  # an empty line: the other side's too
+                        other_alive = True
+                        if c == 2 and cells not in other_pairs:
+                            other_double |= other_two & cells
+                            other_two |= cells
+                            other_pairs.add(cells)
+                        w += 1
+                    weight += w * spread
+                    continue
             if not line & mover:
                 cells = line & empty
                 c = cells.bit_count()
@@ -159,35 +168,37 @@ class Prover:
                 elif c <= other_left:
                     live |= cells
                     other_alive = True
-                    if c == 2:
-                        low = cells & -cells
-                        high = cells ^ low
-                        other_two[low] = other_two.get(low, 0) | high
-                        other_two[high] = other_two.get(high, 0) | low
-                    w = 1 << (self.k - c)
-                    for cell in cells_of_line:
-                        weight[cell] += w
+                    if c == 2 and cells not in other_pairs:
+                        other_double |= other_two & cells
+                        other_two |= cells
+                        other_pairs.add(cells)
+                    weight += (1 << (k - c)) * spread
         if threats:
             if threats & (threats - 1):
                 # two threats: the mover blocks one and the other side completes the other
                 return _DISPROVEN if attacker_to_move else _PROVEN
             return [threats.bit_length() - 1]  # the block is forced
-        # a cell that makes two threats at once wins for the mover (the other has no threat)
-        for made in mover_two.values():
-            if made & (made - 1):
-                return _PROVEN if attacker_to_move else _DISPROVEN
+        if mover_double:  # two threats at once win for the mover (the other has no threat)
+            return _PROVEN if attacker_to_move else _DISPROVEN
         if not (mover_alive if attacker_to_move else other_alive):
             return _DISPROVEN  # the attacker has no line it can complete in time
         if self.use_pairing and attacker_to_move and find_pairing(self.geometry, attacker, defender) is not None:
             return _DISPROVEN
-        # the other side's doubles: the mover must take a cell of each, or make a threat
         zone = live
-        for cell_bit, made in other_two.items():
-            if made & (made - 1):
-                zone &= cell_bit | made
-        if zone != live:
-            for cell_bit in mover_two:
-                zone |= cell_bit  # a threat of the mover's own
+        if other_double:
+            # the other side's doubles: the mover must take a cell of each, or one the double
+            # would make a threat of, or make a threat of its own
+            made: dict[int, int] = {}  # a double's cell -> the cells it makes threats on
+            for cells in other_pairs:
+                if cells & other_double:
+                    low = cells & -cells
+                    high = cells ^ low
+                    made[low] = made.get(low, 0) | high
+                    made[high] = made.get(high, 0) | low
+            for cell_bit, threatened in made.items():
+                if cell_bit & other_double:
+                    zone &= cell_bit | threatened
+            zone |= mover_two
         if not zone:
             return _DISPROVEN if attacker_to_move else _PROVEN
         moves = []
@@ -195,7 +206,9 @@ class Prover:
             low = zone & -zone
             moves.append(low.bit_length() - 1)
             zone ^= low
-        moves.sort(key=weight.__getitem__, reverse=True)
+        width = self.weight_bits
+        field = (1 << width) - 1
+        moves.sort(key=lambda cell: weight >> cell * width & field, reverse=True)
         return moves
 
     def trim(self, size_before: int, collections_before: int, most: int) -> None:
@@ -254,19 +267,23 @@ class _Run:
             return result
         assert isinstance(found, list)
         size = prover.size
-        orient = prover.orient
         children: list[tuple[int, int, int]] = []  # (child key, attacker, defender)
         seen: set[int] = set()
         child_turn = not attacker_to_move
         # symmetric positions are common in the opening only: deeper, a plain key is cheaper
-        shallow = (attacker | defender).bit_count() < prover.symmetric_plies
-        for cell in found:
+        marks = attacker | defender << size
+        offset = 0 if attacker_to_move else size
+        if (attacker | defender).bit_count() < prover.symmetric_plies:
+            keys = prover.canonical_children(marks, found, offset)
+        else:
+            keys = [marks | 1 << (cell + offset) for cell in found]
+        for cell, child_marks in zip(found, keys, strict=True):
             bit = 1 << cell
             if attacker_to_move:
                 a, d = attacker | bit, defender
             else:
                 a, d = attacker, defender | bit
-            child_key = (orient(a | d << size)[0] if shallow else a | d << size) << 1 | child_turn
+            child_key = child_marks << 1 | child_turn
             if child_key in seen:
                 continue  # a symmetric move: the same position
             seen.add(child_key)
