@@ -10,10 +10,10 @@ extra mark never hurts). This is the Hales–Jewett pairing strategy (Berlekamp,
 Finding one is a bipartite matching. Lines along the same row, column or diagonal overlap, and
 one pair in their common cells serves all of them, so the live lines of one straight line are
 taken in runs of at most k − 1 consecutive windows, each run needing two of its common cells
-(a run whose common cells are taken is split into its windows). Each such *demand* is matched to
-two cells of its own, no cell serving two demands (Kuhn's augmenting paths). The grouping is
-fixed, so a pairing that needs another grouping can be missed: a pairing found proves the draw,
-none found proves nothing.
+(where the attacker's marks leave fewer than two, the run is split into the longest runs that
+keep two, from its start). Each such *demand* is matched to two cells of its own, no cell
+serving two demands (Kuhn's augmenting paths). The grouping is fixed, so a pairing that needs
+another grouping can be missed: a pairing found proves the draw, none found proves nothing.
 
 >>> from noughts.board import Board
 >>> board = Board(5, 5, 5)
