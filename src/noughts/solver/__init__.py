@@ -38,8 +38,8 @@ which stops wherever the defender holds a *pairing* (:mod:`noughts.solver.pairin
 searches only the moves that answer the opponent's double threats; a draw is then known
 exactly (its plies are the empty cells), and only a win or loss goes on to the alpha-beta
 search above for its distance, with its sign already known. That proves 5×5 and 6×6 with five
-in a row draws in milliseconds, 5×5 with four in half a second, and 4×7 with four in about
-half a minute (see docs/proofs.md).
+in a row draws in milliseconds, 5×5 with four in half a second, 4×7 with four in about 20 s
+and 7×7 with five in about two and a half minutes (see docs/proofs.md).
 
 Long searches report progress, can be stopped with Ctrl-C (the table only ever holds bounds of
 searches that finished, so it stays correct), and accept a :class:`~noughts.budget.Budget` of
