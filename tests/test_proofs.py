@@ -179,3 +179,18 @@ def test_an_interrupted_proof_leaves_only_true_answers(monkeypatch: pytest.Monke
         value = fresh.exact(mover, other, search) if (mover | other) != geometry.full else 0
         attacker_wins = value > 0 if attacker_to_move else value < 0
         assert attacker_wins == (table[key][0] == 0)
+
+
+def test_childrens_canonical_keys_from_the_parents_images_match_orient() -> None:
+    for shape in ((5, 6, 4), (4, 7, 4), (6, 6, 5), (9, 9, 5)):  # 9×9: past the tables, key by key
+        geometry = Geometry.get(*shape)
+        search = solver._Solver(geometry)
+        rng = random.Random(str(shape))
+        size = geometry.size
+        for board in positions(geometry, rng, 30)[-20:]:
+            mover, other = sides(board)
+            key = mover | other << size
+            cells = list(board.legal_moves)
+            for offset in (0, size):
+                expected = [search.orient(key | 1 << (cell + offset))[0] for cell in cells]
+                assert search.canonical_children(key, cells, offset) == expected, str(board)

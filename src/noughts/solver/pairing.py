@@ -10,10 +10,10 @@ extra mark never hurts). This is the Hales–Jewett pairing strategy (Berlekamp,
 Finding one is a bipartite matching. Lines along the same row, column or diagonal overlap, and
 one pair in their common cells serves all of them, so the live lines of one straight line are
 taken in runs of at most k − 1 consecutive windows, each run needing two of its common cells
-(a run whose common cells are taken is split into its windows). Each such *demand* is matched to
-two cells of its own, no cell serving two demands (Kuhn's augmenting paths). The grouping is
-fixed, so a pairing that needs another grouping can be missed: a pairing found proves the draw,
-none found proves nothing.
+(where the attacker's marks leave fewer than two, the run is split into the longest runs that
+keep two, from its start). Each such *demand* is matched to two cells of its own, no cell
+serving two demands (Kuhn's augmenting paths). The grouping is fixed, so a pairing that needs
+another grouping can be missed: a pairing found proves the draw, none found proves nothing.
 
 >>> from noughts.board import Board
 >>> board = Board(5, 5, 5)
@@ -62,10 +62,9 @@ def carriers(geometry: Geometry) -> tuple[tuple[int, ...], ...]:
     return result
 
 
-def _demands(geometry: Geometry, defender: int, empty: int) -> list[int] | None:
+def _demands(geometry: Geometry, defender: int, empty: int, span: int) -> list[int] | None:
     """The cell sets that each need a pair of their own (see the module's docstring), or
     ``None`` when some live line has fewer than two empty cells (no pairing can cover it)."""
-    span = max(1, geometry.k - 1)
     demands: list[int] = []
     for carrier in carriers(geometry):
         run: list[int] = []
@@ -84,12 +83,19 @@ def _demands(geometry: Geometry, defender: int, empty: int) -> list[int] | None:
                     common &= window
                 if common.bit_count() >= 2:
                     demands.append(common)
-                else:
+                else:  # the marks split the part: runs as long as their common cells allow
+                    common = 0
                     for window in run[start:end]:
                         cells = window & empty
                         if cells.bit_count() < 2:
                             return None
-                        demands.append(cells)
+                        if (common & cells).bit_count() >= 2:
+                            common &= cells
+                        else:
+                            if common:
+                                demands.append(common)
+                            common = cells
+                    demands.append(common)
                 start = end
             run = []
     return demands
@@ -103,7 +109,11 @@ def find_pairing(geometry: Geometry, attacker: int, defender: int) -> Pairs | No
     line left at all.
     """
     empty = geometry.full & ~(attacker | defender)
-    demands = _demands(geometry, defender, empty)
+    return _match(_demands(geometry, defender, empty, max(1, geometry.k - 1)), empty)
+
+
+def _match(demands: list[int] | None, empty: int) -> Pairs | None:
+    """Two cells of its own for each demand (Kuhn's augmenting paths), as pairs, or ``None``."""
     if demands is None or 2 * len(demands) > empty.bit_count():
         return None
     # distinct demands only (two runs can share their cells), fewest candidates first

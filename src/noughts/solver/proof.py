@@ -21,14 +21,14 @@ What makes it fast on k-in-a-row boards:
   still complete are never played either (a mark there changes nothing, and a mark anywhere
   else is never worse).
 * Moves are tried attack first (cells on lines with more of the mover's marks), and positions
-  are looked up by their canonical image under the board's symmetries.
+  in the opening are looked up by their canonical image under the board's symmetries.
 * The transposition table stays within a memory limit: when full, the entries whose subtrees
   cost least to search again are dropped (Nagai's SmallTreeGC), never the whole table.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from itertools import islice
 
 from noughts.board import Geometry
@@ -41,6 +41,9 @@ INFINITE = 1 << 40
 
 EPSILON = 0.25  # the 1 + ε trick: stay in the best child until it is this much worse than the second
 ENTRY_BYTES = 220  # a table entry: dict slot, key of 2·size bits, a (pn, dn, work) tuple
+SYMMETRIC_PLIES = 6
+"""Positions with fewer marks are keyed by their canonical image; deeper, symmetric positions are
+rare and a plain key is cheaper (measured: the same positions searched, a third less time)."""
 _GC_KEEP = 0.5  # a collection keeps about this share of the table, the most costly subtrees
 _PROVEN = 1
 _DISPROVEN = 2
@@ -54,15 +57,24 @@ class Prover:
     """
 
     def __init__(self, geometry: Geometry, orient: Callable[[int], tuple[int, int]],
-                 table_bytes: int = 200_000_000, symmetric_plies: int = 1000) -> None:
+                 table_bytes: int = 200_000_000, symmetric_plies: int = SYMMETRIC_PLIES,
+                 canonical_children: Callable[[int, Sequence[int], int], list[int]] | None = None) -> None:
         self.geometry = geometry
         self.orient = orient
+        # canonical_children(key, cells, offset): the canonical keys of key | 1 << (cell + offset)
+        self.canonical_children = canonical_children or (
+            lambda key, cells, offset: [orient(key | 1 << (cell + offset))[0] for cell in cells])
         self.size = geometry.size
         self.full = geometry.full
         self.lines = geometry.line_masks
         self.through = geometry.lines_through
-        self.line_pairs = tuple(zip(geometry.line_masks, geometry.lines, strict=True))
         self.k = geometry.k
+        # move-ordering scores are fields of one integer (see evaluate), wide enough for a cell
+        # on every line through it, each scoring its most (2^k + 1)
+        most = max(len(lines) for lines in geometry.lines_through) * ((2 << geometry.k) + 1)
+        self.weight_bits = most.bit_length()
+        self.line_spreads = tuple((mask, sum(1 << cell * self.weight_bits for cell in cells))
+                                  for mask, cells in zip(geometry.line_masks, geometry.lines, strict=True))
         # (canonical key << 1 | attacker to move) -> (proof number, disproof number, work)
         self.table: dict[int, tuple[int, int, int]] = {}
         self.table_limit = max(10_000, table_bytes // ENTRY_BYTES)
@@ -112,15 +124,20 @@ class Prover:
         n = empty.bit_count()
         mover_left = (n + 1) >> 1
         other_left = n >> 1
+        k = self.k
         threats = 0  # cells where the other side completes a line
-        mover_two: dict[int, int] = {}  # cell bit -> the cells that would become the mover's threats
-        other_two: dict[int, int] = {}
+        # cells on a line of two empty cells (playing one makes a threat), and those on two such
+        # lines with different partners (playing one makes two threats at once)
+        mover_two = mover_double = other_two = other_double = 0
+        mover_pairs: set[int] = set()  # overlapping windows of one row can share both empty cells
+        other_pairs: set[int] = set()
         mover_alive = other_alive = False
         live = 0  # cells on a line either side can still complete
-        weight = [0] * self.size
         # attack first: a cell scores for each line through it either side can still complete,
-        # doubling per mark already on it; the mover's own lines count twice
-        for line, cells_of_line in self.line_pairs:
+        # doubling per mark already on it; the mover's own lines count twice. The scores are
+        # fields of one integer, so a line adds to all its cells at once
+        weight = 0
+        for line, spread in self.line_spreads:
             if not line & other:
                 cells = line & empty
                 c = cells.bit_count()
@@ -129,25 +146,20 @@ class Prover:
                 if c <= mover_left:
                     live |= cells
                     mover_alive = True
-                    w = 2 << (self.k - c)
-                    if c == 2:
-                        low = cells & -cells
-                        high = cells ^ low
-                        mover_two[low] = mover_two.get(low, 0) | high
-                        mover_two[high] = mover_two.get(high, 0) | low
-                    if line & mover:
-                        for cell in cells_of_line:
-                            weight[cell] += w
-                    else:  # an empty line: the other side's too
-                        if c <= other_left:
-                            other_alive = True
-                            if c == 2:
-                                other_two[low] = other_two.get(low, 0) | high
-                                other_two[high] = other_two.get(high, 0) | low
-                            w += 1
-                        for cell in cells_of_line:
-                            weight[cell] += w
-                        continue
+                    w = 2 << (k - c)
+                    if c == 2 and cells not in mover_pairs:
+                        mover_double |= mover_two & cells
+                        mover_two |= cells
+                        mover_pairs.add(cells)
+                    if not line & mover and c <= other_left:  # an empty line: the other side's too
+                        other_alive = True
+                        if c == 2 and cells not in other_pairs:
+                            other_double |= other_two & cells
+                            other_two |= cells
+                            other_pairs.add(cells)
+                        w += 1
+                    weight += w * spread
+                    continue
             if not line & mover:
                 cells = line & empty
                 c = cells.bit_count()
@@ -156,35 +168,37 @@ class Prover:
                 elif c <= other_left:
                     live |= cells
                     other_alive = True
-                    if c == 2:
-                        low = cells & -cells
-                        high = cells ^ low
-                        other_two[low] = other_two.get(low, 0) | high
-                        other_two[high] = other_two.get(high, 0) | low
-                    w = 1 << (self.k - c)
-                    for cell in cells_of_line:
-                        weight[cell] += w
+                    if c == 2 and cells not in other_pairs:
+                        other_double |= other_two & cells
+                        other_two |= cells
+                        other_pairs.add(cells)
+                    weight += (1 << (k - c)) * spread
         if threats:
             if threats & (threats - 1):
                 # two threats: the mover blocks one and the other side completes the other
                 return _DISPROVEN if attacker_to_move else _PROVEN
             return [threats.bit_length() - 1]  # the block is forced
-        # a cell that makes two threats at once wins for the mover (the other has no threat)
-        for made in mover_two.values():
-            if made & (made - 1):
-                return _PROVEN if attacker_to_move else _DISPROVEN
+        if mover_double:  # two threats at once win for the mover (the other has no threat)
+            return _PROVEN if attacker_to_move else _DISPROVEN
         if not (mover_alive if attacker_to_move else other_alive):
             return _DISPROVEN  # the attacker has no line it can complete in time
         if self.use_pairing and attacker_to_move and find_pairing(self.geometry, attacker, defender) is not None:
             return _DISPROVEN
-        # the other side's doubles: the mover must take a cell of each, or make a threat
         zone = live
-        for cell_bit, made in other_two.items():
-            if made & (made - 1):
-                zone &= cell_bit | made
-        if zone != live:
-            for cell_bit in mover_two:
-                zone |= cell_bit  # a threat of the mover's own
+        if other_double:
+            # the other side's doubles: the mover must take a cell of each, or one the double
+            # would make a threat of, or make a threat of its own
+            made: dict[int, int] = {}  # a double's cell -> the cells it makes threats on
+            for cells in other_pairs:
+                if cells & other_double:
+                    low = cells & -cells
+                    high = cells ^ low
+                    made[low] = made.get(low, 0) | high
+                    made[high] = made.get(high, 0) | low
+            for cell_bit, threatened in made.items():
+                if cell_bit & other_double:
+                    zone &= cell_bit | threatened
+            zone |= mover_two
         if not zone:
             return _DISPROVEN if attacker_to_move else _PROVEN
         moves = []
@@ -192,7 +206,9 @@ class Prover:
             low = zone & -zone
             moves.append(low.bit_length() - 1)
             zone ^= low
-        moves.sort(key=weight.__getitem__, reverse=True)
+        width = self.weight_bits
+        field = (1 << width) - 1
+        moves.sort(key=lambda cell: weight >> cell * width & field, reverse=True)
         return moves
 
     def trim(self, size_before: int, collections_before: int, most: int) -> None:
@@ -251,70 +267,76 @@ class _Run:
             return result
         assert isinstance(found, list)
         size = prover.size
-        orient = prover.orient
         children: list[tuple[int, int, int]] = []  # (child key, attacker, defender)
         seen: set[int] = set()
         child_turn = not attacker_to_move
         # symmetric positions are common in the opening only: deeper, a plain key is cheaper
-        shallow = (attacker | defender).bit_count() < prover.symmetric_plies
-        for cell in found:
+        marks = attacker | defender << size
+        offset = 0 if attacker_to_move else size
+        if (attacker | defender).bit_count() < prover.symmetric_plies:
+            keys = prover.canonical_children(marks, found, offset)
+        else:
+            keys = [marks | 1 << (cell + offset) for cell in found]
+        for cell, child_marks in zip(found, keys, strict=True):
             bit = 1 << cell
             if attacker_to_move:
                 a, d = attacker | bit, defender
             else:
                 a, d = attacker, defender | bit
-            child_key = (orient(a | d << size)[0] if shallow else a | d << size) << 1 | child_turn
+            child_key = child_marks << 1 | child_turn
             if child_key in seen:
                 continue  # a symmetric move: the same position
             seen.add(child_key)
             children.append((child_key, a, d))
+        # the children's numbers as this node sees them: "mine" is what this node minimises
+        # (proof numbers at an OR node), "theirs" what it adds up; after a child's search its own
+        # answer replaces its numbers (a transposition may leave another's stale for a while: a
+        # stale number is never more decided than the truth, so answers stay right)
         get = table.get
         or_node = attacker_to_move
+        mine: list[int] = []
+        theirs: list[int] = []
+        for child_key, _, _ in children:
+            entry = get(child_key)
+            if entry is None:
+                mine.append(1)
+                theirs.append(1)
+            elif or_node:
+                mine.append(entry[0])
+                theirs.append(entry[1])
+            else:
+                mine.append(entry[1])
+                theirs.append(entry[0])
+        grow = 1 + EPSILON
         while True:
-            # the node's numbers from its children's
-            best_i = -1
-            best = second = INFINITE + 1
-            total = 0
-            best_other = 0
-            for i, (child_key, _, _) in enumerate(children):
-                entry = get(child_key)
-                if entry is None:
-                    cpn = cdn = 1
-                else:
-                    cpn, cdn = entry[0], entry[1]
-                if or_node:
-                    mine, theirs = cpn, cdn
-                else:
-                    mine, theirs = cdn, cpn
-                total += theirs
-                if mine < best:
-                    second = best
-                    best = mine
-                    best_i = i
-                    best_other = theirs
-                elif mine < second:
-                    second = mine
+            best = min(mine)
+            total = sum(theirs)
             if total > INFINITE:
                 total = INFINITE
-            if best > INFINITE:
-                best = INFINITE
             if or_node:
                 pn, dn = best, total
             else:
                 pn, dn = total, best
             if pn >= th_pn or dn >= th_dn or pn == 0 or dn == 0:
                 break
+            best_i = mine.index(best)
+            mine[best_i] = INFINITE
+            second = min(mine)
+            mine[best_i] = best
             child_key, a, d = children[best_i]
-            second_limit = second if second <= INFINITE else INFINITE
             # thresholds for the chosen child (its own "mine" and "theirs" numbers)
             if or_node:
-                child_th_pn = min(th_pn, int(second_limit * (1 + EPSILON)) + 1)
-                child_th_dn = th_dn - dn + best_other
-                self.mid(a, d, child_turn, child_key, child_th_pn, min(child_th_dn, INFINITE - 1))
+                child_th_pn = min(th_pn, int(second * grow) + 1)
+                child_th_dn = th_dn - dn + theirs[best_i]
+                cpn, cdn = self.mid(a, d, child_turn, child_key, child_th_pn, min(child_th_dn, INFINITE - 1))
+                mine[best_i] = cpn
+                theirs[best_i] = cdn
             else:
-                child_th_dn = min(th_dn, int(second_limit * (1 + EPSILON)) + 1)
-                child_th_pn = th_pn - pn + best_other
-                self.mid(a, d, child_turn, child_key, min(child_th_pn, INFINITE - 1), child_th_dn)
+                child_th_dn = min(th_dn, int(second * grow) + 1)
+                child_th_pn = th_pn - pn + theirs[best_i]
+                cpn, cdn = self.mid(a, d, child_turn, child_key, min(child_th_pn, INFINITE - 1), child_th_dn)
+                mine[best_i] = cdn
+                theirs[best_i] = cpn
         if len(table) >= prover.table_limit:
             prover.collect()
         table[key] = (pn, dn, prover.nodes - nodes_before + 1)
