@@ -61,6 +61,9 @@ def _config(app: Starlette | str, limits: Limits, log_level: str,
     # uvicorn colours its log lines on a terminal; NO_COLOR (https://no-color.org) turns that off
     colours = None if text.colour_wanted(environ) else False
     # Our protocols are uvicorn's own with the per-address guard in front (noughts.web.shield).
+    # On SIGTERM or Ctrl-C, sockets still open after a few seconds are closed rather than waited
+    # for: one client that never hangs up must not keep a server from stopping.
+    options.setdefault("timeout_graceful_shutdown", 5)
     config = uvicorn.Config(app, log_level=log_level, access_log=False, lifespan="on", server_header=False,
                             ws_max_size=limits.max_frame_bytes, ws_per_message_deflate=False, use_colors=colours,
                             http="noughts.web.shield:GuardedHTTP", ws="noughts.web.shield:GuardedWebSocket",
