@@ -150,8 +150,12 @@ def test_a_room_nobody_joined_or_played_in_expires_within_its_short_time(tight: 
 # 2. connections ------------------------------------------------------------------------------------
 def test_one_address_holds_a_bounded_number_of_connections_and_others_still_connect(caps: str) -> None:
     held = [Player(caps, "127.0.0.21") for _ in range(CAPS.connections_per_address)]
-    with pytest.raises((ConnectionClosed, InvalidStatus, OSError, TimeoutError)):
+    # Refused however it shows: websockets' sync client can trip its own internal assertion when
+    # the server drops the socket in the middle of the handshake (a race a busy machine hits).
+    with pytest.raises((ConnectionClosed, InvalidStatus, OSError, TimeoutError, AssertionError)) as refused:
         Player(caps, "127.0.0.21")
+    if refused.type is AssertionError:
+        assert "websockets" in str(refused.traceback[-1].path), refused.value  # not one of ours
     Player(caps, "127.0.0.22").close()  # another address is not affected
     held.pop().close()
     time.sleep(0.2)
