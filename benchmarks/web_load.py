@@ -37,7 +37,7 @@ import sys
 import tempfile
 import time
 import urllib.request
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -131,13 +131,17 @@ class RedisServer:
 
 
 class Server:
-    def __init__(self, redis: str | None = None, workers: int = 1) -> None:
+    def __init__(self, redis: str | None = None, workers: int = 1, loop: str = "auto",
+                 ws: str = "websockets-sansio") -> None:
         self.folder = tempfile.TemporaryDirectory(prefix="noughts-web-load-")
         self.port = free_port()
+        # no rate limits, no per-address caps: every client comes from 127.0.0.1, and the no-think run floods
+        limits = ("Limits(max_connections=40_000, max_rooms=40_000, rooms_per_connection=10**6, rate=1e6, burst=1e6, "
+                  "connections_per_address=10**6, rooms_per_address=10**6, address_share=1.0, address_rate=1e9, "
+                  "address_burst=10**9, join_rate=1e6, join_burst=1e6)")
         code = ("from noughts.web import serve; from noughts.web.protocol import Limits; "
-                f"serve('127.0.0.1', {self.port}, {str(Path(self.folder.name) / 'noughts.db')!r}, "
-                "limits=Limits(max_connections=20_000, max_rooms=20_000, rooms_per_connection=10**6, "
-                f"rate=1e6, burst=1e6), redis={redis!r}, workers={workers})")  # no rate limit for the no-think run
+                f"serve('127.0.0.1', {self.port}, {str(Path(self.folder.name) / 'noughts.db')!r}, limits={limits}, "
+                f"redis={redis!r}, workers={workers}, loop={loop!r}, ws={ws!r})")
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]))
         self.process = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.DEVNULL)
         deadline = time.monotonic() + 60
@@ -171,170 +175,332 @@ class Server:
             with contextlib.suppress(OSError):
                 if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes():  # still the worker
                     os.kill(pid, signal.SIGKILL)
+        self.recorded = recorded_games(Path(self.folder.name) / "noughts.db")
         self.folder.cleanup()
 
 
+def recorded_games(db: Path) -> int | None:
+    """Games in the score file's history (once the server has stopped: every finished game drained)."""
+    import sqlite3
+
+    try:
+        with contextlib.closing(sqlite3.connect(db)) as connection:
+            return int(connection.execute("SELECT count(*) FROM games").fetchone()[0])
+    except sqlite3.Error:
+        return None
+
+
 # the clients --------------------------------------------------------------------------------------
-@dataclass
-class Stats:
-    window: tuple[float, float] = (0.0, 0.0)  # perf_counter times between which moves count
-    computer_ms: list[float] = field(default_factory=list)
-    room_ms: list[float] = field(default_factory=list)
-    games: int = 0
-    errors: list[str] = field(default_factory=list)
-
-    def add(self, kind: str, started: float, ended: float) -> None:
-        if self.window[0] <= started and ended <= self.window[1]:
-            (self.computer_ms if kind == "computer" else self.room_ms).append((ended - started) * 1000)
+# Raw websocket clients: a few hundred lines of framing instead of a websocket library, so that the
+# clients, which share the machine's cores with the server, cost a small fraction of what it does.
+# Frames to the server are masked with the key 0 (RFC 6455 requires a mask, not a random one: the
+# payload goes out as it is); of the server's messages only states are decoded.
+HANDSHAKE = ("GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+             "Sec-WebSocket-Key: bm91Z2h0cy13ZWItbG9hZA==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+STATE = b'{"type":"state"'
+ERROR = b'{"type":"error"'
+RECORDED = b'{"type":"recorded"'
 
 
-async def states(ws: Any) -> Any:
-    """The state messages from a socket; errors are fatal to the benchmark, others are skipped."""
-    async for text in ws:
-        message = json.loads(text)
-        if message["type"] == "state":
-            yield message
-        elif message["type"] == "error":
-            raise RuntimeError(f"server error: {message['code']}: {message['message']}")
+def frame(payload: bytes, opcode: int = 0x1) -> bytes:
+    """One final client frame, masked with the key 0."""
+    size = len(payload)
+    if size < 126:
+        head = bytes((0x80 | opcode, 0x80 | size))
+    elif size < 65536:
+        head = bytes((0x80 | opcode, 0x80 | 126)) + size.to_bytes(2, "big")
+    else:
+        head = bytes((0x80 | opcode, 0x80 | 127)) + size.to_bytes(8, "big")
+    return head + b"\0\0\0\0" + payload
 
 
-def my_turn(state: dict[str, Any], seat: int) -> bool:
-    mine = state["seats"][seat]
-    return state["result"] is None and mine is not None and mine["mark"] == state["turn"]
+class Tally:
+    """One client process's figures."""
+
+    def __init__(self, measure_from: float, stop_at: float) -> None:
+        self.window = (measure_from, stop_at)  # time.time() between which moves count
+        self.latencies: dict[str, list[float]] = {"computer": [], "room": []}
+        self.finished = 0  # games the clients saw end, over the whole run
+        self.recorded = 0  # `recorded` messages to a game's first seat
+        self.errors: list[str] = []
+        self.connected = 0
+        self.sent = 0  # moves sent
+        self.answered = 0  # moves whose board came back
+
+    def add(self, kind: str, sent: float, now: float) -> None:
+        self.answered += 1
+        wall = time.time()
+        if self.window[0] <= wall - (now - sent) and wall <= self.window[1]:
+            self.latencies[kind].append((now - sent) * 1000)
 
 
-async def think(rng: random.Random, mean: float) -> None:
-    if mean > 0:
-        await asyncio.sleep(rng.uniform(0.5 * mean, 1.5 * mean))
+class Seat(asyncio.Protocol):
+    """One websocket playing one seat: against the computer (seat 0 of a computer room) or in a friend room."""
 
+    def __init__(self, game: Game, seat: int) -> None:
+        self.game, self.seat = game, seat
+        self.transport: Any = None
+        self.buffer = bytearray()
+        self.upgraded = False
+        self.waiting: tuple[float, int, int] | None = None  # (sent at, game, moves expected)
+        self.busy = False  # a think (then a move or a rematch) is scheduled
+        self.counted = 0  # the last game whose end was counted
+        self.done = False
 
-async def connect(url: str) -> Any:
-    from websockets.asyncio.client import connect as ws_connect
+    def connection_made(self, transport: Any) -> None:
+        self.transport = transport
+        transport.write(HANDSHAKE.format(port=self.game.port).encode())
 
-    ws = await ws_connect(url, compression=None, ping_interval=None, open_timeout=60, max_queue=64)
-    json.loads(await ws.recv())  # welcome
-    return ws
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.done:
+            self.game.failed(f"seat {self.seat}: the server closed the connection")
+        self.done = True
 
+    def send(self, text: str) -> None:
+        self.transport.write(frame(text.encode()))
 
-async def computer_games(url: str, stats: Stats, stop_at: float, rng: random.Random, mean_think: float,
-                         ready: asyncio.Event) -> None:
-    ws = await connect(url)
-    stream = states(ws)
+    def close(self) -> None:
+        if not self.done:
+            self.done = True
+            with contextlib.suppress(Exception):
+                self.transport.write(frame(b"\x03\xe8", 0x8))
+                self.transport.close()
 
-    async def until_mine(game: int) -> dict[str, Any]:
-        """States until it is our move in this game, or the game is over (the computer moves meanwhile)."""
-        async for state in stream:
-            if state["game"] == game and (state["result"] is not None or my_turn(state, 0)):
-                return state
-        raise RuntimeError("the server closed the connection")
-
-    try:
-        await ws.send(json.dumps({"type": "play_computer", "opponent": rng.choice(OPPONENTS),
-                                  "first": rng.choice(["you", "opponent"])}))
-        ready.set()
-        state = await until_mine(1)
-        while True:
-            await think(rng, mean_think)
-            if state["result"] is not None:
-                stats.games += 1
-                if time.perf_counter() >= stop_at:
-                    return
-                await ws.send('{"type":"rematch"}')
-                state = await until_mine(state["game"] + 1)
-                continue
-            cell = rng.choice([i for i, mark in enumerate(state["cells"]) if mark is None])
-            started = time.perf_counter()
-            await ws.send(json.dumps({"type": "move", "cell": cell, "game": state["game"]}))
-            state = await until_mine(state["game"])  # our move, then the computer's answer (or the end)
-            stats.add("computer", started, time.perf_counter())
-    finally:
-        await ws.close()
-
-
-async def room_seat(ws: Any, seat: int, stats: Stats, stop_at: float, rng: random.Random, mean_think: float) -> None:
-    waiting: tuple[float, int, int] | None = None  # (sent at, game, moves expected)
-    async for state in states(ws):
-        if waiting and state["game"] == waiting[1] and len(state["moves"]) >= waiting[2]:
-            stats.add("room", waiting[0], time.perf_counter())
-            waiting = None
-        elif waiting and state["game"] > waiting[1]:
-            # With rooms shared between processes a socket may be shown only the newest of two
-            # quick changes: here the end of the game the move was for never came, its rematch did.
-            waiting = None
-        if state["result"] is not None:
-            if seat == 0:
-                stats.games += 1
-                if time.perf_counter() >= stop_at:
-                    return
-                await think(rng, mean_think)
-                await ws.send('{"type":"rematch"}')
-            elif time.perf_counter() >= stop_at:
+    def data_received(self, data: bytes) -> None:
+        buffer = self.buffer
+        buffer += data
+        if not self.upgraded:
+            end = buffer.find(b"\r\n\r\n")
+            if end < 0:
                 return
-            continue
-        if my_turn(state, seat) and waiting is None:
-            await think(rng, mean_think)
-            cell = rng.choice([i for i, mark in enumerate(state["cells"]) if mark is None])
-            waiting = (time.perf_counter(), state["game"], len(state["moves"]) + 1)
-            await ws.send(json.dumps({"type": "move", "cell": cell, "game": state["game"]}))
+            if b" 101 " not in buffer[:20]:
+                self.game.failed(f"handshake refused: {bytes(buffer[:40])!r}")
+                self.done = True
+                self.transport.close()
+                return
+            del buffer[:end + 4]
+            self.upgraded = True
+            self.game.connected(self)
+        while len(buffer) >= 2:
+            opcode, size, start = buffer[0] & 0x0F, buffer[1] & 0x7F, 2
+            if size == 126:
+                if len(buffer) < 4:
+                    return
+                size, start = int.from_bytes(buffer[2:4], "big"), 4
+            elif size == 127:
+                if len(buffer) < 10:
+                    return
+                size, start = int.from_bytes(buffer[2:10], "big"), 10
+            if len(buffer) < start + size:
+                return
+            payload = bytes(buffer[start:start + size])
+            del buffer[:start + size]
+            if opcode == 0x1:
+                self.message(payload)
+            elif opcode == 0x9:
+                self.transport.write(frame(payload, 0xA))
+            elif opcode == 0x8:
+                if not self.done:
+                    self.game.failed(f"seat {self.seat}: closed by the server {payload[2:60]!r}")
+                self.done = True
+                self.transport.close()
+                return
+
+    def message(self, payload: bytes) -> None:
+        if payload.startswith(STATE):
+            if not self.done:
+                self.game.state(self, json.loads(payload))
+        elif payload.startswith(ERROR):
+            self.game.failed(f"server error: {payload[:160]!r}")
+        elif payload.startswith(RECORDED) and self.seat == 0:
+            self.game.tally.recorded += 1
 
 
-async def room_games(url: str, stats: Stats, stop_at: float, rng: random.Random, mean_think: float,
-                     ready: asyncio.Event) -> None:
-    host, guest = await connect(url), await connect(url)
+class Game:
+    """One concurrent game: a client playing the computer, or two clients in a room, one game after another."""
+
+    def __init__(self, number: int, port: int, tally: Tally, rng: random.Random, think: float) -> None:
+        self.number, self.port, self.tally, self.rng, self.mean_think = number, port, tally, rng, think
+        self.kind = "computer" if number % 2 == 0 else "room"
+        self.seats: list[Seat] = []
+        self.opponent = rng.choice(OPPONENTS)
+        self.loop = asyncio.get_running_loop()
+        self.finished = self.loop.create_future()
+        self.ready = False
+        self.room: str | None = None
+        self.invited = False
+
+    async def start(self) -> None:
+        for seat in range(1 if self.kind == "computer" else 2):
+            _, protocol = await self.loop.create_connection(lambda seat=seat: Seat(self, seat), "127.0.0.1", self.port)
+            self.seats.append(protocol)
+
+    def connected(self, seat: Seat) -> None:
+        if self.kind == "computer":
+            seat.send(json.dumps({"type": "play_computer", "opponent": self.opponent,
+                                  "first": self.rng.choice(["you", "opponent"])}))
+        elif seat.seat == 0:
+            seat.send('{"type":"create_room","name":"Host"}')
+        else:
+            self.invite()
+
+    def invite(self) -> None:
+        """The guest joins once the host's room exists and the guest's socket is open."""
+        if self.room is not None and not self.invited and len(self.seats) == 2 and self.seats[1].upgraded:
+            self.invited = True
+            self.seats[1].send(json.dumps({"type": "join", "room": self.room, "name": "Guest"}))
+
+    def failed(self, why: str) -> None:
+        if len(self.tally.errors) < 1000:
+            self.tally.errors.append(why)
+        for seat in self.seats:
+            seat.close()
+        if not self.finished.done():
+            self.finished.set_result(None)
+
+    def think(self) -> float:
+        return self.rng.uniform(0.5 * self.mean_think, 1.5 * self.mean_think) if self.mean_think > 0 else 0.0
+
+    def state(self, seat: Seat, state: dict[str, Any]) -> None:
+        if not self.ready:
+            self.ready = True
+            self.tally.connected += 1
+        if self.kind == "room" and state["seats"][1] is None:
+            self.room = state["room"]  # the host's room, waiting for the guest
+            self.invite()
+            return
+        waiting = seat.waiting
+        moves = len(state["moves"])
+        if waiting is not None:
+            if state["game"] == waiting[1] and moves >= waiting[2]:
+                self.tally.add(self.kind, waiting[0], time.perf_counter())
+                seat.waiting = None
+            elif state["game"] > waiting[1]:
+                # with rooms shared between processes a socket may be shown only the newest of two quick
+                # changes: the end of the game the move was for never came, its rematch did
+                seat.waiting = None
+        result = state["result"]
+        if result is not None and seat.seat == 0 and seat.counted < state["game"]:
+            seat.counted = state["game"]
+            self.tally.finished += 1
+        if time.time() >= self.tally.window[1]:
+            self.stop_when_answered()
+            return
+        if seat.busy or seat.waiting is not None:
+            return
+        if result is not None:
+            if seat.seat == 0:
+                seat.busy = True
+                self.loop.call_later(self.think(), self.rematch, seat)
+            return
+        mine = state["seats"][seat.seat]
+        if mine is not None and mine["mark"] == state["turn"]:
+            seat.busy = True
+            self.loop.call_later(self.think(), self.move, seat, state)
+
+    def move(self, seat: Seat, state: dict[str, Any]) -> None:
+        seat.busy = False
+        if seat.done or time.time() >= self.tally.window[1]:
+            return
+        cells = state["cells"]
+        cell = self.rng.choice([i for i, mark in enumerate(cells) if mark is None])
+        seat.waiting = (time.perf_counter(), state["game"], len(state["moves"]) + 1)
+        self.tally.sent += 1
+        seat.send(f'{{"type":"move","cell":{cell},"game":{state["game"]}}}')
+
+    def rematch(self, seat: Seat) -> None:
+        seat.busy = False
+        if not seat.done:
+            seat.send('{"type":"rematch"}')
+
+    def stop_when_answered(self) -> None:
+        """The run is over: leave, once every move sent has been answered (one never answered is lost)."""
+        if all(seat.waiting is None for seat in self.seats):
+            self.stop()
+
+    def stop(self) -> None:
+        for seat in self.seats:
+            seat.close()
+        if not self.finished.done():
+            self.finished.set_result(None)
+
+
+async def play_share(port: int, numbers: list[int], think: float, seed: int, start: float, measure_from: float,
+                     stop_at: float, ramp: float) -> dict[str, Any]:
+    """One client process's share of the games; returns its figures."""
+    tally = Tally(measure_from, stop_at)
+    games = []
+
+    async def begin(game: Game, delay: float) -> None:
+        await asyncio.sleep(max(0.0, delay))
+        try:
+            await game.start()
+        except OSError as error:
+            game.failed(f"could not connect: {error}")
+
+    tasks = []
+    total = max(1, max(numbers, default=0) + 1)
+    for number in numbers:
+        game = Game(number, port, tally, random.Random(f"{seed}:{number}"), think)
+        games.append(game)
+        tasks.append(asyncio.ensure_future(begin(game, start + ramp * number / total - time.time())))
+    await asyncio.sleep(max(0.0, measure_from - time.time()))
+    cpu_before = own_cpu_seconds()
+    await asyncio.sleep(max(0.0, stop_at - time.time()))
+    cpu = own_cpu_seconds() - cpu_before
+    for game in games:
+        game.stop_when_answered()
+    pending = [g.finished for g in games if not g.finished.done()]
+    if pending:  # moves sent before the end wait for their answers, for 10 s at most
+        await asyncio.wait(pending, timeout=10)
+    lost = sum(seat.waiting is not None for game in games for seat in game.seats)
+    unfinished = sum(not game.finished.done() for game in games)
+    for game in games:
+        game.stop()
+    for task in tasks:
+        task.cancel()
+    await asyncio.sleep(0.1)
+    return {"latencies": tally.latencies, "finished": tally.finished, "recorded": tally.recorded,
+            "errors": tally.errors, "connected": tally.connected, "client_cpu": cpu, "sent": tally.sent,
+            "answered": tally.answered, "lost": lost, "unfinished": unfinished}
+
+
+def client_process(args: tuple[Any, ...]) -> dict[str, Any]:
+    """The body of one client process (a multiprocessing pool's worker)."""
+    raise_file_limit()
     try:
-        await host.send('{"type":"create_room","name":"Host"}')
-        while (joined := json.loads(await host.recv()))["type"] != "joined":
-            pass
-        await guest.send(json.dumps({"type": "join", "room": joined["room"], "name": "Guest"}))
-        ready.set()
-        await asyncio.gather(room_seat(host, 0, stats, stop_at, rng, mean_think),
-                             room_seat(guest, 1, stats, stop_at, rng, mean_think))
-    finally:
-        await host.close()
-        await guest.close()
+        import uvloop
+
+        return uvloop.run(play_share(*args))  # type: ignore[no-any-return]
+    except ImportError:
+        return asyncio.run(play_share(*args))
 
 
-async def run_level(server: Server, games: int, seconds: float, mean_think: float, seed: int,
-                    redis: RedisServer | None = None) -> dict[str, Any]:
-    stats = Stats()
-    rng = random.Random(seed)
-    ramp = max(1.0, games / 400)  # connections opened over this many seconds, not all at once
+def run_level(server: Server, games: int, seconds: float, mean_think: float, seed: int,
+              redis: RedisServer | None = None, processes: int = 1) -> dict[str, Any]:
+    """Play ``games`` concurrent games from ``processes`` client processes; the figures of the window."""
+    import multiprocessing
+
+    ramp = max(1.0, games / 300)  # connections opened over this many seconds, not all at once
     settle = max(1.0, 2 * mean_think)
-    start = time.perf_counter()
+    start = time.time() + 0.5
     measure_from = start + ramp + settle
     stop_at = measure_from + seconds
-    stats.window = (measure_from, stop_at)
-    readies = []
-    tasks = []
-    for number in range(games):
-        ready = asyncio.Event()
-        readies.append(ready)
-        play = computer_games if number % 2 == 0 else room_games
-        game_rng = random.Random(rng.random())
-
-        async def delayed(play: Any = play, game_rng: random.Random = game_rng, ready: asyncio.Event = ready,
-                          delay: float = ramp * number / games) -> None:
-            await asyncio.sleep(delay)
-            await play(server.url, stats, stop_at, game_rng, mean_think, ready)
-
-        tasks.append(asyncio.create_task(delayed()))
-    with contextlib.suppress(asyncio.TimeoutError):
-        await asyncio.wait_for(asyncio.gather(*(r.wait() for r in readies)), measure_from - time.perf_counter())
-    connected = sum(r.is_set() for r in readies)
-    await asyncio.sleep(max(0.0, measure_from - time.perf_counter()))
-    redis_cpu = redis.cpu_seconds if redis is not None else lambda: 0.0
-    cpu_before, client_before, redis_before = server.cpu_seconds(), own_cpu_seconds(), redis_cpu()
-    await asyncio.sleep(max(0.0, stop_at - time.perf_counter()))
-    cpu, client_cpu = server.cpu_seconds() - cpu_before, own_cpu_seconds() - client_before
-    in_redis = redis_cpu() - redis_before
-    # every client stops after its current game; a generous limit keeps the run bounded regardless
-    done, pending = await asyncio.wait(tasks, timeout=30 + 20 * mean_think)
-    for task in pending:
-        task.cancel()
-    for task in done:
-        if task.exception() is not None:
-            stats.errors.append(repr(task.exception()))
-    latencies = stats.computer_ms + stats.room_ms
+    shares = [list(range(games))[i::processes] for i in range(processes)]
+    context = multiprocessing.get_context("fork")
+    with context.Pool(processes) as pool:
+        waiting = pool.map_async(client_process, [(server.port, share, mean_think, seed, start, measure_from,
+                                                   stop_at, ramp) for share in shares])
+        time.sleep(max(0.0, measure_from - time.time()))
+        redis_cpu = redis.cpu_seconds if redis is not None else lambda: 0.0
+        cpu_before, redis_before = server.cpu_seconds(), redis_cpu()
+        time.sleep(max(0.0, stop_at - time.time()))
+        cpu, in_redis = server.cpu_seconds() - cpu_before, redis_cpu() - redis_before
+        parts = waiting.get(timeout=120 + 40 * mean_think + ramp)
+    computer = [ms for part in parts for ms in part["latencies"]["computer"]]
+    room = [ms for part in parts for ms in part["latencies"]["room"]]
+    latencies = computer + room
+    errors = [e for part in parts for e in part["errors"]]
 
     def pct(values: list[float], q: float) -> float | None:
         if not values:
@@ -343,17 +509,19 @@ async def run_level(server: Server, games: int, seconds: float, mean_think: floa
         return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
     return {
-        "games": games, "connected": connected, "think_s": mean_think, "seconds": seconds,
+        "games": games, "connected": sum(p["connected"] for p in parts), "think_s": mean_think, "seconds": seconds,
         "moves": len(latencies), "moves_per_s": len(latencies) / seconds,
         "p50_ms": pct(latencies, 0.50), "p99_ms": pct(latencies, 0.99), "max_ms": max(latencies, default=None),
-        "computer_p99_ms": pct(stats.computer_ms, 0.99), "room_p99_ms": pct(stats.room_ms, 0.99),
+        "computer_p99_ms": pct(computer, 0.99), "room_p99_ms": pct(room, 0.99),
         "mean_ms": statistics.fmean(latencies) if latencies else None,
-        "server_cpu": cpu / seconds, "client_cpu": client_cpu / seconds,
+        "server_cpu": cpu / seconds, "client_cpu": sum(p["client_cpu"] for p in parts) / seconds,
         "server_us_per_move": cpu / len(latencies) * 1e6 if latencies else None,
         "redis_cpu": in_redis / seconds if redis is not None else None,
         "redis_us_per_move": in_redis / len(latencies) * 1e6 if redis is not None and latencies else None,
-        "errors": stats.errors[:5], "error_count": len(stats.errors),
-        "not_finished": len(pending),
+        "errors": errors[:5], "error_count": len(errors),
+        "finished_games": sum(p["finished"] for p in parts), "recorded_messages": sum(p["recorded"] for p in parts),
+        "moves_sent": sum(p["sent"] for p in parts), "moves_answered": sum(p["answered"] for p in parts),
+        "lost": sum(p["lost"] for p in parts), "not_finished": sum(p["unfinished"] for p in parts),
     }
 
 
@@ -376,6 +544,11 @@ def main() -> int:
     parser.add_argument("--redis", action="store_true",
                         help="also run the levels on --workers processes sharing rooms in a redis-server")
     parser.add_argument("--workers", type=int, default=2, help="server processes with --redis (default 2)")
+    parser.add_argument("--client-processes", type=int, default=1, help="processes playing the clients (default 1)")
+    parser.add_argument("--loop", default="auto", help="the server's event loop: auto (uvloop if installed), "
+                                                       "asyncio or uvloop")
+    parser.add_argument("--ws", default="websockets-sansio", help="the server's websocket implementation: "
+                                                                  "websockets-sansio, websockets or wsproto")
     args = parser.parse_args()
     if args.quick:
         args.seconds = min(args.seconds, 5.0)
@@ -396,13 +569,13 @@ def main() -> int:
         redis = RedisServer() if shared else None
         log(f"starting the server: {title} (levels: "
             f"{', '.join(f'{lv.games} games, think {lv.think:g} s' for lv in levels)})")
-        server = Server(redis.url if redis else None, workers)
+        server = Server(redis.url if redis else None, workers, args.loop, args.ws)
         rows = []
         try:
             for number, level in enumerate(levels):
                 log(f"{level.games} concurrent games, think {level.think:g} s: measuring for {args.seconds:g} s")
-                result = asyncio.run(run_level(server, level.games, args.seconds, level.think, seed=number,
-                                               redis=redis))
+                result = run_level(server, level.games, args.seconds, level.think, seed=number, redis=redis,
+                                   processes=args.client_processes)
                 result["setup"] = title
                 rows.append(result)
                 log(f"  {result['moves_per_s']:.0f} moves/s, p50 {fmt(result['p50_ms'])} ms, "

@@ -26,6 +26,7 @@ from noughts.errors import NoughtsError
 from noughts.web.app import create_app
 from noughts.web.guard import default_allowed_hosts, install_log_limiter, raise_descriptor_limit
 from noughts.web.protocol import Limits
+from noughts.web.shield import WS_IMPLEMENTATIONS
 
 __all__ = ["OPTIONS_VARIABLE", "app_from_environment", "listen", "running", "serve"]
 
@@ -56,17 +57,25 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
+LOOPS = ("auto", "asyncio", "uvloop")  # --loop: auto is uvloop when it is installed, else asyncio
+
+
 def _config(app: Starlette | str, limits: Limits, log_level: str,
-            environ: Mapping[str, str] | None = None, **options: Any) -> uvicorn.Config:
+            environ: Mapping[str, str] | None = None, *, loop: str = "auto", ws: str = "websockets-sansio",
+            **options: Any) -> uvicorn.Config:
     # uvicorn colours its log lines on a terminal; NO_COLOR (https://no-color.org) turns that off
     colours = None if text.colour_wanted(environ) else False
     # Our protocols are uvicorn's own with the per-address guard in front (noughts.web.shield).
     # On SIGTERM or Ctrl-C, sockets still open after a few seconds are closed rather than waited
     # for: one client that never hangs up must not keep a server from stopping.
     options.setdefault("timeout_graceful_shutdown", 5)
+    if loop not in LOOPS:
+        raise NoughtsError(f"--loop is one of {', '.join(LOOPS)}, not {loop!r:.20}")
+    if ws not in WS_IMPLEMENTATIONS:
+        raise NoughtsError(f"--ws is one of {', '.join(WS_IMPLEMENTATIONS)}, not {ws!r:.20}")
     config = uvicorn.Config(app, log_level=log_level, access_log=False, lifespan="on", server_header=False,
                             ws_max_size=limits.max_frame_bytes, ws_per_message_deflate=False, use_colors=colours,
-                            http="noughts.web.shield:GuardedHTTP", ws="noughts.web.shield:GuardedWebSocket",
+                            http="noughts.web.shield:GuardedHTTP", ws=WS_IMPLEMENTATIONS[ws], loop=loop,
                             **options)
     install_log_limiter(limits.log_every)  # after the Config: it sets up uvicorn's loggers
     return config
@@ -94,7 +103,10 @@ def answered_names(host: str, allowed_hosts: list[str] | None, public_url: str |
 
 def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, scores: bool = True,
           limits: Limits | None = None, log_level: str = "warning", redis: str | None = None,
-          workers: int = 1, public_url: str | None = None, allowed_hosts: list[str] | None = None) -> None:
+          workers: int = 1, public_url: str | None = None, allowed_hosts: list[str] | None = None,
+          loop: str = "auto", ws: str = "websockets-sansio") -> None:
+    """Serve until Ctrl-C or SIGTERM; ``loop`` and ``ws`` choose uvicorn's event loop and websocket
+    implementation (the defaults measured cheapest a move: see docs/web-protocol.md, "Load")."""
     limits = limits or Limits()
     if public_url is not None:
         from noughts.web.share import check_public_url
@@ -134,7 +146,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, s
             print(f"noughts web: open http://{shown}:{bound}/ in a browser{everywhere};{shared} Ctrl-C stops "
                   "the server.", flush=True)
             # uvicorn shuts down gracefully on Ctrl-C, then raises it again: stopping is the normal end here
-            uvicorn.Server(_config(app, limits, log_level)).run(sockets=[sock])
+            uvicorn.Server(_config(app, limits, log_level, loop=loop, ws=ws)).run(sockets=[sock])
             return
         from uvicorn.supervisors import Multiprocess
 
@@ -142,7 +154,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, s
                                                    "public_url": public_url, "host": host,
                                                    "limits": dataclasses.asdict(limits), "allowed_hosts": hosts})
         config = _config("noughts.web.server:app_from_environment", limits, log_level, factory=True,
-                         workers=workers)
+                         workers=workers, loop=loop, ws=ws)
         print(f"noughts web: open http://{shown}:{bound}/ in a browser{everywhere};{shared} Ctrl-C stops "
               "the server.", flush=True)
         # the supervisor stops every worker on Ctrl-C or SIGTERM, and starts a new one if a worker dies

@@ -21,6 +21,11 @@ import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
+if TYPE_CHECKING:
+    _Protocol = WebSocketsSansIOProtocol
+else:
+    _Protocol = object
+
 from noughts.web.guard import Guard, client_key, host_allowed
 
 if TYPE_CHECKING:
@@ -28,7 +33,8 @@ if TYPE_CHECKING:
 
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["GUARD", "SECURITY_HEADERS", "GuardedHTTP", "GuardedWebSocket", "Shield"]
+__all__ = ["GUARD", "SECURITY_HEADERS", "WS_IMPLEMENTATIONS", "GuardedHTTP", "GuardedWebSocket", "Shield",
+           "StallGuard"]
 
 log = logging.getLogger("noughts.web")
 
@@ -147,8 +153,9 @@ class GuardedHTTP(H11Protocol):
         super().connection_lost(exc)
 
 
-class GuardedWebSocket(WebSocketsSansIOProtocol):
-    """uvicorn's websocket protocol: gives its connection's place back; cuts off a client that stopped reading."""
+class StallGuard(_Protocol):
+    """Mixed into any of uvicorn's websocket protocols: gives its connection's place back; cuts off a
+    client that stopped reading."""
 
     stalled: asyncio.TimerHandle | None = None
 
@@ -182,3 +189,27 @@ class GuardedWebSocket(WebSocketsSansIOProtocol):
             guard.release(self.transport)
         super().connection_lost(exc)
 
+
+class GuardedWebSocket(StallGuard, WebSocketsSansIOProtocol):
+    """uvicorn's websockets sans-I/O protocol with the stall guard (the default: the cheapest a message)."""
+
+
+# ``noughts web --ws NAME``: uvicorn's websocket implementations, each with the stall guard
+WS_IMPLEMENTATIONS = {
+    "websockets-sansio": "noughts.web.shield:GuardedWebSocket",
+    "websockets": "noughts.web.shield:GuardedWebSocketsLegacy",
+    "wsproto": "noughts.web.shield:GuardedWsproto",
+}
+
+
+def __getattr__(name: str) -> type:
+    """The other implementations are made when asked for (wsproto need not be installed)."""
+    if name == "GuardedWebSocketsLegacy":
+        from uvicorn.protocols.websockets.websockets_impl import WebSocketProtocol
+
+        return type(name, (StallGuard, WebSocketProtocol), {"__doc__": "uvicorn's websockets (legacy) protocol."})
+    if name == "GuardedWsproto":
+        from uvicorn.protocols.websockets.wsproto_impl import WSProtocol
+
+        return type(name, (StallGuard, WSProtocol), {"__doc__": "uvicorn's wsproto protocol."})
+    raise AttributeError(name)
