@@ -132,7 +132,7 @@ class RedisServer:
 
 class Server:
     def __init__(self, redis: str | None = None, workers: int = 1, loop: str = "auto",
-                 ws: str = "websockets-sansio") -> None:
+                 ws: str = "websockets-sansio", scores: bool = True) -> None:
         self.folder = tempfile.TemporaryDirectory(prefix="noughts-web-load-")
         self.port = free_port()
         # no rate limits, no per-address caps: every client comes from 127.0.0.1, and the no-think run floods
@@ -141,7 +141,7 @@ class Server:
                   "address_burst=10**9, join_rate=1e6, join_burst=1e6)")
         code = ("from noughts.web import serve; from noughts.web.protocol import Limits; "
                 f"serve('127.0.0.1', {self.port}, {str(Path(self.folder.name) / 'noughts.db')!r}, limits={limits}, "
-                f"redis={redis!r}, workers={workers}, loop={loop!r}, ws={ws!r})")
+                f"redis={redis!r}, workers={workers}, loop={loop!r}, ws={ws!r}, scores={scores!r})")
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]))
         self.process = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.DEVNULL)
         deadline = time.monotonic() + 60

@@ -143,6 +143,67 @@ class Connection:
                 await asyncio.wait_for(self._closing, 1.0)
 
 
+class _Idle(Exception):
+    """The client said nothing for longer than it may."""
+
+
+class _IdleTimer:
+    """Ends a receive that waits longer than the idle limit, with one timer per quiet spell, not one per message.
+
+    (``asyncio.wait_for`` around each receive made a task and a timer for every message: a tenth of a move's CPU.)
+    A socket in no room must speak now and then; in a room, the room's own expiry ends it.
+    """
+
+    def __init__(self, conn: Connection, limits: Limits) -> None:
+        self.conn, self.limits = conn, limits
+        self.loop = asyncio.get_running_loop()
+        self.last = self.loop.time()
+        self.waiting: asyncio.Task[Any] | None = None
+        self.expired = False
+        self.timer: asyncio.TimerHandle | None = self.loop.call_at(self.last + self.limit, self._check)
+
+    @property
+    def limit(self) -> float:
+        limits = self.limits
+        return limits.idle_timeout if self.conn.room is None else max(limits.idle_timeout, limits.room_ttl)
+
+    def _check(self) -> None:
+        due = self.last + self.limit
+        if self.loop.time() < due:  # a message came meanwhile: wait for the rest of the new spell
+            self.timer = self.loop.call_at(due, self._check)
+            return
+        self.timer = None
+        if self.waiting is not None:
+            self.expired = True
+            self.waiting.cancel()
+        else:  # busy with a message (a computer's move, say): look again when it is done
+            self.expired = True
+
+    async def receive(self, ws: WebSocket) -> Any:
+        if self.expired:
+            raise _Idle
+        due = self.last + self.limit
+        if self.timer is not None and self.timer.when() > due:  # it left its room: the shorter limit holds
+            self.timer.cancel()
+            self.timer = self.loop.call_at(due, self._check)
+        self.waiting = asyncio.current_task()
+        try:
+            event = await ws.receive()
+        except asyncio.CancelledError:
+            if self.expired:
+                raise _Idle from None
+            raise
+        finally:
+            self.waiting = None
+        self.last = self.loop.time()
+        return event
+
+    def stop(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+
+
 async def serve_socket(ws: WebSocket, lobby: Lobby) -> None:
     """The websocket endpoint: one connection's whole life (its host and origin were checked by the shield)."""
     limits, hub = lobby.limits, lobby.hub
@@ -154,13 +215,12 @@ async def serve_socket(ws: WebSocket, lobby: Lobby) -> None:
     conn = Connection(ws, limits, client_key(ws.client.host if ws.client else None))
     conn.push(lobby.welcome())
     conn.push(lobby.recorder.scores)
+    idle = _IdleTimer(conn, limits)
     try:
         while conn.open:
-            # A socket in no room must speak now and then; in a room, the room's own expiry ends it.
-            idle = limits.idle_timeout if conn.room is None else max(limits.idle_timeout, limits.room_ttl)
             try:
-                event = await asyncio.wait_for(ws.receive(), idle)
-            except TimeoutError:
+                event = await idle.receive(ws)
+            except _Idle:
                 conn.close(1001, "idle: no message for a long time")
                 break
             if event["type"] == "websocket.disconnect":
@@ -184,6 +244,7 @@ async def serve_socket(ws: WebSocket, lobby: Lobby) -> None:
     except WebSocketDisconnect:
         pass
     finally:
+        idle.stop()
         hub.connections -= 1
         await conn.finish()
         await lobby.leave(conn)
