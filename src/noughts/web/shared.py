@@ -203,7 +203,7 @@ class Batch:
 
     async def _exchange(self, batch: list[tuple[tuple[Any, ...], asyncio.Future[Any]]]) -> None:
         if self._connection is None:
-            self._connection = await self.client.connection_pool.get_connection()
+            self._connection = await self.client.connection_pool.get_connection()  # type: ignore[no-untyped-call]
         connection = self._connection
         await connection.send_packed_command(connection.pack_commands([command for command, _ in batch]),
                                              check_health=False)
