@@ -69,16 +69,27 @@ def _config(app: Starlette | str, limits: Limits, log_level: str,
     # On SIGTERM or Ctrl-C, sockets still open after a few seconds are closed rather than waited
     # for: one client that never hangs up must not keep a server from stopping.
     options.setdefault("timeout_graceful_shutdown", 5)
-    if loop not in LOOPS:
-        raise NoughtsError(f"--loop is one of {', '.join(LOOPS)}, not {loop!r:.20}")
-    if ws not in WS_IMPLEMENTATIONS:
-        raise NoughtsError(f"--ws is one of {', '.join(WS_IMPLEMENTATIONS)}, not {ws!r:.20}")
+    check_implementations(loop, ws)
     config = uvicorn.Config(app, log_level=log_level, access_log=False, lifespan="on", server_header=False,
                             ws_max_size=limits.max_frame_bytes, ws_per_message_deflate=False, use_colors=colours,
                             http="noughts.web.shield:GuardedHTTP", ws=WS_IMPLEMENTATIONS[ws], loop=loop,
                             **options)
     install_log_limiter(limits.log_every)  # after the Config: it sets up uvicorn's loggers
     return config
+
+
+def check_implementations(loop: str, ws: str) -> None:
+    """A NoughtsError naming the choices, or the package to install, for an event loop or websocket
+    implementation this server cannot use."""
+    import importlib.util
+
+    if loop not in LOOPS:
+        raise NoughtsError(f"--loop is one of {', '.join(LOOPS)}, not {loop!r:.20}")
+    if ws not in WS_IMPLEMENTATIONS:
+        raise NoughtsError(f"--ws is one of {', '.join(WS_IMPLEMENTATIONS)}, not {ws!r:.20}")
+    for wanted, package in ((loop, "uvloop"), (ws, "wsproto")):
+        if wanted == package and importlib.util.find_spec(package) is None:
+            raise NoughtsError(f"{package} is not installed: pip install {package}")
 
 
 def app_from_environment() -> Starlette:
@@ -108,6 +119,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, s
     """Serve until Ctrl-C or SIGTERM; ``loop`` and ``ws`` choose uvicorn's event loop and websocket
     implementation (the defaults measured cheapest a move: see docs/web-protocol.md, "Load")."""
     limits = limits or Limits()
+    check_implementations(loop, ws)
     if public_url is not None:
         from noughts.web.share import check_public_url
 
@@ -163,17 +175,19 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, s
 
 @contextlib.contextmanager
 def running(app: Starlette | None = None, *, host: str = "127.0.0.1", port: int = 0,
-            limits: Limits | None = None, log_level: str = "warning", **options: Any) -> Iterator[str]:
+            limits: Limits | None = None, log_level: str = "warning", loop: str = "auto",
+            ws: str = "websockets-sansio", **options: Any) -> Iterator[str]:
     """Serve ``app`` (default: a new one made with ``options``) from a thread; yields its base URL.
 
-    A new app answers to the names of ``host`` unless ``allowed_hosts`` is among the options.
+    A new app answers to the names of ``host`` unless ``allowed_hosts`` is among the options;
+    ``loop`` and ``ws`` are as for :func:`serve`.
     """
     limits = limits or Limits()
     if app is None:
         options.setdefault("allowed_hosts", default_allowed_hosts(host))
         app = create_app(limits=limits, **options)
     sock = listen(host, port)
-    server = uvicorn.Server(_config(app, limits, log_level))
+    server = uvicorn.Server(_config(app, limits, log_level, loop=loop, ws=ws))
     failed: list[BaseException] = []
 
     def run() -> None:
