@@ -245,7 +245,6 @@ class Seat(asyncio.Protocol):
         self.upgraded = False
         self.waiting: tuple[float, int, int] | None = None  # (sent at, game, moves expected)
         self.busy = False  # a think (then a move or a rematch) is scheduled
-        self.counted = 0  # the last game whose end was counted
         self.done = False
 
     def connection_made(self, transport: Any) -> None:
@@ -330,6 +329,7 @@ class Game:
         self.ready = False
         self.room: str | None = None
         self.invited = False
+        self.counted = 0  # the last game whose end was counted
 
     async def start(self) -> None:
         for seat in range(1 if self.kind == "computer" else 2):
@@ -381,8 +381,8 @@ class Game:
                 # changes: the end of the game the move was for never came, its rematch did
                 seat.waiting = None
         result = state["result"]
-        if result is not None and seat.seat == 0 and seat.counted < state["game"]:
-            seat.counted = state["game"]
+        if result is not None and self.counted < state["game"]:  # whichever seat sees the end first
+            self.counted = state["game"]
             self.tally.finished += 1
         if time.time() >= self.tally.window[1]:
             self.stop_when_answered()
@@ -537,7 +537,7 @@ class Setup:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--levels", default="1000,2000,4000",
+    parser.add_argument("--levels", default=None,
                         help="concurrent games to try, comma-separated, in order, stopping at the first that "
                              "misses p99 ≤ 20 ms (default 1000,2000,4000)")
     parser.add_argument("--seconds", type=float, default=10.0, help="measuring window per run (default 10)")
@@ -562,7 +562,8 @@ def main() -> int:
     args = parser.parse_args()
     if args.quick:
         args.seconds = min(args.seconds, 5.0)
-        args.levels = "1000"
+    if args.levels is None:
+        args.levels = "1000" if args.quick else "1000,2000,4000"
     raise_file_limit()
     levels = [int(n) for n in args.levels.split(",") if n.strip()]
     uvloop_here = importlib.util.find_spec("uvloop") is not None

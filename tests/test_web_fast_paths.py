@@ -14,7 +14,7 @@ from websockets.sync.client import connect as ws_connect
 from noughts.errors import NoughtsError
 from noughts.match import Match
 from noughts.web import running
-from noughts.web.lobby import Pace
+from noughts.web.pace import Pace
 from noughts.web.server import check_implementations
 
 

@@ -25,6 +25,7 @@ from noughts.errors import NoughtsError
 from noughts.match import PERSON, Match
 from noughts.store import Recorded
 from noughts.web.guard import Guard
+from noughts.web.pace import Pace
 from noughts.web.protocol import Limits, Rejection, encode, error_message, parse
 from noughts.web.rooms import Conflict, Kind, Room, RoomStore, new_code, new_token
 from noughts.web.share import Share
@@ -32,7 +33,7 @@ from noughts.web.share import Share
 if TYPE_CHECKING:
     from noughts.board import Board
     from noughts.game import Game
-    from noughts.match import ComputerMove, GameKeeper
+    from noughts.match import GameKeeper
     from noughts.store import Participant
     from noughts.web.connection import Connection
     from noughts.web.hub import Hub
@@ -476,46 +477,6 @@ class Lobby:
         """A finished game of room ``code`` has been kept: its players hear how, everyone the new scores."""
         self.hub.tell(code, recorded, seated=True)
         self.hub.tell(code, scores or self.recorder.scores)
-
-
-class Pace:
-    """How long each computer player takes on each board, so the quick ones need no worker thread.
-
-    Handing a move to a worker thread and back costs the event loop more than most players take
-    on a small board (every player answers 3×3 in tens of µs). A player's moves on a board go to
-    a thread until ``TRIES`` in a row have each taken under ``QUICK_S`` of CPU; after that they are
-    made on the event loop, until one takes over ``SLOW_S`` there (then the thread again, until the
-    player has shown itself quick once more). CPU time, not the clock: a busy machine changes nothing.
-    """
-
-    TRIES = 8
-    QUICK_S = 0.0005
-    SLOW_S = 0.002
-
-    def __init__(self) -> None:
-        self._quick: dict[tuple[str, int, int, int], int] = {}  # (player, rows, cols, k) → quick moves in a row
-
-    @staticmethod
-    def key(job: ComputerMove) -> tuple[str, int, int, int]:
-        board = job.board
-        return job.player, board.rows, board.cols, board.k
-
-    def quick(self, job: ComputerMove) -> bool:
-        return self._quick.get(self.key(job), 0) >= self.TRIES
-
-    def run(self, job: ComputerMove) -> int:
-        """Work the move out (on whichever thread calls this), noting the CPU time it took."""
-        started = time.thread_time()
-        cell = job.run()
-        took = time.thread_time() - started
-        key = self.key(job)
-        count = self._quick.get(key, 0)
-        if took < self.QUICK_S:
-            if count < self.TRIES:
-                self._quick[key] = count + 1
-        elif took > self.SLOW_S or count < self.TRIES:
-            self._quick.pop(key, None)
-        return cell
 
 
 class _HeldRecords:
