@@ -27,6 +27,7 @@ import asyncio
 import contextlib
 import importlib.util
 import json
+import math
 import os
 import random
 import resource
@@ -218,8 +219,9 @@ def frame(payload: bytes, opcode: int = 0x1) -> bytes:
 class Tally:
     """One client process's figures."""
 
-    def __init__(self, measure_from: float, stop_at: float) -> None:
-        self.window = (measure_from, stop_at)  # time.time() between which moves count
+    def __init__(self, window: Any, connected: Any) -> None:
+        self.window = window  # time.time() between which moves count, shared with the parent (which sets it)
+        self.shared_connected = connected  # games started, over every client process
         self.latencies: dict[str, list[float]] = {"computer": [], "room": []}
         self.finished = 0  # games the clients saw end, over the whole run
         self.recorded = 0  # `recorded` messages to a game's first seat
@@ -366,6 +368,8 @@ class Game:
         if not self.ready:
             self.ready = True
             self.tally.connected += 1
+            with self.tally.shared_connected.get_lock():
+                self.tally.shared_connected.value += 1
         if self.kind == "room" and state["seats"][1] is None:
             self.room = state["room"]  # the host's room, waiting for the guest
             self.invite()
@@ -426,10 +430,14 @@ class Game:
             self.finished.set_result(None)
 
 
-async def play_share(port: int, numbers: list[int], think: float, seed: int, start: float, measure_from: float,
-                     stop_at: float, ramp: float) -> dict[str, Any]:
+_SHARED: dict[str, Any] = {}  # the window and the count of games started, shared by the parent (fork)
+
+
+async def play_share(port: int, numbers: list[int], think: float, seed: int, start: float,
+                     ramp: float) -> dict[str, Any]:
     """One client process's share of the games; returns its figures."""
-    tally = Tally(measure_from, stop_at)
+    window = _SHARED["window"]
+    tally = Tally(window, _SHARED["connected"])
     games = []
 
     async def begin(game: Game, delay: float) -> None:
@@ -445,9 +453,11 @@ async def play_share(port: int, numbers: list[int], think: float, seed: int, sta
         game = Game(number, port, tally, random.Random(f"{seed}:{number}"), think)
         games.append(game)
         tasks.append(asyncio.ensure_future(begin(game, start + ramp * number / total - time.time())))
-    await asyncio.sleep(max(0.0, measure_from - time.time()))
+    while time.time() < window[0]:  # the parent opens the window once every game has started
+        await asyncio.sleep(min(0.2, max(0.001, window[0] - time.time())))
     cpu_before = own_cpu_seconds()
-    await asyncio.sleep(max(0.0, stop_at - time.time()))
+    while time.time() < window[1]:
+        await asyncio.sleep(min(0.2, max(0.001, window[1] - time.time())))
     cpu = own_cpu_seconds() - cpu_before
     for game in games:
         game.stop_when_answered()
@@ -485,17 +495,26 @@ def run_level(server: Server, games: int, seconds: float, mean_think: float, see
     ramp = max(1.0, games / 300)  # connections opened over this many seconds, not all at once
     settle = max(1.0, 2 * mean_think)
     start = time.time() + 0.5
-    measure_from = start + ramp + settle
-    stop_at = measure_from + seconds
     shares = [list(range(games))[i::processes] for i in range(processes)]
     context = multiprocessing.get_context("fork")
+    # The window opens once every game has started (or a minute after the last was due), then
+    # settles: a busy machine's slow start is never measured as moves.
+    window = context.Array("d", [math.inf, math.inf], lock=False)
+    connected = context.Value("i", 0)
+    _SHARED.update(window=window, connected=connected)
     with context.Pool(processes) as pool:
-        waiting = pool.map_async(client_process, [(server.port, share, mean_think, seed, start, measure_from,
-                                                   stop_at, ramp) for share in shares])
+        waiting = pool.map_async(client_process, [(server.port, share, mean_think, seed, start, ramp)
+                                                  for share in shares])
+        deadline = start + ramp + 60
+        while connected.value < games and time.time() < deadline:
+            time.sleep(0.1)
+        measure_from = max(time.time(), start + ramp) + settle
+        window[1] = measure_from + seconds
+        window[0] = measure_from
         time.sleep(max(0.0, measure_from - time.time()))
         redis_cpu = redis.cpu_seconds if redis is not None else lambda: 0.0
         cpu_before, redis_before = server.cpu_seconds(), redis_cpu()
-        time.sleep(max(0.0, stop_at - time.time()))
+        time.sleep(max(0.0, window[1] - time.time()))
         cpu, in_redis = server.cpu_seconds() - cpu_before, redis_cpu() - redis_before
         parts = waiting.get(timeout=120 + 40 * mean_think + ramp)
     computer = [ms for part in parts for ms in part["latencies"]["computer"]]
