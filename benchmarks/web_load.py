@@ -618,8 +618,9 @@ def main() -> int:
         try:
             for _ in range(args.cpu_runs):
                 run(args.cpu_games, args.think, "cpu")
-            held = None
+            held: int | None = None
             if setup.scale:
+                held = 0
                 for games in levels:
                     result = run(games, args.think, "scale")
                     if not passes(result):
@@ -690,13 +691,14 @@ def print_summary(summaries: list[dict[str, Any]], think: float) -> None:
     print(f"noughts web: server CPU a move (median of the CPU runs; target ≤ {TARGET_CPU_US:g} µs), the most games "
           f"held with p99 ≤ {TARGET_P99_MS:g} ms, and finished games recorded")
     for s in summaries:
-        held = "—" if s["held_games"] is None else f"{s['held_games']:,}" if s["held_games"] else "none tried held"
+        held = ("— (CPU only)" if s["held_games"] is None else f"{s['held_games']:,} games" if s["held_games"]
+                else "not the fewest games tried")
         runs = ", ".join(f"{u:.0f}" for u in s["us_per_move_runs"])
         redis = f", Redis {s['redis_us_per_move']:.0f} µs" if s["redis_us_per_move"] else ""
         recorded = s["recorded_games"]
         check = "n/a" if recorded is None else ("all, once" if recorded == s["finished_games"]
                                                  else f"MISMATCH: {recorded} recorded")
-        print(f"  {s['setup']:<42} {fmt(s['us_per_move'], 0):>6} µs a move ({runs}){redis}; held {held}; "
+        print(f"  {s['setup']:<40} {fmt(s['us_per_move'], 0):>5} µs a move ({runs}){redis}; p99 held: {held}; "
               f"{s['finished_games']} games finished, recorded: {check}")
     for s in summaries:
         if s["us_per_move"] and s["moves_per_s_per_game"] and s["held_games"] is not None:
@@ -705,7 +707,10 @@ def print_summary(summaries: list[dict[str, Any]], think: float) -> None:
             redis = rate * (s["redis_us_per_move"] or 0) / 1e6
             print(f"  EXTRAPOLATED, not measured: 10,000 games ({think:g} s think) = {rate:,.0f} moves/s; at "
                   f"{s['us_per_move']:.0f} µs a move that is {cores:.1f} cores of server CPU"
-                  + (f" and {redis:.2f} of Redis" if s["redis"] else "") + f" ({s['setup']})")
+                  + (f" and {redis:.2f} of Redis" if s["redis"] else "") + f" ({s['setup']}); at the target "
+                  f"{TARGET_CPU_US:g} µs, {rate * TARGET_CPU_US / 1e6:.1f} cores")
+    print("  10,000 games (half against the computer, half between two people) hold 15,000 websockets: the server "
+          "needs that many descriptors, and so do the clients")
 
 
 if __name__ == "__main__":
