@@ -25,7 +25,7 @@ def _until(ws: Any, kind: str) -> dict[str, Any]:
             return message
 
 
-@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # uvicorn's and websockets' legacy implementation
+@pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore:The .websockets. implementation is deprecated")
 @pytest.mark.parametrize("implementation", ["websockets-sansio", "websockets", "wsproto"])
 def test_each_websocket_implementation_plays_a_game_and_is_guarded(implementation: str) -> None:
     from noughts.web import shield
