@@ -428,7 +428,7 @@ class _Session:
                 replies[key] = body
             return head + body
         name, seed = request.get("player"), request.get("seed")
-        if name is not None and name != DEFAULT_PLAYER or board._over or request.get("nodes") is not None \
+        if (name is not None and name != DEFAULT_PLAYER) or board._over or request.get("nodes") is not None \
                 or request.get("seconds") is not None:
             return None
         if seed is None:
