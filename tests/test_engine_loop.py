@@ -122,6 +122,7 @@ def test_the_loop_answers_every_3x3_request_as_handle_does(positions: list[Board
     unfinished = sum(not board.is_over for board in positions)
     assert sum("index" in reply for reply in replies) >= 2 * unfinished  # the moves were moves, not errors
     assert len(engine._boards_33) <= engine._FAST_POSITIONS_KEPT
+    assert all(text is None or len(text) <= 16 for text in engine._boards_33)  # no long text kept
     assert 4000 < len(engine._replies_33["status"]) <= 5478  # most were answered from the cache, which is bounded
 
 

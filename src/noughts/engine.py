@@ -466,6 +466,8 @@ class _Session:
 
 def _board_33(position: str | None) -> Board | None:
     """The board of a position's text if it is 3×3 with 3 in a row (remembered), else ``None``."""
+    if position is not None and len(position) > 16:  # not 3×3 text ("X.O/.X./..O"), and not kept
+        return None
     try:
         board: Board | None = Board() if position is None else Board.parse(position)
     except Exception:  # the general path says what is wrong
