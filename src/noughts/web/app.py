@@ -40,7 +40,7 @@ STATIC = {"index.html": "text/html; charset=utf-8", "style.css": "text/css; char
 
 def create_app(db: str | None = None, *, scores: bool = True, limits: Limits | None = None,
                rooms: RoomStore | None = None, notify: Callable[[str], None] | None = None,
-               redis: str | None = None, heartbeat: float = 5.0, public_url: str | None = None,
+               redis: str | None = None, heartbeat: float = 1.0, public_url: str | None = None,
                listen_host: str = "127.0.0.1", allowed_hosts: Collection[str] | None = None,
                trusted_proxies: Collection[str] = ()) -> Starlette:
     """The web game as an ASGI app.
@@ -60,15 +60,19 @@ def create_app(db: str | None = None, *, scores: bool = True, limits: Limits | N
     """
     limits = limits or Limits()
     hub: Hub
+    trusted = TrustedProxies(trusted_proxies)
     if redis is not None:
         from noughts.web.shared import RedisHub, RedisRoomStore, open_redis
+        from noughts.web.shared_guard import SharedGuard
 
         shared = RedisRoomStore(open_redis(redis), limits.max_rooms, limits.room_ttl)
         rooms, hub = shared, RedisHub(shared, heartbeat=heartbeat)
+        # the per-address limits hold over every process on this Redis, not in each one
+        guard: Guard = SharedGuard(limits, shared.client, shared.process, shared.prefix, trusted=trusted)
     else:
         rooms = rooms or MemoryRoomStore(limits.max_rooms, limits.room_ttl)
         hub = Hub(rooms)
-    guard = Guard(limits, trusted=TrustedProxies(trusted_proxies))
+        guard = Guard(limits, trusted=trusted)
     lobby = Lobby(limits, rooms, Recorder(db, scores, notify), hub, guard)
     allowed = None if allowed_hosts is None or "*" in allowed_hosts else {
         name.strip("[]").lower().rstrip(".") for name in allowed_hosts}

@@ -7,8 +7,13 @@ served. Also here: the hosts a server answers to (:func:`default_allowed_hosts`)
 per cause per interval (:class:`LogLimiter`) and the open-file limit (:func:`raise_descriptor_limit`).
 Nothing here imports a web package.
 
+With rooms in Redis (``--redis``), :class:`noughts.web.shared_guard.SharedGuard` keeps the
+counts of rooms, joins, failed joins and connections there, so the limits hold over every
+process together (``--workers N`` does not give an address N times its share).
+
+>>> import asyncio
 >>> guard = Guard(Limits(rooms_per_address=1))
->>> guard.created("192.0.2.1", "AAAA")
+>>> asyncio.run(guard.created("192.0.2.1", "AAAA"))
 >>> guard.rooms_of("192.0.2.1")
 1
 """
@@ -23,7 +28,7 @@ import socket
 import time
 from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from noughts.errors import NoughtsError
 from noughts.web.protocol import Limits, Rejection
@@ -161,7 +166,7 @@ class Guard:
             raise Rejection("too_many_rooms", f"Your address already has {games}, the most one address may "
                                               "have. Finish or leave one, or wait for it to expire.")
 
-    def created(self, key: str, code: str) -> None:
+    async def created(self, key: str, code: str) -> None:
         self._rooms.setdefault(key, set()).add(code)
         self._owner[code] = key
         self._fresh[code] = self.clock()
@@ -191,7 +196,7 @@ class Guard:
         return _take(self._messages, key, self.limits.address_burst, self.limits.address_rate, self.clock())
 
     # joins --------------------------------------------------------------------------------------
-    def may_join(self, key: str) -> None:
+    async def may_join(self, key: str) -> None:
         """Refuse a locked-out address (``locked_out``) or one joining too often (``too_many_joins``)."""
         now = self.clock()
         failures = self._failures.get(key)
@@ -204,7 +209,7 @@ class Guard:
             raise Rejection("too_many_joins", f"Too many joins from your address: at most {limits.join_rate:g} a "
                                               "second. Wait a moment and try again.")
 
-    def failed_join(self, key: str) -> None:
+    async def failed_join(self, key: str) -> None:
         """A join of a code that does not exist, or with a token that is not the seat's."""
         now = self.clock()
         limits = self.limits
@@ -233,6 +238,17 @@ class Guard:
             return False
         self._open.setdefault(key, set()).add(connection)
         self._open_by[connection] = key
+        return True
+
+    def confirm(self, key: str, connection: Any, refuse: Callable[[], None]) -> None:
+        """A connection :meth:`admit` let in, counted also where every process counts (if anywhere).
+
+        In one process there is nothing more to count; :class:`~noughts.web.shared_guard.SharedGuard`
+        counts it in Redis and calls ``refuse`` if the address holds its most over all processes.
+        """
+
+    async def admit_shared(self, key: str, connection: object) -> bool:
+        """As :meth:`confirm`, awaited: whether the connection may stay (in one process: yes)."""
         return True
 
     def admit_forwarded(self, key: str, connection: object) -> bool:

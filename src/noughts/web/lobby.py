@@ -284,7 +284,7 @@ class Lobby:
             raise
         records.flush(self.recorder.for_room(room.code, self._saved))
         conn.created += 1
-        self.guard.created(conn.address, room.code)
+        await self.guard.created(conn.address, room.code)
         await self.hub.attach(conn, room.code, 0)
         self.answer(conn, {"type": "joined", "room": room.code, "seat": 0, "token": room.tokens[0],
                            "link": f"/r/{room.code}", **self._share(conn, room.code)})
@@ -309,12 +309,12 @@ class Lobby:
 
         missing = (f"There is no game with the code {code}: it may have expired after {self.minutes} minutes "
                    "without a move.")
-        self.guard.may_join(conn.address)  # a guesser is locked out; a rejoin loop is slowed
+        await self.guard.may_join(conn.address)  # a guesser is locked out; a rejoin loop is slowed
         try:
             room, (seat, held) = await self._update(code, take_seat, missing, computer=False, show=False)
         except Rejection as refusal:
             if refusal.code in ("no_room", "bad_token"):
-                self.guard.failed_join(conn.address)
+                await self.guard.failed_join(conn.address)
             raise
         if conn.room != code:
             self.guard.used(code)

@@ -77,7 +77,12 @@ class Shield:
                 await self.app(scope, receive, send)
                 return
             ticket = object()  # this websocket's place in its client's share of connections
-            if not guard.admit_forwarded(client_key(_peer(scope)), ticket):
+            key = client_key(_peer(scope))
+            admitted = guard.admit_forwarded(key, ticket)
+            if admitted and not await guard.admit_shared(key, ticket):
+                guard.release(ticket)
+                admitted = False
+            if not admitted:
                 log.warning("turned away a websocket: its address holds all the connections it may")
                 await send({"type": "websocket.close", "code": 1013, "reason": "too many connections"})
                 return
@@ -153,13 +158,22 @@ class GuardedHTTP(H11Protocol):
             return  # an app without a guard: plain uvicorn
         peer = self.client[0] if self.client else None
         # a trusted proxy's connection carries many clients: they are counted by address in the Shield
-        if not guard.admit(client_key(peer), transport, per_address=peer not in guard.trusted):
+        key, proxied = client_key(peer), peer in guard.trusted
+        if not guard.admit(key, transport, per_address=not proxied):
             log.warning("turned away a connection: its address (or the server) holds all the connections it may")
             transport.write(BUSY)
             transport.close()
             return
         self.guard = guard
         self._arm()
+        if not proxied:  # with limits shared by several processes: nothing is read until they agree
+            guard.confirm(key, transport, self._refuse)
+
+    def _refuse(self) -> None:
+        log.warning("turned away a connection: its address holds all the connections it may on every process")
+        if not self.transport.is_closing():
+            self.transport.write(BUSY)
+            self.transport.close()
 
     def _arm(self) -> None:
         if self.deadline is not None:
