@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_web_attacks import Player, refused
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
@@ -24,6 +23,7 @@ from noughts.web.guard import TrustedProxies
 from noughts.web.protocol import Limits
 from noughts.web.recording import Recorder
 from noughts.web.rooms import REMEMBERED_PER_SEAT, Room
+from test_web_attacks import Player, refused
 
 FAST = Limits(rate=1e6, burst=1e6)
 
