@@ -402,6 +402,7 @@ def test_rooms_expire_once_and_everyone_on_every_process_is_told(redis_url: str)
 def test_workers_share_one_port_survive_a_killed_worker_and_stop_on_sigterm(redis_url: str, tmp_path: Path) -> None:
     server = WebProcess(redis_url, str(tmp_path / "noughts.db"), workers=2)
     assert server.process is not None
+    children: list[int] = []
 
     def workers() -> list[int]:
         """The supervisor's worker processes (not its other helpers, such as multiprocessing's tracker)."""
@@ -416,6 +417,7 @@ def test_workers_share_one_port_survive_a_killed_worker_and_stop_on_sigterm(redi
 
     try:
         assert len(workers()) == 2
+        original = workers()
 
         async def move(code: str, token: str, cell: int, moves: list[int]) -> dict[str, Any]:
             """Each move on a new connection, as after a reload: whichever worker takes it."""
@@ -458,8 +460,24 @@ def test_workers_share_one_port_survive_a_killed_worker_and_stop_on_sigterm(redi
 
         run(scenario())
         wait_until(lambda: len(workers()) == 2, "the replacement worker")
-    finally:
+        # A worker that does not answer the supervisor's health check (stopped here; on a busy machine,
+        # a replacement still starting) must not hold up SIGTERM: before, it did for 5 s per round.
         children = workers()
+        slow = next(pid for pid in children if pid not in original)  # the replacement: it may still be starting
+        other = next(pid for pid in children if pid in original)  # the survivor: serving, stops at once
+        os.kill(slow, signal.SIGSTOP)
+        try:
+            time.sleep(0.6)  # the supervisor is waiting for the stopped worker's answer by now
+            server.process.send_signal(signal.SIGTERM)
+            asked = time.monotonic()
+            wait_until(lambda: other not in workers(), "the other worker's exit", seconds=15)
+            stopped_in = time.monotonic() - asked
+        finally:
+            with contextlib.suppress(ProcessLookupError):  # (the supervisor may have killed it)
+                os.kill(slow, signal.SIGCONT)  # it stops in turn: the signal is waiting for it
+        assert stopped_in < 3.0, f"a worker was asked to stop {stopped_in:.1f} s after SIGTERM"
+    finally:
+        children = children or workers()
         status = server.stop()
     assert status == 0
     assert len(children) == 2 and not [pid for pid in children if Path(f"/proc/{pid}").exists()]

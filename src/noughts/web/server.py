@@ -143,7 +143,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, s
             # uvicorn shuts down gracefully on Ctrl-C, then raises it again: stopping is the normal end here
             uvicorn.Server(_config(app, limits, log_level)).run(sockets=[sock])
             return
-        from uvicorn.supervisors import Multiprocess
+        from noughts.web.supervisor import Supervisor
 
         os.environ[OPTIONS_VARIABLE] = json.dumps({"db": db, "scores": scores, "redis": redis,
                                                    "public_url": public_url, "host": host,
@@ -154,7 +154,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, s
         print(f"noughts web: open http://{shown}:{bound}/ in a browser{everywhere};{shared} Ctrl-C stops "
               "the server.", flush=True)
         # the supervisor stops every worker on Ctrl-C or SIGTERM, and starts a new one if a worker dies
-        Multiprocess(config, sockets=[sock]).run()
+        Supervisor(config, sockets=[sock]).run()  # uvicorn's, hearing SIGTERM promptly (noughts.web.supervisor)
 
 
 @contextlib.contextmanager
