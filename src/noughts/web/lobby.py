@@ -161,10 +161,7 @@ class Lobby:
             if request is not None and answers is not None and not answers.current:
                 self.answer(conn, {"type": "done", "re": kind})
         except Repeated:  # sent again after a reconnect: done once, and said so, not refused
-            self.answer(conn, {"type": "done", "re": kind, "repeated": True})
-            room = await self.rooms.get(conn.room) if conn.room is not None else None
-            if room is not None:
-                self.hub.broadcast(room)  # the board as it is now, in case the first answer was lost
+            self.answer(conn, {"type": "done", "re": kind, "repeated": True})  # (joining showed the board)
         except Rejection as rejection:
             self.answer(conn, error_message(rejection.code, str(rejection), kind))
         except Exception:
