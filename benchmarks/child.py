@@ -65,13 +65,21 @@ def first_move_openspiel() -> str:
 
 
 def engine_floor(replies_file: str) -> None:
-    """Read each request line, decode it and write the engine's reply to it: the protocol's own work."""
+    """Read each request line, decode it and write the engine's reply to it: the protocol's own work,
+    with the engine's own way of reading and writing (what has come, in one read; replies in one
+    write and a flush once every complete line is answered)."""
     with open(replies_file, encoding="utf-8") as replies:
-        answers = [json.loads(line) for line in replies]
-    stdin, stdout = sys.stdin.buffer, sys.stdout
-    for line, reply in zip(iter(lambda: stdin.readline(65537), b""), answers, strict=False):
-        json.loads(line)
-        stdout.write(json.dumps(reply, separators=(",", ":")) + "\n")
+        answers = iter([json.loads(line) for line in replies])
+    read_some, stdout = sys.stdin.buffer.read1, sys.stdout
+    start = b""
+    while chunk := read_some(65536):
+        lines = (start + chunk).split(b"\n")
+        start = lines.pop()
+        out = []
+        for line in lines:
+            json.loads(line)
+            out.append(json.dumps(next(answers), separators=(",", ":")))
+        stdout.write("\n".join(out) + "\n")
         stdout.flush()
 
 

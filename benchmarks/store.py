@@ -49,9 +49,11 @@ async def main():
     number = 0
     while True:
         number += 1
+        refused = await recorder.reserve()  # as the lobby does before the change that ends a game is stored
         recorder.write_later("room", game, Participant.human(f"p{number % 5000}"), hard, lambda *a: None,
-                             game_key=f"game-{number}")
-        print(number, flush=True)
+                             game_key=f"game-{number}", reserved=refused is None, refused=refused)
+        if refused is None:
+            print(number, flush=True)
         await asyncio.sleep(0)
 
 asyncio.run(main())

@@ -46,10 +46,13 @@ async def main():
     number = 0
     while not stop.is_set():
         number += 1
-        recorder.write_later("room", game, ann, hard, saved, game_key=f"game-{number}")
-        print("accepted", number, flush=True)  # the match counts it as kept from here on
+        refused = await recorder.reserve()  # as the lobby does before it stores the change that ends a game
+        recorder.write_later("room", game, ann, hard, saved, game_key=f"game-{number}",
+                             reserved=refused is None, refused=refused)
+        if refused is None:
+            print("accepted", number, flush=True)  # the players see the game end from here on
         await asyncio.sleep(0)
-    print("waiting at the signal", recorder.batch - recorder._room._value, flush=True)
+    print("waiting at the signal", recorder.waiting, flush=True)
     await recorder.stop()
     print("stopped", flush=True)
 
@@ -147,19 +150,21 @@ def test_a_full_queue_makes_the_game_end_wait_then_tells_the_players(tmp_path: P
         await recorder.start()
         game, ann = Game.from_text("a1 b1 a2 b2 a3"), Participant.human("Ann")
 
-        def end(number: int) -> float:
+        async def end(number: int) -> float:
             started = time.monotonic()
+            refused = await recorder.reserve()
             recorder.write_later(f"room-{number}", game, ann, Participant.computer("easy"),
-                                 lambda code, recorded, scores: told.append((code, recorded)), f"key-{number}")
+                                 lambda code, recorded, scores: told.append((code, recorded)), f"key-{number}",
+                                 reserved=refused is None, refused=refused)
             return time.monotonic() - started
 
         release = threading.Event()
         holder = hold_lock(path, release)  # another process holds the database: nothing can be committed
         try:
-            quick = [end(n) for n in range(1, 4)]  # the first batch: taken at once
+            quick = [await end(n) for n in range(1, 4)]  # the first batch: taken at once
             await asyncio.sleep(0.05)
-            waited = end(4)  # the queue is full: this game's end waits, in vain
-            at_once = end(5)  # still stuck: refused without waiting again
+            waited = await end(4)  # the queue is full: this game's end waits, in vain
+            at_once = await end(5)  # still stuck: refused without waiting again
             await asyncio.sleep(0.05)
         finally:
             release.set()
@@ -173,7 +178,7 @@ def test_a_full_queue_makes_the_game_end_wait_then_tells_the_players(tmp_path: P
         while len(told) < 5:  # once the lock is gone, the waiting three are kept
             assert time.monotonic() < deadline
             await asyncio.sleep(0.01)
-        end(6)  # and games are taken again
+        await end(6)  # and games are taken again
         await recorder.stop()
         assert [recorded["game_id"] for _, recorded in told[2:]] == [1, 2, 3, 4]
         assert [code for code, _ in told[2:]] == ["room-1", "room-2", "room-3", "room-6"]
@@ -181,6 +186,39 @@ def test_a_full_queue_makes_the_game_end_wait_then_tells_the_players(tmp_path: P
     asyncio.run(scenario())
     with open_store(path) as store:
         assert store.count_games() == 4 and store.scores().run == 4
+
+
+def test_while_the_queue_is_full_only_the_game_end_waits_and_the_event_loop_goes_on(tmp_path: Path) -> None:
+    """The ending that finds no place awaits one; a tick on the same loop meanwhile is on time."""
+    path = tmp_path / "noughts.db"
+    open_store(path).close()
+    told: list[str] = []
+
+    async def scenario() -> None:
+        recorder = Recorder(str(path), batch=1, wait=5, notify=lambda line: None)
+        await recorder.start()
+        game, ann, easy = Game.from_text("a1 b1 a2 b2 a3"), Participant.human("Ann"), Participant.computer("easy")
+        release = threading.Event()
+        holder = hold_lock(path, release)
+        try:
+            recorder.write_later("a", game, ann, easy, lambda code, recorded, scores: told.append(code), "key-a")
+            ending = asyncio.ensure_future(recorder.reserve())  # no place: waits for the database
+            lags = []
+            for _ in range(5):  # the loop serves other work meanwhile, on time
+                started = time.monotonic()
+                await asyncio.sleep(0.02)
+                lags.append(time.monotonic() - started - 0.02)
+            assert not ending.done() and max(lags) < 0.5
+        finally:
+            release.set()
+            holder.join()
+        assert await asyncio.wait_for(ending, 20) is None  # the database caught up: the place is this game's
+        recorder.write_later("b", game, ann, easy, lambda code, recorded, scores: told.append(code), "key-b",
+                             reserved=True)
+        await recorder.stop()
+        assert told == ["a", "b"] and recorder.waiting == 0
+
+    asyncio.run(scenario())
 
 
 def test_the_scores_message_holds_only_the_leading_names(tmp_path: Path) -> None:

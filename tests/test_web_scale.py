@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 import redis
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from noughts.cli import main
 from noughts.store import open_store
@@ -402,6 +402,7 @@ def test_rooms_expire_once_and_everyone_on_every_process_is_told(redis_url: str)
 def test_workers_share_one_port_survive_a_killed_worker_and_stop_on_sigterm(redis_url: str, tmp_path: Path) -> None:
     server = WebProcess(redis_url, str(tmp_path / "noughts.db"), workers=2)
     assert server.process is not None
+    children: list[int] = []
 
     def workers() -> list[int]:
         """The supervisor's worker processes (not its other helpers, such as multiprocessing's tracker)."""
@@ -416,6 +417,7 @@ def test_workers_share_one_port_survive_a_killed_worker_and_stop_on_sigterm(redi
 
     try:
         assert len(workers()) == 2
+        original = workers()
 
         async def move(code: str, token: str, cell: int, moves: list[int]) -> dict[str, Any]:
             """Each move on a new connection, as after a reload: whichever worker takes it."""
@@ -458,8 +460,24 @@ def test_workers_share_one_port_survive_a_killed_worker_and_stop_on_sigterm(redi
 
         run(scenario())
         wait_until(lambda: len(workers()) == 2, "the replacement worker")
-    finally:
+        # A worker that does not answer the supervisor's health check (stopped here; on a busy machine,
+        # a replacement still starting) must not hold up SIGTERM: before, it did for 5 s per round.
         children = workers()
+        slow = next(pid for pid in children if pid not in original)  # the replacement: it may still be starting
+        other = next(pid for pid in children if pid in original)  # the survivor: serving, stops at once
+        os.kill(slow, signal.SIGSTOP)
+        try:
+            time.sleep(0.6)  # the supervisor is waiting for the stopped worker's answer by now
+            server.process.send_signal(signal.SIGTERM)
+            asked = time.monotonic()
+            wait_until(lambda: other not in workers(), "the other worker's exit", seconds=15)
+            stopped_in = time.monotonic() - asked
+        finally:
+            with contextlib.suppress(ProcessLookupError):  # (the supervisor may have killed it)
+                os.kill(slow, signal.SIGCONT)  # it stops in turn: the signal is waiting for it
+        assert stopped_in < 3.0, f"a worker was asked to stop {stopped_in:.1f} s after SIGTERM"
+    finally:
+        children = children or workers()
         status = server.stop()
     assert status == 0
     assert len(children) == 2 and not [pid for pid in children if Path(f"/proc/{pid}").exists()]
@@ -622,3 +640,101 @@ def test_without_the_redis_package_the_error_says_what_to_install(monkeypatch: p
     with pytest.raises(NoughtsError) as caught:
         web.serve(port=0, redis="redis://127.0.0.1:6379/0")
     assert str(caught.value) == web.MISSING
+
+
+def test_a_killed_process_is_out_of_its_rooms_within_seconds_and_a_move_sent_again_is_done_once(
+        three: list[WebProcess]) -> None:
+    """Ann's process dies right after her move: Bo soon sees her away; her page, reconnected to another
+    process, sends the move again (its answer was lost) and hears it was done, not refused."""
+    first, second, third = three
+
+    async def scenario() -> tuple[float, dict[str, Any]]:
+        ann, bo, code, tokens = await friends(first.port, second.port)
+        await bo.sees([])
+        move = {"type": "move", "cell": 4, "game": 1, "ply": 0, "id": "m.1.0.4"}
+        await ann.send(**move)
+        state = await bo.sees([4])
+        assert state["seats"][0]["connected"]
+        first.kill()
+        killed = time.monotonic()
+        while (await bo.next())["type"] != "state" or bo.state is None or bo.state["seats"][0]["connected"]:
+            pass
+        away = time.monotonic() - killed
+        ann = await seated(third.port, code, tokens[0], 0)
+        await ann.send(**move)
+        answer = await ann.until("done", id="m.1.0.4")
+        assert not await ann.settle() and (await ann.sees([4]))["moves"] == [4]
+        for player in (ann, bo):
+            await player.close()
+        return away, answer
+
+    try:
+        away, answer = run(scenario())
+    finally:
+        first.start()
+    print(f"a killed process's sockets counted as away after {away:.2f} s")
+    assert away < 6.0  # a 3 s lease on 1 s heartbeats (before: up to 15 s)
+    assert answer == {"type": "done", "re": "move", "repeated": True, "id": "m.1.0.4"}
+
+
+LIMITED = ('import json, sys\nfrom noughts.web import serve\nfrom noughts.web.protocol import Limits\n'
+           'serve(port=int(sys.argv[1]), redis=sys.argv[2], scores=False, limits=Limits(**json.loads(sys.argv[3])))\n')
+SMALL = {"rooms_per_address": 2, "address_share": 1.0, "failed_joins": 3, "join_burst": 5, "join_rate": 0.01,
+         "connections_per_address": 3, "rate": 1e6, "burst": 1e6}
+
+
+class LimitedProcess(WebProcess):
+    """A server process with small per-address limits (``serve`` with a ``Limits``)."""
+
+    def start(self) -> None:
+        command = [sys.executable, "-c", LIMITED, str(self.port), self.redis_url, json.dumps(SMALL)]
+        self.process = subprocess.Popen(command, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        wait_until(self.healthy, f"a limited server on port {self.port}", self.process)
+
+
+async def from_address(port: int, source: str) -> Player:
+    player = Player(await connect(f"ws://127.0.0.1:{port}/ws", open_timeout=WAIT, local_addr=(source, 0)))
+    assert (await player.next())["type"] == "welcome"
+    return player
+
+
+async def answer_to(player: Player, **message: Any) -> dict[str, Any]:
+    await player.send(**message)
+    while (answer := await player.next())["type"] not in ("joined", "error"):
+        pass
+    return answer
+
+
+def test_per_address_limits_hold_over_every_process_on_one_redis(redis_url: str, tmp_path: Path) -> None:
+    """Before, each process kept its own counts: two processes gave an address twice its share."""
+    one, two = LimitedProcess(redis_url, ""), LimitedProcess(redis_url, "")
+
+    async def scenario() -> None:
+        maker = [await from_address(server.port, "127.0.0.11") for server in (one, one, two)]
+        made = [await answer_to(maker[n], type="create_room") for n in range(2)]
+        assert [m["type"] for m in made] == ["joined", "joined"]
+        assert (await answer_to(maker[2], type="create_room"))["code"] == "too_many_rooms"
+
+        guesser = [await from_address(server.port, "127.0.0.12") for server in (one, two)]
+        for n, server in enumerate((0, 0, 1)):  # the third failure, on the other process, locks the address out
+            assert (await answer_to(guesser[server], type="join", room=f"ZZZZZZZZZZZ{n}"))["code"] == "no_room"
+        assert (await answer_to(guesser[0], type="join", room=made[0]["room"]))["code"] == "locked_out"
+
+        joiner = [await from_address(server.port, "127.0.0.13") for server in (one, two)]
+        codes = [await answer_to(joiner[n % 2], type="join", room=made[0]["room"]) for n in range(5)]
+        assert [c["type"] for c in codes] == ["joined"] * 5
+        assert (await answer_to(joiner[1], type="join", room=made[0]["room"]))["code"] == "too_many_joins"
+
+        held = [await from_address(server.port, "127.0.0.14") for server in (one, two, two)]
+        with pytest.raises((InvalidStatus, ConnectionClosed, OSError)):  # the fourth, on either process
+            extra = await from_address(one.port, "127.0.0.14")
+            while True:  # (closed at once if it got through the handshake first)
+                await extra.next()
+        for player in (*maker, *guesser, *joiner, *held):
+            await player.close()
+
+    try:
+        run(scenario())
+    finally:
+        one.stop()
+        two.stop()

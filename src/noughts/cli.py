@@ -165,6 +165,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a host name (or address) the server answers to; repeat for more, '*' for any "
                         "(default: the names of --host: localhost, 127.0.0.1 and ::1 on loopback; "
                         "the host of --public-url is always added)")
+    p.add_argument("--trusted-proxy", action="append", metavar="ADDR[,ADDR...]", dest="trusted_proxies",
+                   help="a reverse proxy in front of the server (an address or network, like 10.0.0.0/8): only "
+                        "from these peers is X-Forwarded-For believed, so the per-address limits apply to each "
+                        "client, not to the proxy (default: none; the header is ignored)")
     p.add_argument("--loop", choices=["auto", "asyncio", "uvloop"], default="auto",
                    help="the event loop (default auto: uvloop when installed, the cheaper a move)")
     p.add_argument("--ws", choices=["websockets-sansio", "websockets", "wsproto"], default="websockets-sansio",
@@ -581,8 +585,8 @@ def _cmd_web(args: argparse.Namespace) -> int:
     from noughts.web import serve
 
     serve(host=args.host, port=args.port, db=args.db, scores=not args.no_scores, redis=args.redis,
-          workers=args.workers, public_url=args.public_url, allowed_hosts=args.allowed_hosts, loop=args.loop,
-          ws=args.ws)
+          workers=args.workers, public_url=args.public_url, allowed_hosts=args.allowed_hosts,
+          trusted_proxies=args.trusted_proxies, loop=args.loop, ws=args.ws)
     return 0
 
 

@@ -73,6 +73,7 @@ _FIELDS = {
     "players": _COMMON,
     "hello": frozenset({"cmd", "id", "protocol"}),
 }
+_MOVE_FIELDS = _FIELDS["move"]
 _ALIASES = {"analyze": "analyse"}
 _COMMAND_LIST = '"hello", "move", "analyse", "status" and "players"'
 _unseeded: random.Random | None = None  # the generator of moves asked for without a seed
@@ -159,34 +160,123 @@ def run(stdin: IO[bytes], stdout: IO[str], *, max_seconds: float | None = REQUES
     and invalid UTF-8 is reported instead of crashing the loop. A request still running
     after ``max_seconds`` is answered with an error (on Unix, in the main thread, where a
     timer signal can interrupt it; elsewhere only the solver's own budgets apply).
+
+    Replies are flushed whenever no complete request is left to read, so a client that waits
+    for each answer gets it at once, and one that sends many lines gets them in few writes.
     """
     alarm = _Alarm.start(max_seconds) if max_seconds else None
     try:
-        while True:
-            line = stdin.readline(MAX_LINE_BYTES + 1)
-            if not line:
-                return 0
-            reply: Reply | None
-            if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
-                _skip_rest_of_line(stdin)
-                reply = _too_long()
-            elif alarm is None:
-                reply = handle_line(line)
-            else:
-                try:
-                    alarm.arm()
-                    try:
-                        reply = handle_line(line)
-                    finally:
-                        alarm.disarm()
-                except _TimeUp as error:  # only if it struck outside handle(), which answers it itself
-                    reply = {"error": str(error)}
-            if reply is not None:
-                stdout.write(encode(reply) + "\n")
-                stdout.flush()  # the client is waiting for this line before it sends the next
+        read_some = getattr(stdin, "read1", None)  # what is there, waiting only when nothing is
+        if read_some is None:
+            return _run_by_lines(stdin, stdout, alarm)
+        return _run_by_chunks(read_some, stdout, _Session(alarm))
     finally:
         if alarm is not None:
             alarm.close()
+
+
+def _run_by_lines(stdin: IO[bytes], stdout: IO[str], alarm: _Alarm | None) -> int:
+    """run() on a stream that can only be read line by line: each reply is flushed as it is written."""
+    while True:
+        line = stdin.readline(MAX_LINE_BYTES + 1)
+        if not line:
+            return 0
+        reply: Reply | None
+        if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+            _skip_rest_of_line(stdin)
+            reply = _too_long()
+        else:
+            reply = _answer_in_time(line, alarm)
+        if reply is not None:
+            stdout.write(encode(reply) + "\n")
+            stdout.flush()  # the client is waiting for this line before it sends the next
+
+
+def _run_by_chunks(read_some: Callable[[int], bytes], stdout: IO[str], session: _Session) -> int:
+    """run() reading whatever has come (up to 64 KiB at a time) and splitting it into lines.
+
+    Replies wait in ``out`` until every complete line read so far is answered, or a request
+    that may take a while comes next; then they go out in one write and a flush.
+    """
+    out: list[str] = []
+    start: list[bytes] = []  # the start of a line whose end has not come yet
+    held = 0  # its length
+    skipping = False  # inside a line over the limit, which is answered (once) when it ends
+    answer_fast = session.answer_fast
+
+    def answer(line: bytes) -> None:
+        if len(line) > MAX_LINE_BYTES:
+            out.append(_TOO_LONG)
+            return
+        text = answer_fast(line)
+        if text is None:  # not one of the common requests: it may take a while, so say what is ready first
+            if out:
+                stdout.write("\n".join(out) + "\n")
+                stdout.flush()
+                out.clear()
+            reply = session.answer(line)
+            if reply is not None:
+                out.append(encode(reply))
+        elif text:
+            out.append(text)
+
+    while True:
+        chunk = read_some(_CHUNK_BYTES)
+        if not chunk:  # end of input: a last line without its newline is still a request
+            if skipping:
+                out.append(_TOO_LONG)
+            elif start:
+                answer(b"".join(start))
+            if out:
+                stdout.write("\n".join(out) + "\n")
+                stdout.flush()
+            return 0
+        if skipping or start:  # the first newline ends a line begun in an earlier chunk
+            end = chunk.find(b"\n")
+            if end < 0:
+                if not skipping:
+                    start.append(chunk)
+                    held += len(chunk)
+                    if held > MAX_LINE_BYTES:  # never held whole: dropped, answered at its end
+                        start.clear()
+                        skipping = True
+                continue
+            if skipping:
+                out.append(_TOO_LONG)
+                skipping = False
+            else:
+                start.append(chunk[:end])
+                answer(b"".join(start))
+                start.clear()
+            chunk = chunk[end + 1:]
+        lines = chunk.split(b"\n")
+        rest = lines.pop()
+        for line in lines:
+            answer(line)
+        if rest:
+            if len(rest) > MAX_LINE_BYTES:
+                skipping = True
+            else:
+                start.append(rest)
+                held = len(rest)
+        if out:  # every complete line is answered: the client may be waiting for these
+            stdout.write("\n".join(out) + "\n")
+            stdout.flush()
+            out.clear()
+
+
+def _answer_in_time(line: bytes, alarm: _Alarm | None) -> Reply | None:
+    """handle_line(line), stopped by ``alarm`` if it takes too long."""
+    if alarm is None:
+        return handle_line(line)
+    try:
+        alarm.arm()
+        try:
+            return handle_line(line)
+        finally:
+            alarm.disarm()
+    except _TimeUp as error:  # only if it struck outside handle(), which answers it itself
+        return {"error": str(error)}
 
 
 class _TimeUp(NoughtsError):
@@ -255,6 +345,138 @@ class _Alarm:
         self.ticking = False
         previous = self.previous if self.previous is not None else signal.SIG_DFL  # None: set from C
         signal.signal(signal.SIGALRM, previous)  # type: ignore[arg-type]
+
+
+# the common requests, answered from what earlier ones worked out ------------------------------
+
+_CHUNK_BYTES = 64 * 1024
+_FAST_POSITIONS_KEPT = 12_000
+"""3×3 positions whose text the engine's loop remembers read: every position, in both notations."""
+_boards_33: dict[str | None, Board | None] = {}  # position text (None: no position) -> board; None: not 3×3
+_UNSEEN: Any = object()
+_MOVE_REPLIES_33 = tuple(f'"index":{cell},"cell":"{Board().cell_name(cell)}"}}' for cell in range(9))
+_replies_33: dict[str, dict[int, str]] = {"status": {}, "analyse": {}}  # cmd -> board key -> reply after "{"
+
+
+class _Session:
+    """What run() keeps between requests: its players, and the way to the general handler.
+
+    :meth:`answer_fast` answers the common requests on 3×3 (``move`` by the default player without
+    a budget, ``status``, ``analyse``) with their encoded reply, as :func:`handle` and :func:`encode`
+    would; anything else, errors included, it leaves to :meth:`answer`.
+    """
+
+    def __init__(self, alarm: _Alarm | None) -> None:
+        self.alarm = alarm
+        self.seeded: tuple[Player, SeededOnFirstDraw] | None = None  # the default player, restarted per seed
+        self.unseeded: Player | None = None  # the default player drawing from the shared generator
+
+    def answer(self, line: bytes) -> Reply | None:
+        return _answer_in_time(line, self.alarm)
+
+    def answer_fast(self, line: bytes) -> str | None:
+        """The encoded reply to a common request on 3×3; ``""`` for a blank line; ``None`` otherwise."""
+        try:
+            text = line.decode("utf-8").strip()
+            if text[:1] != "{":
+                return "" if not text else None
+            request, end = _scan(text, 0)
+        except Exception:  # bad UTF-8 or JSON, too deep: the general path says what is wrong
+            return None
+        if end != len(text) or type(request) is not dict:
+            return None
+        cmd = request.get("cmd")
+        if cmd == "move":
+            if not _MOVE_FIELDS.issuperset(request):
+                return None
+        elif cmd == "status" or cmd == "analyse" or cmd == "analyze":
+            if not _FIELDS["status" if cmd == "status" else "analyse"].issuperset(request) \
+                    or request.get("nodes") is not None or request.get("seconds") is not None:
+                return None
+        else:
+            return None
+        if "id" in request:
+            request_id = request["id"]
+            if type(request_id) is int:
+                head = f'{{"id":{request_id},'
+            elif type(request_id) is str:
+                head = f'{{"id":{_quote(request_id)},'
+            elif request_id is None:
+                head = '{"id":null,'
+            else:
+                return None
+        else:
+            head = "{"
+        position = request.get("position")
+        if not (position is None or type(position) is str) or request.get("rows") is not None \
+                or request.get("cols") is not None or request.get("k") is not None:
+            return None
+        board = _boards_33.get(position, _UNSEEN)
+        if board is _UNSEEN:
+            board = _board_33(position)
+        if board is None:
+            return None
+        if cmd != "move":
+            replies = _replies_33["status" if cmd == "status" else "analyse"]
+            key = board._x | board._o << 9
+            body = replies.get(key)
+            if body is None:
+                try:
+                    body = encode(_HANDLERS["status" if cmd == "status" else "analyse"](request))[1:]
+                except Exception:  # not expected on 3×3; the general path answers it
+                    return None
+                replies[key] = body
+            return head + body
+        name, seed = request.get("player"), request.get("seed")
+        if (name is not None and name != DEFAULT_PLAYER) or board._over or request.get("nodes") is not None \
+                or request.get("seconds") is not None:
+            return None
+        if seed is None:
+            player = self.unseeded or self._unseeded_player()
+        elif type(seed) is int:
+            seeded = self.seeded or self._seeded_player()
+            seeded[1].start_again(seed)
+            player = seeded[0]
+        else:
+            return None
+        try:
+            cell = player.choose(board)
+        except Exception:  # not expected on 3×3; the general path answers it
+            return None
+        if type(cell) is not int or not 0 <= cell < 9 or board._x >> cell & 1 or board._o >> cell & 1:
+            return None  # a player's bug: the general path reports it
+        return head + _MOVE_REPLIES_33[cell]
+
+    def _seeded_player(self) -> tuple[Player, SeededOnFirstDraw]:
+        players, seeded = _move_tools or _import_players()
+        rng = seeded(0)
+        self.seeded = players.get(DEFAULT_PLAYER, rng=rng), rng
+        return self.seeded
+
+    def _unseeded_player(self) -> Player:
+        global _unseeded
+        players, _ = _move_tools or _import_players()
+        if _unseeded is None:
+            import random
+
+            _unseeded = random.Random()
+        self.unseeded = players.get(DEFAULT_PLAYER, rng=_unseeded)
+        return self.unseeded
+
+
+def _board_33(position: str | None) -> Board | None:
+    """The board of a position's text if it is 3×3 with 3 in a row (remembered), else ``None``."""
+    if position is not None and len(position) > 16:  # not 3×3 text ("X.O/.X./..O"), and not kept
+        return None
+    try:
+        board: Board | None = Board() if position is None else Board.parse(position)
+    except Exception:  # the general path says what is wrong
+        board = None
+    if board is not None and not (board.rows == 3 and board.cols == 3 and board.k == 3):
+        board = None
+    _boards_33[position] = board
+    keep_newest(_boards_33, _FAST_POSITIONS_KEPT)
+    return board
 
 
 # requests ---------------------------------------------------------------------------------
@@ -487,6 +709,9 @@ _encode_parts = None if _c_make_encoder is None else _c_make_encoder(
     None, _ENCODER.default, json.encoder.encode_basestring_ascii, None, ":", ",", False, False, False)
 
 
+_quote: Callable[[str], str] = json.encoder.encode_basestring_ascii  # a string as JSON, ASCII only
+
+
 def _decode(text: str) -> object:
     """``_DECODER.decode(text)`` for text with no space around it, sooner: the decoder's own scanner,
     without the two whitespace searches around it (a third of the time of a request's decoding)."""
@@ -508,6 +733,9 @@ def _skip_rest_of_line(stdin: IO[bytes]) -> None:
 
 def _too_long() -> Reply:
     return {"error": f"the request is longer than {MAX_LINE_BYTES} bytes and was skipped"}
+
+
+_TOO_LONG = encode(_too_long())
 
 
 def _outcome(board: Board) -> str:

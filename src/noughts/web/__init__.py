@@ -38,7 +38,7 @@ def _need_web() -> None:
 def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, scores: bool = True,
           limits: Limits | None = None, log_level: str = "warning", redis: str | None = None,
           workers: int = 1, public_url: str | None = None, allowed_hosts: list[str] | None = None,
-          loop: str = "auto", ws: str = "websockets-sansio") -> None:
+          trusted_proxies: list[str] | None = None, loop: str = "auto", ws: str = "websockets-sansio") -> None:
     """Serve the game on http://host:port/ until Ctrl-C (``noughts web``).
 
     ``db`` is the score and history file (``None``: the same default as ``noughts play``);
@@ -46,9 +46,11 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, s
     Redis, shared with every process given the same address; ``workers`` processes then serve
     one port (more than one needs ``redis``). ``public_url`` is the address friends are sent
     (else the machine's network address when ``host`` is every interface). ``allowed_hosts`` are
-    the names the server answers to (default: those of ``host``; ``['*']``: any). ``loop``
-    (``auto``: uvloop if installed, ``asyncio``, ``uvloop``) and ``ws`` (``websockets-sansio``,
-    ``websockets``, ``wsproto``) choose uvicorn's event loop and websocket implementation. Raises
+    the names the server answers to (default: those of ``host``; ``['*']``: any).
+    ``trusted_proxies`` (addresses or networks) are the reverse proxies whose ``X-Forwarded-For``
+    names the client, for the per-address limits (default: none). ``loop`` (``auto``: uvloop if
+    installed, ``asyncio``, ``uvloop``) and ``ws`` (``websockets-sansio``, ``websockets``,
+    ``wsproto``) choose uvicorn's event loop and websocket implementation. Raises
     :class:`NoughtsError` if the web packages are missing, Redis cannot be reached or the
     address cannot be listened on.
     """
@@ -61,7 +63,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, s
     from noughts.web.server import serve as _serve
 
     _serve(host, port, db, scores=scores, limits=limits, log_level=log_level, redis=redis, workers=workers,
-           public_url=public_url, allowed_hosts=allowed_hosts, loop=loop, ws=ws)
+           public_url=public_url, allowed_hosts=allowed_hosts, trusted_proxies=trusted_proxies, loop=loop, ws=ws)
 
 
 def create_app(db: str | None = None, **options: Any) -> Starlette:

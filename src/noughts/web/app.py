@@ -23,7 +23,7 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
 from noughts.web.connection import serve_socket
-from noughts.web.guard import Guard
+from noughts.web.guard import Guard, TrustedProxies
 from noughts.web.hub import Hub
 from noughts.web.lobby import Lobby
 from noughts.web.protocol import CODE_ALPHABET, CODE_LENGTH, Limits
@@ -40,8 +40,9 @@ STATIC = {"index.html": "text/html; charset=utf-8", "style.css": "text/css; char
 
 def create_app(db: str | None = None, *, scores: bool = True, limits: Limits | None = None,
                rooms: RoomStore | None = None, notify: Callable[[str], None] | None = None,
-               redis: str | None = None, heartbeat: float = 5.0, public_url: str | None = None,
-               listen_host: str = "127.0.0.1", allowed_hosts: Collection[str] | None = None) -> Starlette:
+               redis: str | None = None, heartbeat: float = 1.0, public_url: str | None = None,
+               listen_host: str = "127.0.0.1", allowed_hosts: Collection[str] | None = None,
+               trusted_proxies: Collection[str] = ()) -> Starlette:
     """The web game as an ASGI app.
 
     ``db`` is the score file (``None``: the default, as for ``noughts play``); ``scores=False``
@@ -54,18 +55,24 @@ def create_app(db: str | None = None, *, scores: bool = True, limits: Limits | N
     host names the server answers to (``Host``, and a websocket's ``Origin``); ``None`` or ``'*'``
     in it: any name, as for an app behind a server of your own that checks them (``noughts web``
     passes the names of the address it serves, see :func:`noughts.web.guard.default_allowed_hosts`).
+    ``trusted_proxies`` are the addresses (or networks) of proxies whose ``X-Forwarded-For`` names
+    the client (``noughts web --trusted-proxy``; see :class:`noughts.web.guard.TrustedProxies`).
     """
     limits = limits or Limits()
     hub: Hub
+    trusted = TrustedProxies(trusted_proxies)
     if redis is not None:
         from noughts.web.shared import RedisHub, RedisRoomStore, open_redis
+        from noughts.web.shared_guard import SharedGuard
 
         shared = RedisRoomStore(open_redis(redis), limits.max_rooms, limits.room_ttl)
         rooms, hub = shared, RedisHub(shared, heartbeat=heartbeat)
+        # the per-address limits hold over every process on this Redis, not in each one
+        guard: Guard = SharedGuard(limits, shared.client, shared.process, shared.prefix, trusted=trusted)
     else:
         rooms = rooms or MemoryRoomStore(limits.max_rooms, limits.room_ttl)
         hub = Hub(rooms)
-    guard = Guard(limits)
+        guard = Guard(limits, trusted=trusted)
     lobby = Lobby(limits, rooms, Recorder(db, scores, notify), hub, guard)
     allowed = None if allowed_hosts is None or "*" in allowed_hosts else {
         name.strip("[]").lower().rstrip(".") for name in allowed_hosts}
@@ -117,7 +124,7 @@ def create_app(db: str | None = None, *, scores: bool = True, limits: Limits | N
     app = Starlette(routes=[
         Route("/", page), Route("/r/{code}", page), Route("/r/{code}/qr.svg", qr), Route("/static/{name}", static),
         Route("/healthz", health), WebSocketRoute("/ws", websocket),
-    ], lifespan=lifespan, middleware=[Middleware(Shield, headers=SECURITY_HEADERS, allowed=allowed)])
+    ], lifespan=lifespan, middleware=[Middleware(Shield, headers=SECURITY_HEADERS, allowed=allowed, guard=guard)])
     app.state.lobby = lobby
     app.state.hub = hub
     app.state.guard = guard

@@ -7,8 +7,13 @@ served. Also here: the hosts a server answers to (:func:`default_allowed_hosts`)
 per cause per interval (:class:`LogLimiter`) and the open-file limit (:func:`raise_descriptor_limit`).
 Nothing here imports a web package.
 
+With rooms in Redis (``--redis``), :class:`noughts.web.shared_guard.SharedGuard` keeps the
+counts of rooms, joins, failed joins and connections there, so the limits hold over every
+process together (``--workers N`` does not give an address N times its share).
+
+>>> import asyncio
 >>> guard = Guard(Limits(rooms_per_address=1))
->>> guard.created("192.0.2.1", "AAAA")
+>>> asyncio.run(guard.created("192.0.2.1", "AAAA"))
 >>> guard.rooms_of("192.0.2.1")
 1
 """
@@ -21,17 +26,18 @@ import logging
 import math
 import socket
 import time
-from collections.abc import Callable, Container
+from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from noughts.errors import NoughtsError
 from noughts.web.protocol import Limits, Rejection
 
 if TYPE_CHECKING:
     from noughts.web.rooms import RoomStore
 
-__all__ = ["LOOPBACK_NAMES", "Guard", "LogLimiter", "client_key", "default_allowed_hosts", "host_allowed",
-           "install_log_limiter", "raise_descriptor_limit"]
+__all__ = ["LOOPBACK_NAMES", "Guard", "LogLimiter", "TrustedProxies", "client_key", "default_allowed_hosts",
+           "host_allowed", "install_log_limiter", "raise_descriptor_limit"]
 
 log = logging.getLogger("noughts.web")
 
@@ -55,6 +61,61 @@ def client_key(host: str | None) -> str:
     return str(address)
 
 
+class TrustedProxies:
+    """The peers whose ``X-Forwarded-For`` is believed (``noughts web --trusted-proxy``): addresses or networks.
+
+    Behind a proxy every connection comes from the proxy's address; only from these peers does
+    the server take the client's address from the header, as the right-most address in it that
+    is not itself a trusted proxy (the one the nearest trusted proxy saw). Anyone else's header
+    is ignored: a client cannot choose its own address.
+
+    >>> proxies = TrustedProxies(["10.0.0.0/8", "127.0.0.1"])
+    >>> proxies.client("10.1.2.3", ["198.51.100.7, 203.0.113.9"])
+    '203.0.113.9'
+    >>> proxies.client("10.1.2.3", ["198.51.100.7, 10.9.9.9"])
+    '198.51.100.7'
+    >>> proxies.client("192.0.2.5", ["198.51.100.7"])
+    '192.0.2.5'
+    """
+
+    def __init__(self, specs: Iterable[str] = ()) -> None:
+        self.networks: list[ipaddress.IPv4Network | ipaddress.IPv6Network] = []
+        for spec in specs:
+            for part in spec.split(","):
+                part = part.strip()
+                if not part:
+                    continue
+                try:
+                    self.networks.append(ipaddress.ip_network(part.strip("[]"), strict=False))
+                except ValueError:
+                    raise NoughtsError(f"--trusted-proxy takes addresses or networks, like 127.0.0.1 or "
+                                       f"10.0.0.0/8, not {part!r:.60}") from None
+
+    def __bool__(self) -> bool:
+        return bool(self.networks)
+
+    def __contains__(self, host: object) -> bool:
+        if not self.networks or not isinstance(host, str):
+            return False
+        try:
+            address = ipaddress.ip_address(host.strip().strip("[]"))
+        except ValueError:
+            return False
+        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+            address = address.ipv4_mapped
+        return any(address in network for network in self.networks)
+
+    def client(self, peer: str | None, forwarded_for: Iterable[str]) -> str | None:
+        """The client's address: ``peer`` itself unless it is a trusted proxy that names one."""
+        if peer not in self:
+            return peer
+        hops = [hop.strip() for value in forwarded_for for hop in value.split(",") if hop.strip()]
+        for hop in reversed(hops[-32:]):  # a long header is a hostile one: the nearest hops are enough
+            if hop not in self:
+                return hop[:64]
+        return hops[0][:64] if hops else peer
+
+
 @dataclass
 class _Bucket:
     allowance: float
@@ -72,9 +133,11 @@ class _Failures:
 class Guard:
     """One process's per-address book (see the module's docstring); ``clock`` is for tests."""
 
-    def __init__(self, limits: Limits, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, limits: Limits, clock: Callable[[], float] = time.monotonic,
+                 trusted: TrustedProxies | None = None) -> None:
         self.limits = limits
         self.clock = clock
+        self.trusted = trusted or TrustedProxies()  # peers whose connections are their clients' (see shield)
         self._rooms: dict[str, set[str]] = {}  # address → codes of the rooms it made that are still open
         self._owner: dict[str, str] = {}  # code → the address that made it
         self._fresh: dict[str, float] = {}  # code → when made, for rooms nobody has joined or played in
@@ -83,6 +146,7 @@ class Guard:
         self._failures: dict[str, _Failures] = {}
         self._open: dict[str, set[object]] = {}  # address → its open connections (transports)
         self._open_by: dict[object, str] = {}
+        self._forwarded: dict[object, str] = {}  # websockets through a trusted proxy → their client's address
         self.max_open = _open_file_budget()  # every connection holds a descriptor
 
     # rooms ------------------------------------------------------------------------------------
@@ -102,7 +166,7 @@ class Guard:
             raise Rejection("too_many_rooms", f"Your address already has {games}, the most one address may "
                                               "have. Finish or leave one, or wait for it to expire.")
 
-    def created(self, key: str, code: str) -> None:
+    async def created(self, key: str, code: str) -> None:
         self._rooms.setdefault(key, set()).add(code)
         self._owner[code] = key
         self._fresh[code] = self.clock()
@@ -132,7 +196,7 @@ class Guard:
         return _take(self._messages, key, self.limits.address_burst, self.limits.address_rate, self.clock())
 
     # joins --------------------------------------------------------------------------------------
-    def may_join(self, key: str) -> None:
+    async def may_join(self, key: str) -> None:
         """Refuse a locked-out address (``locked_out``) or one joining too often (``too_many_joins``)."""
         now = self.clock()
         failures = self._failures.get(key)
@@ -145,7 +209,7 @@ class Guard:
             raise Rejection("too_many_joins", f"Too many joins from your address: at most {limits.join_rate:g} a "
                                               "second. Wait a moment and try again.")
 
-    def failed_join(self, key: str) -> None:
+    async def failed_join(self, key: str) -> None:
         """A join of a code that does not exist, or with a token that is not the seat's."""
         now = self.clock()
         limits = self.limits
@@ -162,10 +226,13 @@ class Guard:
                         failures.until - now, limits.failed_joins)
 
     # connections --------------------------------------------------------------------------------
-    def admit(self, key: str, connection: object) -> bool:
-        """Count a new connection from ``key``, or say no: that address, or the server, holds its most."""
+    def admit(self, key: str, connection: object, *, per_address: bool = True) -> bool:
+        """Count a new connection from ``key``, or say no: that address, or the server, holds its most.
+
+        ``per_address`` False (a trusted proxy's connection, shared by its clients): only the server's count.
+        """
         held = self._open.get(key)
-        if held is not None and len(held) >= self.limits.connections_per_address:
+        if per_address and held is not None and len(held) >= self.limits.connections_per_address:
             return False
         if len(self._open_by) >= self.max_open:
             return False
@@ -173,8 +240,30 @@ class Guard:
         self._open_by[connection] = key
         return True
 
+    def confirm(self, key: str, connection: Any, refuse: Callable[[], None]) -> None:
+        """A connection :meth:`admit` let in, counted also where every process counts (if anywhere).
+
+        In one process there is nothing more to count; :class:`~noughts.web.shared_guard.SharedGuard`
+        counts it in Redis and calls ``refuse`` if the address holds its most over all processes.
+        """
+
+    async def admit_shared(self, key: str, connection: object) -> bool:
+        """As :meth:`confirm`, awaited: whether the connection may stay (in one process: yes)."""
+        return True
+
+    def admit_forwarded(self, key: str, connection: object) -> bool:
+        """Count a websocket a trusted proxy passed on for ``key`` (the server's count has its socket already)."""
+        held = self._open.get(key)
+        if held is not None and len(held) >= self.limits.connections_per_address:
+            return False
+        self._open.setdefault(key, set()).add(connection)
+        self._forwarded[connection] = key
+        return True
+
     def release(self, connection: object) -> None:
         key = self._open_by.pop(connection, None)
+        if key is None:
+            key = self._forwarded.pop(connection, None)
         if key is None:
             return
         held = self._open[key]

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from noughts.store import Participant
     from noughts.web.connection import Connection
     from noughts.web.hub import Hub
-    from noughts.web.recording import Recorder
+    from noughts.web.recording import Recorder, RoomRecording
 
 __all__ = ["Lobby"]
 
@@ -58,6 +58,10 @@ class _Answers:
         self.done: OrderedDict[str, list[str]] = OrderedDict()
         self.request: str | None = None  # the id of the request being handled
         self.current: list[str] = []  # its answers so far
+
+
+class Repeated(Exception):
+    """A seat's request with an id the room remembers: it changed the room already (before a reconnect)."""
 
 
 class Lobby:
@@ -158,6 +162,8 @@ class Lobby:
             await getattr(self, f"_on_{kind}")(conn, message)
             if request is not None and answers is not None and not answers.current:
                 self.answer(conn, {"type": "done", "re": kind})
+        except Repeated:  # sent again after a reconnect: done once, and said so, not refused
+            self.answer(conn, {"type": "done", "re": kind, "repeated": True})  # (joining showed the board)
         except Rejection as rejection:
             self.answer(conn, error_message(rejection.code, str(rejection), kind))
         except Exception:
@@ -254,25 +260,30 @@ class Lobby:
     async def _create(self, conn: Connection, room: Room) -> None:
         records = self._recording(room)
         failure = await self._computer(room)
-        for _ in range(TRIES):
-            room.touched = time.time()
-            try:
+        await records.reserve(self.recorder)  # a game the computer ended at once needs a place too
+        try:
+            for _ in range(TRIES):
+                room.touched = time.time()
                 try:
-                    await self.rooms.put(room)
-                except Rejection as full:
-                    if full.code != "full":
-                        raise
-                    self.hub.closed(await self.rooms.expire(room.touched), self.minutes)  # make room if any expired
-                    await self.rooms.put(room)
-            except Conflict:  # the code is taken: draw another
-                room.code = new_code()
-                continue
-            break
-        else:
-            raise Rejection("busy", "The server could not find a free game code; try again.")
+                    try:
+                        await self.rooms.put(room)
+                    except Rejection as full:
+                        if full.code != "full":
+                            raise
+                        self.hub.closed(await self.rooms.expire(room.touched), self.minutes)  # if any expired
+                        await self.rooms.put(room)
+                except Conflict:  # the code is taken: draw another
+                    room.code = new_code()
+                    continue
+                break
+            else:
+                raise Rejection("busy", "The server could not find a free game code; try again.")
+        except BaseException:
+            records.give_back(self.recorder)
+            raise
         records.flush(self.recorder.for_room(room.code, self._saved))
         conn.created += 1
-        self.guard.created(conn.address, room.code)
+        await self.guard.created(conn.address, room.code)
         await self.hub.attach(conn, room.code, 0)
         self.answer(conn, {"type": "joined", "room": room.code, "seat": 0, "token": room.tokens[0],
                            "link": f"/r/{room.code}", **self._share(conn, room.code)})
@@ -297,12 +308,12 @@ class Lobby:
 
         missing = (f"There is no game with the code {code}: it may have expired after {self.minutes} minutes "
                    "without a move.")
-        self.guard.may_join(conn.address)  # a guesser is locked out; a rejoin loop is slowed
+        await self.guard.may_join(conn.address)  # a guesser is locked out; a rejoin loop is slowed
         try:
             room, (seat, held) = await self._update(code, take_seat, missing, computer=False, show=False)
         except Rejection as refusal:
             if refusal.code in ("no_room", "bad_token"):
-                self.guard.failed_join(conn.address)
+                await self.guard.failed_join(conn.address)
             raise
         if conn.room != code:
             self.guard.used(code)
@@ -425,12 +436,15 @@ class Lobby:
         room (where ``change`` may now refuse): a room is never written over a version its
         writer did not read. ``missing`` says the room is gone; ``leaving`` is then out of it.
         """
+        seat, request = self._request_of(leaving)
         for _ in range(TRIES):
             room = await self.rooms.get(code)
             if room is None:
                 if leaving is not None:
                     await self.leave(leaving)
                 raise Rejection("no_room", missing)
+            if seat is not None and request is not None and room.did(seat, request):
+                raise Repeated(request)  # (a kept copy may be behind, never ahead: this holds for it too)
             records = self._recording(room)
             try:
                 outcome = change(room)
@@ -438,12 +452,21 @@ class Lobby:
                 if room.cached:  # refused on a copy that may be behind another process's change: read it
                     continue
                 raise
+            if seat is not None and request is not None:
+                room.remember(seat, request)  # stored with the change, or not at all
             room.touched = time.time()
             failure = await self._computer(room) if computer else None
             try:
+                # A game this change ends takes its place in the recorder's queue before anyone sees
+                # it end; when the queue is full, only this message waits (see noughts.web.recording).
+                await records.reserve(self.recorder)
                 await self.rooms.put(room)
             except Conflict:
+                records.give_back(self.recorder)
                 continue
+            except BaseException:
+                records.give_back(self.recorder)
+                raise
             records.flush(self.recorder.for_room(code, self._saved))
             if show:
                 self.hub.broadcast(room)
@@ -451,6 +474,13 @@ class Lobby:
                 raise failure
             return room, outcome
         raise Rejection("busy", "That game changed too often at once; look at the board and try again.")
+
+    def _request_of(self, conn: Connection | None) -> tuple[int | None, str | None]:
+        """The seat of ``conn`` and the id of the request it is making (None, None: no id, or not seated)."""
+        if conn is None or conn.seat is None:
+            return None, None
+        answers = self._answers.get(conn)
+        return (conn.seat, answers.request) if answers is not None else (None, None)
 
     async def _computer(self, room: Room) -> Exception | None:
         """Let the computer answer; a failure is returned, so the person's move is still kept and shown.
@@ -489,6 +519,7 @@ class _HeldRecords:
 
     def __init__(self) -> None:
         self.games: list[tuple[Game, Participant, Participant, str | None]] = []
+        self.places: list[str | None] = []  # for each game: None, a place is held in the recorder; or why not
         self.keeper: GameKeeper | None = None
 
     @property
@@ -501,12 +532,26 @@ class _HeldRecords:
         self.games.append((game, x, o, game_key))
         return Recorded(None)
 
-    def flush(self, keeper: GameKeeper) -> None:
+    async def reserve(self, recorder: Recorder) -> None:
+        """Take a place in the recorder's queue for each finished game (awaiting one when it is full)."""
+        while len(self.places) < len(self.games):
+            self.places.append(await recorder.reserve())
+
+    def give_back(self, recorder: Recorder) -> None:
+        """The change was not stored: the places taken for its games go back."""
+        recorder.give_back(sum(place is None for place in self.places))
+        self.places.clear()
+
+    def flush(self, keeper: RoomRecording) -> None:
         """The change is stored: its finished games go to ``keeper`` (the recorder), once."""
         self.keeper = keeper
-        for game, x, o, key in self.games:
-            keeper.record(game, x, o, game_key=key)
+        for number, (game, x, o, key) in enumerate(self.games):
+            if number < len(self.places):
+                keeper.keep(game, x, o, key, reserved=self.places[number] is None, refused=self.places[number])
+            else:
+                keeper.record(game, x, o, game_key=key)
         self.games.clear()
+        self.places.clear()
 
 
 def board_cell(board: Board, cell: int | str) -> int:

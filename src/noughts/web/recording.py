@@ -11,9 +11,11 @@ transaction (up to ``batch``), and the ``scores`` message is read once per batch
 leading names (an index, not the whole people table). At most ``batch`` finished games are ever
 waiting or being written, so a ``SIGKILL`` loses at most that many:
 
-- when that many are waiting, the end of the next game waits for the database to catch up
-  (the event loop stops taking moves: back-pressure on every client, briefly);
-- if it does not catch up within ``wait`` seconds (the database is stuck or gone), the game is
+- a change that ends a game first takes a place for it (:meth:`Recorder.reserve`, awaited before
+  the room is stored); when all ``batch`` places are taken, that one change waits for the database
+  to catch up, and only it: the event loop goes on serving every other move (back-pressure on
+  whoever ends a game, not on everyone);
+- if no place comes free within ``wait`` seconds (the database is stuck or gone), the game is
   not kept and its players are told so in the ``recorded`` message, as are those of every game
   that ends until the database has caught up again; the log says so once;
 - :meth:`Recorder.stop` (the server's shutdown, on ``SIGTERM`` or Ctrl-C) writes every waiting
@@ -27,6 +29,7 @@ import contextlib
 import queue
 import sys
 import threading
+from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -44,6 +47,7 @@ Saved = Callable[[str, dict[str, Any], dict[str, Any] | None], None]  # room cod
 DEFAULT_BATCH = 100  # games per transaction, and the most finished games not yet committed
 DEFAULT_WAIT_S = 5.0  # how long a game's end waits for room in a full queue before it is given up
 _STOP_WAIT_S = 120.0  # the most the shutdown waits for the waiting games to be written
+NOT_KEEPING_UP = "The score database is not keeping up, so this game was not saved."
 
 
 class _Waiting:
@@ -65,7 +69,9 @@ class Recorder:
         self.scores: dict[str, Any] = scores_message(None)
         self._store: Store | None = None
         self._queue: queue.SimpleQueue[_Waiting | None] = queue.SimpleQueue()
-        self._room = threading.Semaphore(batch)  # a place for each finished game not yet committed
+        self._free = batch  # places for finished games not yet committed (counted on the event loop)
+        self._waiters: deque[asyncio.Future[None]] = deque()  # changes waiting for a place, first come first served
+        self._later: set[asyncio.Task[None]] = set()  # games that came without a place, waiting for one
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stuck = False  # the last game waited in vain: give up at once until the database catches up
@@ -84,6 +90,11 @@ class Recorder:
         if self._thread is None or self._stopping:
             return
         self._stopping = True
+        for place in self._waiters:  # changes still waiting for a place: their games are not kept
+            place.cancel()
+        for task in list(self._later):
+            with contextlib.suppress(Exception):
+                await task
         self._queue.put(None)
         thread = self._thread
         await asyncio.get_running_loop().run_in_executor(None, thread.join, _STOP_WAIT_S)
@@ -96,14 +107,88 @@ class Recorder:
         """The store a room's match records through; ``saved`` hears when each game is kept."""
         return RoomRecording(self, code, saved)
 
+    @property
+    def waiting(self) -> int:
+        """Finished games taken and not yet committed (at most ``batch``)."""
+        return self.batch - self._free
+
+    async def reserve(self) -> str | None:
+        """Take a place for one finished game, awaiting one if all are taken; or say why it cannot be kept.
+
+        Only the awaiting coroutine waits (at most ``wait`` seconds): the event loop serves
+        everything else meanwhile. A place taken must be used (``write_later(..., reserved=True)``)
+        or given back (:meth:`give_back`).
+        """
+        why = self._closed()
+        if why is not None:
+            return why
+        if self._free > 0 and not self._waiters:
+            self._free -= 1
+            return None
+        if self._stuck:
+            return NOT_KEEPING_UP
+        assert self._loop is not None
+        place: asyncio.Future[None] = self._loop.create_future()
+        self._waiters.append(place)
+        try:
+            await asyncio.wait({place}, timeout=self.wait)  # never cancels the place itself
+        except BaseException:  # this coroutine was cancelled: a place given meanwhile goes back
+            if place.done() and not place.cancelled():
+                self.give_back(1)
+            place.cancel()
+            raise
+        finally:
+            with contextlib.suppress(ValueError):
+                self._waiters.remove(place)
+        if place.cancelled():  # the shutdown came first
+            return "The server is stopping, so this game was not saved."
+        if place.done():
+            return None
+        place.cancel()
+        if not self._stuck:
+            self._stuck = True
+            self.notify(f"the score database has not kept up for {self.wait:g} s; finished games are not "
+                        "saved until it does (their players are told)")
+        return NOT_KEEPING_UP
+
+    def give_back(self, places: int) -> None:
+        """Places taken by :meth:`reserve` and not used (the change was not stored), or freed by a commit."""
+        self._free += places
+        while self._free > 0 and self._waiters:
+            place = self._waiters.popleft()
+            if not place.done():
+                self._free -= 1
+                place.set_result(None)
+
     def write_later(self, code: str, game: Game, x: Participant, o: Participant, saved: Saved,
-                    game_key: str | None = None) -> None:
+                    game_key: str | None = None, *, reserved: bool = False, refused: str | None = None) -> None:
         """Keep a finished game on the recorder's thread; ``saved`` is called on the event loop after.
 
-        Raises :class:`StoreError` for a game that cannot be kept (not over, a bad key).
+        ``reserved``: a place was taken for it (:meth:`reserve`); ``refused``: :meth:`reserve`
+        said why it cannot be kept (the players are told). Otherwise it takes a free place, or
+        waits for one on a task of its own: this never blocks. Raises :class:`StoreError` for a
+        game that cannot be kept (not over, a bad key); a place reserved for it is then given back.
         """
-        finished = Finished(game, x, o, game_key=game_key)
-        why = self._refusal()
+        try:
+            finished = Finished(game, x, o, game_key=game_key)
+        except BaseException:
+            if reserved:
+                self.give_back(1)
+            raise
+        why = refused
+        if why is None and not reserved:
+            why = self._closed()
+            if why is None and (self._free <= 0 or self._waiters):
+                assert self._loop is not None
+                task = self._loop.create_task(self._write_when_free(_Waiting(code, finished, saved)))
+                self._later.add(task)
+                task.add_done_callback(self._later.discard)
+                return
+            if why is None:
+                self._free -= 1
+        if why is None and self._stopping:
+            self.give_back(1)
+            why = "The server is stopping, so this game was not saved."
         if why is not None:
             assert self._loop is not None
             self._loop.call_soon(saved, code, {"type": "recorded", "game_id": None, "message": why,
@@ -111,23 +196,26 @@ class Recorder:
             return
         self._queue.put(_Waiting(code, finished, saved))
 
-    def _refusal(self) -> str | None:
-        """Take a place in the queue (waiting for one if need be); or say why this game cannot be kept."""
+    async def _write_when_free(self, waiting: _Waiting) -> None:
+        why = await self.reserve()
+        if why is None and self._stopping:
+            self.give_back(1)
+            why = "The server is stopping, so this game was not saved."
+        if why is not None:
+            waiting.saved(waiting.code, {"type": "recorded", "game_id": None, "message": why, "summary": ""}, None)
+            return
+        self._queue.put(waiting)
+
+    def _closed(self) -> str | None:
         if self._thread is None:
             return "The score store has not been started."
         if self._stopping:
             return "The server is stopping, so this game was not saved."
-        if self._room.acquire(blocking=False):
-            return None
-        if not self._stuck and self._room.acquire(timeout=self.wait):  # back-pressure: the game's end waits
-            return None
-        if not self._stuck:
-            self._stuck = True
-            self.notify(f"the score database has not kept up for {self.wait:g} s; finished games are not saved "
-                        "until it does (their players are told)")
-        return "The score database is not keeping up, so this game was not saved."
+        return None
 
     def _deliver(self, done: list[tuple[_Waiting, dict[str, Any]]], scores: dict[str, Any] | None) -> None:
+        self._stuck = False
+        self.give_back(len(done))
         if scores is not None:
             self.scores = scores
         for waiting, message in done:
@@ -162,9 +250,6 @@ class Recorder:
                         break
                     batch.append(more)
                 done, scores_now = self._write(store, batch)
-                for _ in batch:
-                    self._room.release()
-                self._stuck = False
                 with contextlib.suppress(RuntimeError):  # the event loop is gone (the process ends): games are kept
                     loop.call_soon_threadsafe(self._deliver, done, scores_now)
         finally:
@@ -225,6 +310,11 @@ class RoomRecording:
     def record(self, game: Game, x: Participant, o: Participant, *, game_key: str | None = None) -> Recorded:
         self._recorder.write_later(self._code, game, x, o, self._saved, game_key)
         return Recorded(None)
+
+    def keep(self, game: Game, x: Participant, o: Participant, game_key: str | None, *, reserved: bool,
+             refused: str | None) -> None:
+        """A game whose place was taken beforehand (``reserved``), or refused one (``refused`` says why)."""
+        self._recorder.write_later(self._code, game, x, o, self._saved, game_key, reserved=reserved, refused=refused)
 
     def __repr__(self) -> str:
         return f"<RoomRecording {self._code}>"

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 __all__ = ["Conflict", "MemoryRoomStore", "Room", "RoomStore", "new_code", "new_token"]
 
 Kind = Literal["computer", "friend"]
+REMEMBERED_PER_SEAT = 16  # request ids a room keeps for each seat: a retry after a reconnect is seen as one
 
 
 def new_code() -> str:
@@ -71,6 +72,9 @@ class Room:
         self.stored_version: int | None = None
         self.cached = False  # handed out from a copy the store kept, not read just now: it may be behind
         self.written_state: tuple[int, dict[str, Any]] | None = None  # a shared store's last state written, by version
+        # Each seat's most recent request ids that changed the room: kept with the room (in Redis too),
+        # so a request sent again after a reconnect, to any process, is known as done, not done twice.
+        self.requests: list[list[str]] = [[], []]
 
     # making rooms ---------------------------------------------------------------------------
     @classmethod
@@ -122,6 +126,16 @@ class Room:
             if held is not None and secrets.compare_digest(held, token):
                 return number
         return None
+
+    def did(self, seat: int, request: str) -> bool:
+        """Whether ``seat``'s request with this id has changed the room already."""
+        return request in self.requests[seat]
+
+    def remember(self, seat: int, request: str) -> None:
+        """``seat``'s request with this id has changed the room (the oldest ids are forgotten)."""
+        done = self.requests[seat]
+        done.append(request)
+        del done[:-REMEMBERED_PER_SEAT]
 
     # the game -------------------------------------------------------------------------------
     @property
@@ -208,16 +222,20 @@ class Room:
     def to_dict(self) -> dict[str, Any]:
         """Everything, tokens included: for a room store, never for a client."""
         return {"code": self.code, "kind": self.kind, "tokens": list(self.tokens), "match": self.match.to_dict(),
-                "touched": self.touched, "version": self.version}
+                "touched": self.touched, "version": self.version, "requests": self.requests}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], store: Store | None = None) -> Room:
         """A room from :meth:`to_dict`; ``store`` is where its match records finished games."""
         try:
             tokens = [None if t is None else str(t) for t in data["tokens"]][:2]
-            return cls(str(data["code"]), "friend" if data["kind"] == "friend" else "computer",
+            room = cls(str(data["code"]), "friend" if data["kind"] == "friend" else "computer",
                        Match.from_dict(data["match"], store), tokens, touched=float(data["touched"]),
                        version=int(data["version"]))
+            requests = data.get("requests") or [[], []]  # rooms stored before ids were kept have none
+            room.requests = [[str(r) for r in seat][-REMEMBERED_PER_SEAT:] for seat in requests[:2]]
+            room.requests += [[] for _ in range(2 - len(room.requests))]
+            return room
         except (KeyError, IndexError, TypeError, ValueError) as error:
             raise NoughtsError(f"this saved room is damaged ({type(error).__name__}: {error})") from None
 

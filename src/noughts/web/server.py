@@ -24,7 +24,7 @@ from starlette.applications import Starlette
 from noughts import text
 from noughts.errors import NoughtsError
 from noughts.web.app import create_app
-from noughts.web.guard import default_allowed_hosts, install_log_limiter, raise_descriptor_limit
+from noughts.web.guard import TrustedProxies, default_allowed_hosts, install_log_limiter, raise_descriptor_limit
 from noughts.web.protocol import Limits
 from noughts.web.shield import WS_IMPLEMENTATIONS
 
@@ -70,6 +70,9 @@ def _config(app: Starlette | str, limits: Limits, log_level: str,
     # for: one client that never hangs up must not keep a server from stopping.
     options.setdefault("timeout_graceful_shutdown", 5)
     check_implementations(loop, ws)
+    # X-Forwarded-For is believed only from --trusted-proxy peers, by the app (noughts.web.shield):
+    # uvicorn's own default would believe it from any client on 127.0.0.1.
+    options.setdefault("proxy_headers", False)
     config = uvicorn.Config(app, log_level=log_level, access_log=False, lifespan="on", server_header=False,
                             ws_max_size=limits.max_frame_bytes, ws_per_message_deflate=False, use_colors=colours,
                             http="noughts.web.shield:GuardedHTTP", ws=WS_IMPLEMENTATIONS[ws], loop=loop,
@@ -99,7 +102,8 @@ def app_from_environment() -> Starlette:
     install_log_limiter(limits.log_every)
     return create_app(options["db"], scores=options["scores"], limits=limits, redis=options["redis"],
                       allowed_hosts=options["allowed_hosts"], public_url=options.get("public_url"),
-                      listen_host=options.get("host", "127.0.0.1"))
+                      listen_host=options.get("host", "127.0.0.1"),
+                      trusted_proxies=options.get("trusted_proxies", ()))
 
 
 def answered_names(host: str, allowed_hosts: list[str] | None, public_url: str | None) -> list[str]:
@@ -115,11 +119,13 @@ def answered_names(host: str, allowed_hosts: list[str] | None, public_url: str |
 def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, scores: bool = True,
           limits: Limits | None = None, log_level: str = "warning", redis: str | None = None,
           workers: int = 1, public_url: str | None = None, allowed_hosts: list[str] | None = None,
-          loop: str = "auto", ws: str = "websockets-sansio") -> None:
+          trusted_proxies: list[str] | None = None, loop: str = "auto", ws: str = "websockets-sansio") -> None:
     """Serve until Ctrl-C or SIGTERM; ``loop`` and ``ws`` choose uvicorn's event loop and websocket
     implementation (the defaults measured cheapest a move: see docs/web-protocol.md, "Load")."""
     limits = limits or Limits()
     check_implementations(loop, ws)
+    proxies = list(trusted_proxies or ())
+    TrustedProxies(proxies)  # a malformed address is one line now, not one per worker
     if public_url is not None:
         from noughts.web.share import check_public_url
 
@@ -154,23 +160,24 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, s
     with contextlib.closing(sock), contextlib.suppress(KeyboardInterrupt):
         if workers == 1:
             app = create_app(db, scores=scores, limits=limits, redis=redis, allowed_hosts=hosts,
-                             public_url=public_url, listen_host=host)
+                             public_url=public_url, listen_host=host, trusted_proxies=proxies)
             print(f"noughts web: open http://{shown}:{bound}/ in a browser{everywhere};{shared} Ctrl-C stops "
                   "the server.", flush=True)
             # uvicorn shuts down gracefully on Ctrl-C, then raises it again: stopping is the normal end here
             uvicorn.Server(_config(app, limits, log_level, loop=loop, ws=ws)).run(sockets=[sock])
             return
-        from uvicorn.supervisors import Multiprocess
+        from noughts.web.supervisor import Supervisor
 
         os.environ[OPTIONS_VARIABLE] = json.dumps({"db": db, "scores": scores, "redis": redis,
                                                    "public_url": public_url, "host": host,
-                                                   "limits": dataclasses.asdict(limits), "allowed_hosts": hosts})
+                                                   "limits": dataclasses.asdict(limits), "allowed_hosts": hosts,
+                                                   "trusted_proxies": proxies})
         config = _config("noughts.web.server:app_from_environment", limits, log_level, factory=True,
                          workers=workers, loop=loop, ws=ws)
         print(f"noughts web: open http://{shown}:{bound}/ in a browser{everywhere};{shared} Ctrl-C stops "
               "the server.", flush=True)
         # the supervisor stops every worker on Ctrl-C or SIGTERM, and starts a new one if a worker dies
-        Multiprocess(config, sockets=[sock]).run()
+        Supervisor(config, sockets=[sock]).run()  # uvicorn's, hearing SIGTERM promptly (noughts.web.supervisor)
 
 
 @contextlib.contextmanager

@@ -30,7 +30,6 @@ import contextlib
 import json
 import logging
 import secrets
-import time
 from collections.abc import Container
 from typing import TYPE_CHECKING, Any
 
@@ -87,6 +86,21 @@ for _, code in ipairs(gone) do
 end
 return gone
 """
+
+
+# KEYS: the set of live processes. ARGV: this process, its lease in seconds. Returns whether this
+# process was missing (1: new, or taken for dead), then the processes whose lease ran out, removed.
+_BEAT = """
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) + tonumber(clock[2]) / 1000000
+local added = redis.call('ZADD', KEYS[1], string.format('%.6f', now), ARGV[1])
+local dead = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', string.format('%.6f', now - tonumber(ARGV[2])))
+for _, process in ipairs(dead) do
+  redis.call('ZREM', KEYS[1], process)
+end
+return {added, unpack(dead)}
+"""
+LEASE_BEATS = 3  # heartbeats a process may miss before the others take it out of every room
 
 
 def open_redis(url: str, connections: int = CONNECTIONS) -> Redis:
@@ -364,7 +378,7 @@ def _presence(text: str) -> Presence:
 class RedisHub(Hub):
     """The hub of one process among several: changes go to every process through Redis."""
 
-    def __init__(self, rooms: RedisRoomStore, *, heartbeat: float = 5.0) -> None:
+    def __init__(self, rooms: RedisRoomStore, *, heartbeat: float = 1.0) -> None:
         super().__init__(rooms)
         self.store = rooms
         self.client = rooms.client
@@ -638,15 +652,26 @@ class RedisHub(Hub):
             self.close_local(code, int(event["n"]))
 
     async def _beat(self) -> None:
-        """Say this process is alive; take processes that stopped saying so out of every room."""
-        processes = f"{self.prefix}processes"
+        """Say this process is alive; take processes that stopped saying so out of every room.
+
+        A process's lease is ``LEASE_BEATS`` heartbeats, timed by Redis's clock (the machines'
+        clocks may differ). A process found buried while alive (its loop stalled past its lease)
+        writes its presence again.
+        """
+        beat = self.client.register_script(_BEAT)
+        keys = [f"{self.prefix}processes"]
+        first = True
         while True:
             try:
-                now = time.time()
-                await self.client.zadd(processes, {self.process: now})
-                for dead in map(_text, await self.client.zrangebyscore(processes, "-inf", now - 3 * self.heartbeat)):
-                    if await self.client.zrem(processes, dead):  # one process cleans up after each
-                        await self._bury(dead)
+                added, *dead = await beat(keys=keys, args=[self.process, repr(LEASE_BEATS * self.heartbeat)])
+                if int(added) and not first:
+                    log.warning("this process was taken for dead (its heartbeat was late); its sockets count again")
+                    self.published.clear()
+                    for code in list(self.watching):
+                        await self._present(code)
+                first = False
+                for process in map(_text, dead):  # removed by this script: this process cleans up after each
+                    await self._bury(process)
             except RedisError as error:
                 log.warning("could not reach Redis for the heartbeat: %s", error)
             await asyncio.sleep(self.heartbeat)

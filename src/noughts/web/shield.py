@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 else:
     _Protocol = object
 
-from noughts.web.guard import Guard, client_key, host_allowed
+from noughts.web.guard import Guard, TrustedProxies, client_key, host_allowed
 
 if TYPE_CHECKING:
     import asyncio
@@ -50,11 +50,18 @@ GUARD = "noughts_guard"  # the key of the app's guard in the lifespan state uvic
 
 
 class Shield:
-    """ASGI middleware: only ``allowed`` host names (None: any), same-site websockets, security headers."""
+    """ASGI middleware: only ``allowed`` host names (None: any), same-site websockets, security headers.
 
-    def __init__(self, app: ASGIApp, headers: Mapping[str, str], allowed: Container[str] | None) -> None:
+    With a ``guard`` whose trusted proxies include the peer, the client's address is taken from
+    ``X-Forwarded-For`` (and the scheme from ``X-Forwarded-Proto``), and the client's websockets
+    count against that address's connection limit (see :class:`~noughts.web.guard.TrustedProxies`).
+    """
+
+    def __init__(self, app: ASGIApp, headers: Mapping[str, str], allowed: Container[str] | None,
+                 guard: Guard | None = None) -> None:
         self.app = app
         self.allowed = allowed
+        self.guard = guard
         self.headers = [(name.encode("latin-1"), value.encode("latin-1")) for name, value in headers.items()]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -63,12 +70,32 @@ class Shield:
             return
         fields = {name: value.decode("latin-1") for name, value in scope["headers"] if name in (b"host", b"origin")}
         host = fields.get(b"host", "")
+        guard = self.guard
+        forwarded = guard is not None and bool(guard.trusted) and _peer(scope) in guard.trusted
+        if forwarded:
+            scope = _as_forwarded(scope, guard.trusted)  # type: ignore[union-attr]
         if scope["type"] == "websocket":
             origin = fields.get(b"origin")
             if not host_allowed(host, self.allowed) or (origin is not None and not self._same_site(origin, host)):
                 await send({"type": "websocket.close", "code": 1008, "reason": "not this site"})
                 return
-            await self.app(scope, receive, send)
+            if not forwarded or guard is None:
+                await self.app(scope, receive, send)
+                return
+            ticket = object()  # this websocket's place in its client's share of connections
+            key = client_key(_peer(scope))
+            admitted = guard.admit_forwarded(key, ticket)
+            if admitted and not await guard.admit_shared(key, ticket):
+                guard.release(ticket)
+                admitted = False
+            if not admitted:
+                log.warning("turned away a websocket: its address holds all the connections it may")
+                await send({"type": "websocket.close", "code": 1013, "reason": "too many connections"})
+                return
+            try:
+                await self.app(scope, receive, send)
+            finally:
+                guard.release(ticket)
             return
         if not host_allowed(host, self.allowed):
             body = (f"This server does not answer to the name {host[:60]!r}; use the address it was started "
@@ -96,6 +123,24 @@ class Shield:
         return host_allowed(netloc, self.allowed)
 
 
+def _peer(scope: Scope) -> str | None:
+    client = scope.get("client")
+    return str(client[0]) if client else None
+
+
+def _as_forwarded(scope: Scope, trusted: TrustedProxies) -> Scope:
+    """The scope as its client sent it: the address and scheme the trusted proxy saw."""
+    forwarded_for = [value.decode("latin-1") for name, value in scope["headers"] if name == b"x-forwarded-for"]
+    client = trusted.client(_peer(scope), forwarded_for)
+    changed = dict(scope, client=(client, 0))
+    proto = [value.decode("latin-1").strip().lower() for name, value in scope["headers"]
+             if name == b"x-forwarded-proto"]
+    if proto and proto[-1] in ("http", "https"):
+        secure = proto[-1] == "https"
+        changed["scheme"] = ("wss" if secure else "ws") if scope["type"] == "websocket" else proto[-1]
+    return changed
+
+
 def _busy_response(headers: Mapping[str, str]) -> bytes:
     lines = ["HTTP/1.1 503 Service Unavailable", "Content-Type: text/plain; charset=utf-8", "Retry-After: 30",
              "Connection: close", *(f"{name}: {value}" for name, value in headers.items())]
@@ -117,13 +162,24 @@ class GuardedHTTP(H11Protocol):
         guard = self.app_state.get(GUARD)
         if not isinstance(guard, Guard):
             return  # an app without a guard: plain uvicorn
-        if not guard.admit(client_key(self.client[0] if self.client else None), transport):
+        peer = self.client[0] if self.client else None
+        # a trusted proxy's connection carries many clients: they are counted by address in the Shield
+        key, proxied = client_key(peer), peer in guard.trusted
+        if not guard.admit(key, transport, per_address=not proxied):
             log.warning("turned away a connection: its address (or the server) holds all the connections it may")
             transport.write(BUSY)
             transport.close()
             return
         self.guard = guard
         self._arm()
+        if not proxied:  # with limits shared by several processes: nothing is read until they agree
+            guard.confirm(key, transport, self._refuse)
+
+    def _refuse(self) -> None:
+        log.warning("turned away a connection: its address holds all the connections it may on every process")
+        if not self.transport.is_closing():
+            self.transport.write(BUSY)
+            self.transport.close()
 
     def _arm(self) -> None:
         if self.deadline is not None:
