@@ -4,8 +4,8 @@ Two things keep collection cheap, since every pytest-xdist worker collects the w
 - a file is searched for doctests (`--doctest-modules`, `--doctest-glob=*.md`) only if its text has `>>>`,
   so no module is imported, nor test file scanned, just to find nothing;
 - before the workers start, the controller compiles every module once (tests with their assertions
-  rewritten, as pytest caches them), across every core: on a fresh clone each worker would otherwise do
-  all of it again at the same time.
+  rewritten, as pytest caches them) and makes Hypothesis's Unicode tables, across every core: on a fresh
+  clone each worker would otherwise do all of it again at the same time.
 """
 
 from __future__ import annotations
@@ -46,6 +46,9 @@ def pytest_collect_file(file_path: Path) -> Iterator[None]:
 def _compile(job: tuple[str, bool], config: pytest.Config) -> None:
     """Compile one file: a test module as pytest's assertion rewriter caches it, any other plainly."""
     path, rewrite = job
+    if path == _HYPOTHESIS_TABLES:
+        _hypothesis_tables()
+        return
     if not rewrite:
         compileall.compile_file(path, quiet=2)
         return
@@ -61,6 +64,18 @@ def _compile(job: tuple[str, bool], config: pytest.Config) -> None:
         _write_pyc(config.stash[assertstate_key], code, source_hash, pyc)
 
 
+_HYPOTHESIS_TABLES = ""  # a job of its own, the longest
+
+
+def _hypothesis_tables() -> None:
+    """Hypothesis's Unicode tables, which st.text() needs: ~3 s to make in each process, then read from
+    .hypothesis/unicode_data (internal functions, hence the guard in the caller)."""
+    from hypothesis.internal.charmap import charmap, intervals_from_codec
+
+    charmap()
+    intervals_from_codec("utf-8")
+
+
 def _jobs(config: pytest.Config) -> list[tuple[str, bool]]:
     patterns = [*config.getini("python_files"), "conftest.py"]
     jobs = []
@@ -69,7 +84,25 @@ def _jobs(config: pytest.Config) -> list[tuple[str, bool]]:
         for path in sorted(root.rglob("*.py")) if root.is_dir() else []:
             rewrite = entry != "src" and any(fnmatch.fnmatch(path.name, p) for p in patterns)
             jobs.append((str(path), rewrite))
-    return sorted(set(jobs))
+    return [(_HYPOTHESIS_TABLES, False), *sorted(set(jobs))]
+
+
+def _shares(jobs: list[tuple[str, bool]], count: int) -> list[list[tuple[str, bool]]]:
+    """``jobs`` in ``count`` shares of about the same work, the longest jobs placed first."""
+
+    def work(job: tuple[str, bool]) -> float:  # in bytes of test source rewritten (~6 µs a byte)
+        path, rewrite = job
+        if path == _HYPOTHESIS_TABLES:
+            return 500_000
+        return os.path.getsize(path) * (1.0 if rewrite else 0.15)
+
+    shares: list[list[tuple[str, bool]]] = [[] for _ in range(count)]
+    loads = [0.0] * count
+    for job in sorted(jobs, key=work, reverse=True):
+        least = loads.index(min(loads))
+        shares[least].append(job)
+        loads[least] += work(job)
+    return shares
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -78,8 +111,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     distributing = getattr(config.option, "dist", "no") != "no" and not hasattr(config, "workerinput")
     if not distributing or sys.dont_write_bytecode or sys.platform == "win32":
         return
-    jobs = _jobs(config)
-    slices = [jobs[i :: os.cpu_count() or 1] for i in range(os.cpu_count() or 1)]
+    slices = _shares(_jobs(config), os.cpu_count() or 1)
     children = []
     for part in slices[1:]:
         pid = os.fork()
@@ -93,9 +125,10 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 def _compile_all(jobs: list[tuple[str, bool]], config: pytest.Config) -> int:
-    try:
-        for job in jobs:
+    failed = 0
+    for job in jobs:
+        try:
             _compile(job, config)
-    except Exception:  # warming is only an optimisation: the workers compile what is left, as they always did
-        return 1
-    return 0
+        except Exception:  # warming is only an optimisation: the workers compile what is left, as they always did
+            failed = 1
+    return failed
