@@ -116,8 +116,11 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     for part in slices[1:]:
         pid = os.fork()
         if pid == 0:  # a child compiles its share and leaves at once, running no exit handlers of pytest's
-            status = _compile_all(part, config)
-            os._exit(status)
+            status = 1
+            try:
+                status = _compile_all(part, config)
+            finally:
+                os._exit(status)
         children.append(pid)
     _compile_all(slices[0], config)
     for pid in children:
