@@ -19,6 +19,7 @@ play: $(PLAY_READY)
 # One worker more than there are cores: many tests wait (for simavr, the browser, a panel's clock).
 # Compiled modules are cached (__pycache__, ignored by git) even where PYTHONDONTWRITEBYTECODE is
 # set: every worker and every `python -m noughts` a test starts would compile them all again.
+# conftest.py compiles them once (tests with pytest's rewritten asserts) before the workers start.
 # PYTEST_ARGS adds options, e.g. PYTEST_ARGS="-k engine"; TEST_WORKERS=1 runs one file at a time.
 test: system-packages $(READY)
 	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)

@@ -633,9 +633,10 @@ def test_a_session_over_many_shapes_keeps_every_cache_bounded() -> None:
     from noughts.players import minimax
 
     shapes = [(rows, cols, k) for rows in (3, 5, 8, 13, 21, 26) for cols in (4, 9, 26) for k in (2, 3)]
+    # small budgets: every request still makes its shape's caches (a node on 26×26 costs ~2 ms)
     for rows, cols, k in shapes:
-        for request in ({"cmd": "status"}, {"cmd": "analyse", "nodes": 300}, {"cmd": "move", "player": "minimax",
-                        "nodes": 200, "seed": 1}, {"cmd": "move", "player": "perfect", "nodes": 300, "seed": 1}):
+        for request in ({"cmd": "status"}, {"cmd": "analyse", "nodes": 40}, {"cmd": "move", "player": "minimax",
+                        "nodes": 200, "seed": 1}, {"cmd": "move", "player": "perfect", "nodes": 40, "seed": 1}):
             reply = handle({**request, "rows": rows, "cols": cols, "k": k})
             assert "internal error" not in reply.get("error", ""), reply
         assert len(Geometry._cache) <= GEOMETRY_CACHE_SHAPES
