@@ -189,10 +189,12 @@ def test_headers_sent_a_byte_at_a_time_are_cut_off(tight: str) -> None:
         assert quick.recv(4096).startswith(b"HTTP/1.1 200")
 
 
-def test_an_idle_websocket_is_closed_with_a_close_code(tight: str) -> None:
-    idle = Player(tight, "127.0.0.24")
-    with pytest.raises(ConnectionClosed) as closed:
-        idle.next(timeout=TIGHT.idle_timeout + 3)
+def test_an_idle_websocket_is_closed_with_a_close_code() -> None:
+    quick = Limits(idle_timeout=0.5)  # a server of its own: TIGHT's idle limit is kept long
+    with running(limits=quick, scores=False, notify=lambda line: None) as url:
+        idle = Player(url, "127.0.0.24")
+        with pytest.raises(ConnectionClosed) as closed:
+            idle.next(timeout=quick.idle_timeout + 3)
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 1001
 
 
