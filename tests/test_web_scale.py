@@ -100,14 +100,19 @@ class WebProcess:
         self.redis_url, self.db, self.workers = redis_url, db, workers
         self.port = free_port()
         self.process: subprocess.Popen[bytes] | None = None
-        self.start(wait)
+        if wait:
+            self.start()
+        else:
+            self.launch()
 
-    def start(self, wait: bool = True) -> None:
+    def start(self) -> None:
+        self.launch()
+        self.wait_until_healthy()
+
+    def launch(self) -> None:
         command = [sys.executable, "-m", "noughts", "web", "--port", str(self.port), "--redis", self.redis_url,
                    "--db", self.db, "--workers", str(self.workers)]
         self.process = subprocess.Popen(command, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        if wait:
-            self.wait_until_healthy()
 
     def wait_until_healthy(self) -> None:
         wait_until(self.healthy, f"noughts web on port {self.port}", self.process)
