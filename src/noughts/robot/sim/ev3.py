@@ -386,17 +386,20 @@ class FakeEv3:
 
     # -- physics ------------------------------------------------------------------------------------
     def _run(self) -> None:
-        hurry = False
         while True:
+            with self.tick:
+                if not self.running:
+                    return
+                if self.fast_forward and self._sleepers and min(self._sleepers) <= self.now:
+                    self.tick.wait(self.tick_s)  # a sleeper whose time has come wakes first
+                    continue
+                # Only while every thread on this clock sleeps: one that is awake gets a tick of real time to act.
+                hurry = self.fast_forward and bool(self._sleepers)
             if not hurry:
                 time.sleep(self.tick_s)
             with self.tick:
-                if self.fast_forward:  # a sleeper whose time has come wakes before the physics goes on
-                    while self.running and self._sleepers and min(self._sleepers) <= self.now:
-                        self.tick.wait(self.tick_s)
                 if not self.running:
                     return
-                hurry = self.fast_forward and bool(self._sleepers)
                 self._step()
                 self.now += self.dt
                 self.tick.notify_all()
