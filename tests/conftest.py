@@ -4,6 +4,7 @@ one alone at the end."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
@@ -11,6 +12,24 @@ import pytest
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pg_server import PostgresServer
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    use_memory_for_temporary_files()
+
+
+def use_memory_for_temporary_files(folder: str = "/dev/shm", room: int = 2 << 30) -> None:
+    """Temporary files (tmp_path, and those of the processes the tests start) go to tmpfs when it
+    has ``room``: each SQLite commit waits for fsync on a disk, which on a busy machine made the
+    store's tests 2.5 times slower; nothing here must survive a power cut. $TMPDIR, if set, wins."""
+    import tempfile
+
+    if os.environ.get("TMPDIR") or not os.access(folder, os.W_OK):
+        return
+    stats = os.statvfs(folder)
+    if stats.f_bavail * stats.f_frsize >= room:
+        os.environ["TMPDIR"] = folder  # inherited by xdist's workers and every child process
+        tempfile.tempdir = None  # worked out again, from $TMPDIR
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

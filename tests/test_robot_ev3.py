@@ -47,7 +47,7 @@ PYTHON35_FUTURES = {"nested_scopes", "generators", "division", "absolute_import"
 
 @pytest.fixture
 def brick() -> Iterator[FakeEv3]:
-    with FakeEv3() as fake:
+    with FakeEv3(fast_forward=True) as fake:  # the physics need not wait for real time while the agent sleeps
         yield fake
 
 
@@ -207,6 +207,7 @@ def test_a_motor_stalled_mid_move_is_a_robot_error_in_words(brick: FakeEv3, robo
 
 
 def test_stop_from_another_thread_halts_a_drawing_and_lifts_the_pen(brick: FakeEv3, robot: Ev3Robot) -> None:
+    brick.fast_forward = False  # the stop is sent on a real clock: the drawing must not race ahead of it
     robot.home()
     errors: list[Exception] = []
     long_line = Stroke(((5.0, 60.0), (115.0, 60.0)), "grid")

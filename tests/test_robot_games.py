@@ -81,7 +81,7 @@ class HumanAtTheBrick:
 
 @pytest.fixture
 def brick() -> Iterator[FakeEv3]:
-    with FakeEv3(time_scale=100.0) as fake:
+    with FakeEv3(time_scale=100.0, fast_forward=True) as fake:
         yield fake
 
 

@@ -96,16 +96,25 @@ def redis_url(redis_server: str) -> str:
 class WebProcess:
     """One ``noughts web --redis …`` process: started, killed, started again on the same port."""
 
-    def __init__(self, redis_url: str, db: str, workers: int = 1) -> None:
+    def __init__(self, redis_url: str, db: str, workers: int = 1, *, wait: bool = True) -> None:
         self.redis_url, self.db, self.workers = redis_url, db, workers
         self.port = free_port()
         self.process: subprocess.Popen[bytes] | None = None
-        self.start()
+        if wait:
+            self.start()
+        else:
+            self.launch()
 
     def start(self) -> None:
+        self.launch()
+        self.wait_until_healthy()
+
+    def launch(self) -> None:
         command = [sys.executable, "-m", "noughts", "web", "--port", str(self.port), "--redis", self.redis_url,
                    "--db", self.db, "--workers", str(self.workers)]
         self.process = subprocess.Popen(command, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+    def wait_until_healthy(self) -> None:
         wait_until(self.healthy, f"noughts web on port {self.port}", self.process)
 
     def healthy(self) -> bool:
@@ -141,8 +150,10 @@ def three(redis_server: str, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     url = f"{redis_server}/{next(databases)}"
     servers: list[WebProcess] = []
     try:
-        for _ in range(3):
-            servers.append(WebProcess(url, db))
+        for _ in range(3):  # started together, then waited for
+            servers.append(WebProcess(url, db, wait=False))
+        for server in servers:
+            server.wait_until_healthy()
         yield servers
     finally:
         for server in servers:

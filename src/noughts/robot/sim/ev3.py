@@ -8,7 +8,10 @@ reset), ``position_sp``, ``speed_sp``, ``time_sp`` and ``stop_action``, and repo
 stall works. Pen-down moves land on a :class:`~noughts.robot.paper.Paper`; the colour sensor in
 ``COL-REFLECT`` mode reads the paper under it. The test presses the touch sensor and the buttons;
 the screen is saved as a PNG. Physics time runs ``time_scale`` times faster than real time; the
-agent's clock is the fake itself.
+agent's clock is the fake itself. With ``fast_forward`` the physics does not wait for real time
+while someone sleeps on that clock (the agent between its polls, a test): it steps at once up to the
+first sleeper's wake-up, then waits for that sleeper to wake, so nothing is skipped, only the idle
+real time; anything done on a real clock while nobody sleeps on this one sees ``time_scale``.
 
 Sysfs attributes keep no buffer but files do, and ev3dev2 rewrites them in place; so the physics
 pads what it writes, and consumes (empties) a motor's ``command`` and set-points as it takes them.
@@ -239,11 +242,13 @@ class FakeEv3:
     Use it as a context manager; :meth:`start_agent` serves the agent on a free local port. The
     carriage starts ``start_mm`` from the home corner and the pen ``pen_start_deg`` below its top;
     the pen touches the paper ``pen_contact_deg`` below the top. :meth:`jam` puts something in an
-    axis's way."""
+    axis's way. ``fast_forward``: see the module's description (not for a test that races a
+    real-time action, such as a stop sent from another connection, against the physics)."""
 
     def __init__(self, config: Ev3Config | None = None, paper: Paper | None = None, *,
                  reflectance: Reflectance | None = None, time_scale: float = 50.0, tick_s: float = 0.001,
-                 start_mm: Point = (60.0, 40.0), pen_start_deg: float = 8.0, pen_contact_deg: float = 20.0) -> None:
+                 start_mm: Point = (60.0, 40.0), pen_start_deg: float = 8.0, pen_contact_deg: float = 20.0,
+                 fast_forward: bool = False) -> None:
         self.config = config = config or Ev3Config()
         self.machine, self.paper = config.machine(), paper or Paper(Sheet(3, 3))
         self.reflectance = reflectance or Reflectance()
@@ -265,6 +270,8 @@ class FakeEv3:
         self.root, self.buttons, self.sound = root, FakeButtons(), FakeSound()
         self.display = FakeDisplay(self.folder / "screen.png")
         self.now, self.running, self.tick = 0.0, False, threading.Condition()
+        self.fast_forward = fast_forward
+        self._sleepers: list[float] = []  # the physics times the callers of sleep() wake at
         self._events: list[tuple[float, frozenset[str], bool]] = []  # when, what, pressed or released
         self._stroke: list[Point] = []
         self._reading: tuple[float, float, int] | None = None
@@ -328,8 +335,13 @@ class FakeEv3:
         """Wait until the physics has run ``seconds`` further."""
         with self.tick:
             until = self.now + seconds
-            while self.now < until and self.running:
-                self.tick.wait(0.5)
+            self._sleepers.append(until)
+            try:
+                while self.now < until and self.running:
+                    self.tick.wait(0.5)
+            finally:
+                self._sleepers.remove(until)
+                self.tick.notify_all()  # the physics may be waiting for this sleeper to wake
 
     @property
     def carriage_mm(self) -> Point:
@@ -375,7 +387,16 @@ class FakeEv3:
     # -- physics ------------------------------------------------------------------------------------
     def _run(self) -> None:
         while True:
-            time.sleep(self.tick_s)
+            with self.tick:
+                if not self.running:
+                    return
+                if self.fast_forward and self._sleepers and min(self._sleepers) <= self.now:
+                    self.tick.wait(self.tick_s)  # a sleeper whose time has come wakes first
+                    continue
+                # Only while every thread on this clock sleeps: one that is awake gets a tick of real time to act.
+                hurry = self.fast_forward and bool(self._sleepers)
+            if not hurry:
+                time.sleep(self.tick_s)
             with self.tick:
                 if not self.running:
                     return
