@@ -20,8 +20,7 @@ search over threats only ("threat-space search"); this player uses the same idea
    checked breadth first, the opponent's VCF then VCT to depth 2, 3, ... for every defence still
    standing, so the budget goes to the defences that hold rather than to the first few tried.
 6. Otherwise iterative-deepening **alpha-beta** (a transposition table; only blocks against a
-   four, only defences against a three, and a three left to answer at the horizon is searched on
-   for two more plies) over the cells with the best **pattern score**: every
+   four, only defences against a three) over the cells with the best **pattern score**: every
    line of k cells through the cell is worth more the more marks of one side it holds (attack
    a little more than defence, an empty line a little). The scores are kept up to date per
    move, both sides' packed in one int per cell, so ordering moves costs no rescans.
@@ -65,7 +64,6 @@ _WIN = 1 << 40
 _WIDTH = 8  # moves tried at each node of the alpha-beta search
 _ROOT_WIDTH = 12  # moves tried at its root
 _MAX_DEPTH = 8
-_QUIESCENCE = 2  # plies past the horizon spent answering a three
 _TEMPO_PERCENT = 150  # the side to move's lines count for more: it can extend them first
 _THREAT_PENALTY = 20_000  # the opponent threatens two wins at once
 
@@ -563,9 +561,8 @@ class _State:
         threats = self.win_cells(3 - side)
         if len(threats) >= 2:
             return -(_WIN - ply - 1)
-        if depth <= 0 and not threats and (depth <= -_QUIESCENCE or not self.open_four_makers(3 - side)
-                                           or self.open_four_makers(side)):
-            return self.evaluate(side)  # a three to answer is searched on (its defences only), a little
+        if depth <= 0 and not threats:
+            return self.evaluate(side)
         key = self.hash
         known = self.table.get(key)
         first = None
