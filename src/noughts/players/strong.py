@@ -64,6 +64,7 @@ _WIN = 1 << 40
 _WIDTH = 8  # moves tried at each node of the alpha-beta search
 _ROOT_WIDTH = 12  # moves tried at its root
 _MAX_DEPTH = 8
+_QUIESCENCE = 2  # plies past the horizon the searching side may spend answering a three
 _TEMPO_PERCENT = 150  # the side to move's lines count for more: it can extend them first
 _THREAT_PENALTY = 20_000  # the opponent threatens two wins at once
 
@@ -170,6 +171,7 @@ class _State:
         self.failed_vct: dict[tuple[int, int, int | None], int] = {}
         self.proof: set[int] = set()  # the attacker's cells in the forced wins found (where to defend)
         self.table: dict[int, tuple[int, int, int, int]] = {}  # alpha-beta: depth, value, bound, best move
+        self.root = 0  # alpha-beta: the side whose move is being chosen
         self.packed = list(tables.empty_score)  # both sides' pattern scores per cell (see _Tables)
         self.near = [0] * tables.size  # marks close to each cell
         self.frontier: set[int] = set()  # empty cells close to a mark
@@ -561,7 +563,10 @@ class _State:
         threats = self.win_cells(3 - side)
         if len(threats) >= 2:
             return -(_WIN - ply - 1)
-        if depth <= 0 and not threats:
+        if depth <= 0 and not threats and (side != self.root or depth <= -_QUIESCENCE
+                                           or not self.open_four_makers(3 - side) or self.open_four_makers(side)):
+            # Past the horizon the searching side answers the opponent's three (its defences only,
+            # for a few plies) rather than trust the penalty; its own threes keep their bonus.
             return self.evaluate(side)
         key = self.hash
         known = self.table.get(key)
@@ -748,6 +753,7 @@ class _Chooser:
             return options[0]
         me, them = self.me, self.them
         state = self._state(1, scored=True)
+        state.root = me
         best = options[0]
 
         def deepening() -> None:
