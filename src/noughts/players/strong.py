@@ -20,7 +20,8 @@ search over threats only ("threat-space search"); this player uses the same idea
    checked breadth first, the opponent's VCF then VCT to depth 2, 3, ... for every defence still
    standing, so the budget goes to the defences that hold rather than to the first few tried.
 6. Otherwise iterative-deepening **alpha-beta** (a transposition table; only blocks against a
-   four, only defences against a three) over the cells with the best **pattern score**: every
+   four, only defences against a three, which the side choosing the move also answers past the
+   horizon) over the cells with the best **pattern score**: every
    line of k cells through the cell is worth more the more marks of one side it holds (attack
    a little more than defence, an empty line a little). The scores are kept up to date per
    move, both sides' packed in one int per cell, so ordering moves costs no rescans.
