@@ -52,7 +52,9 @@ def game(opponent: str, strong_is_x: bool, seed: int, budgets: tuple[Budget, Bud
     x, o = (strong, other) if strong_is_x else (other, strong)
     mine: list[float] = []
     theirs: list[float] = []
-    moves = [board.cell_name(c) for c in range(board.size) if board[c] is not None]
+    # the opening's marks in an order that replays it (X, O, X, ...); a mark's own order does not matter
+    by_side = [[board.cell_name(c) for c in range(board.size) if board[c] == mark] for mark in "XO"]
+    moves = [name for pair in zip(*by_side, strict=False) for name in pair] + by_side[0][len(by_side[1]):]
     while not board.is_over:
         player = x if board.ply % 2 == 0 else o
         started = time.perf_counter()
@@ -106,10 +108,12 @@ def main() -> None:
                 wins = results.count("win")
                 colour = "X (first)" if strong_is_x else "O (second)"
                 median_ms = 1000 * statistics.median(times)
+                p95_ms = 1000 * statistics.quantiles(times, n=20)[-1] if len(times) > 1 else median_ms
                 their_ms = 1000 * statistics.median(their_times)
                 print(f"  vs {opponent:<8} as {colour:<10}: {wins}/{games} won ({100 * wins / games:.0f} %), "
                       f"{results.count('loss')} lost, {results.count('draw')} drawn; strong's median "
-                      f"{median_ms:.0f} ms per move (max {1000 * max(times):.0f}), {opponent}'s {their_ms:.0f} ms",
+                      f"{median_ms:.0f} ms per move (95th percentile {p95_ms:.0f}, max {1000 * max(times):.0f}), "
+                      f"{opponent}'s {their_ms:.0f} ms",
                       flush=True)
                 if args.verbose:
                     for seed, (result, _, _, moves) in enumerate(played, args.first_game):
@@ -117,7 +121,8 @@ def main() -> None:
                             print(f"    game {seed}: {result}: {' '.join(moves)}")
                 rows.append({"opponent": opponent, "strong": "X" if strong_is_x else "O", "games": games,
                              "won": wins, "lost": results.count("loss"), "drawn": results.count("draw"),
-                             "median_ms_per_move": round(median_ms, 1),
+                             "median_ms_per_move": round(median_ms, 1), "p95_ms_per_move": round(p95_ms, 1),
+                             "max_ms_per_move": round(1000 * max(times), 1),
                              "opponent_median_ms_per_move": round(their_ms, 1), "moves": len(times)})
     if args.json:
         with open(f"{args.json}-strong.json", "w") as out:

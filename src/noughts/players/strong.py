@@ -16,9 +16,12 @@ search over threats only ("threat-space search"); this player uses the same idea
    play any cell of the lines that threaten, or a four of their own, and must not have a VCF
    of their own. Iterative deepening within a share of the budget.
 5. **Defend against the opponent's VCT** the same way as against their VCF; the defences tried
-   include every empty cell of the opponent's proof (where its attack can be broken).
+   include every empty cell of the opponent's proof (where its attack can be broken). They are
+   checked breadth first, the opponent's VCF then VCT to depth 2, 3, ... for every defence still
+   standing, so the budget goes to the defences that hold rather than to the first few tried.
 6. Otherwise iterative-deepening **alpha-beta** (a transposition table; only blocks against a
-   four, only defences against a three) over the cells with the best **pattern score**: every
+   four, only defences against a three, which the side choosing the move also answers past the
+   horizon) over the cells with the best **pattern score**: every
    line of k cells through the cell is worth more the more marks of one side it holds (attack
    a little more than defence, an empty line a little). The scores are kept up to date per
    move, both sides' packed in one int per cell, so ordering moves costs no rescans.
@@ -58,11 +61,11 @@ _LOOK_EVERY = 32  # positions between looks at the budget
 _VCF_DEPTH = 30  # attacker's fours in a row, at most
 _DEFENCE_CANDIDATES = 10  # cells tried when looking for a move that stops the opponent's threats
 _MAX_VCT_DEPTH = 7  # attacker moves in a VCT, at most
-_SAFE_DEPTH = 5  # a defence must leave the opponent no VCT this deep
 _WIN = 1 << 40
 _WIDTH = 8  # moves tried at each node of the alpha-beta search
 _ROOT_WIDTH = 12  # moves tried at its root
 _MAX_DEPTH = 8
+_QUIESCENCE = 2  # plies past the horizon the searching side may spend answering a three
 _TEMPO_PERCENT = 150  # the side to move's lines count for more: it can extend them first
 _THREAT_PENALTY = 20_000  # the opponent threatens two wins at once
 
@@ -169,6 +172,7 @@ class _State:
         self.failed_vct: dict[tuple[int, int, int | None], int] = {}
         self.proof: set[int] = set()  # the attacker's cells in the forced wins found (where to defend)
         self.table: dict[int, tuple[int, int, int, int]] = {}  # alpha-beta: depth, value, bound, best move
+        self.root = 0  # alpha-beta: the side whose move is being chosen
         self.packed = list(tables.empty_score)  # both sides' pattern scores per cell (see _Tables)
         self.near = [0] * tables.size  # marks close to each cell
         self.frontier: set[int] = set()  # empty cells close to a mark
@@ -560,7 +564,10 @@ class _State:
         threats = self.win_cells(3 - side)
         if len(threats) >= 2:
             return -(_WIN - ply - 1)
-        if depth <= 0 and not threats:
+        if depth <= 0 and not threats and (side != self.root or depth <= -_QUIESCENCE
+                                           or not self.open_four_makers(3 - side) or self.open_four_makers(side)):
+            # Past the horizon the searching side answers the opponent's three (its defences only,
+            # for a few plies) rather than trust the penalty; its own threes keep their bonus.
             return self.evaluate(side)
         key = self.hash
         known = self.table.get(key)
@@ -665,12 +672,20 @@ class _Chooser:
         self.threat_depth = 0  # the depth of the opponent's VCT, when one was found
         self.searched_depth = 0  # the deepest alpha-beta iteration finished
         self.proof: set[int] = set()  # the cells of the opponent's forced win, when one was found
+        self.failed_vcf: dict[tuple[int, int], int] = {}
+        self.failed_vct: dict[tuple[int, int, int | None], int] = {}
 
     def _state(self, parts: int, *, scored: bool = False) -> _State:
         left = self.budget.nodes_left()
         seconds = self.budget.seconds_left()
-        return _State(self.board, self.budget.limited(
+        state = _State(self.board, self.budget.limited(
             nodes=_share(left, parts), seconds=None if seconds is None else seconds / parts), scored=scored)
+        self._share_tables(state)
+        return state
+
+    def _share_tables(self, state: _State) -> None:
+        """Every search of this move shares the tables of failed attacks: their keys are whole positions."""
+        state.failed_vcf, state.failed_vct = self.failed_vcf, self.failed_vct
 
     def _run(self, state: _State, search: object) -> object:
         try:
@@ -739,6 +754,7 @@ class _Chooser:
             return options[0]
         me, them = self.me, self.them
         state = self._state(1, scored=True)
+        state.root = me
         best = options[0]
 
         def deepening() -> None:
@@ -761,44 +777,62 @@ class _Chooser:
         self._run(state, deepening)
         return best
 
-    def _safe(self, cell: int, parts: int) -> int:
-        """How safe ``cell`` is: 2 if the opponent then has no VCF nor VCT, 1 if no VCF, else 0."""
-        me, them = self.me, self.them
-        trial = self._state(parts)
-        try:
-            trial._place(cell, me)
-            if trial.win_cells(them):  # a move that leaves their four unblocked
-                return 0
-            fours = trial.completions(me, cell)
-            if len(fours) == 1:  # a four of ours only gains a tempo: they block, then must still fail
-                trial._place(fours.pop(), them)
-            if self._run(trial, lambda: trial.vcf(them)) is not None or trial.budget.exhausted:
-                return 0
-            def deepening() -> int | None:  # shallow first: most defences fail fast
-                for depth in range(2, max(_SAFE_DEPTH, self.threat_depth) + 1):
-                    move = trial.vct(them, depth)
-                    if move is not None:
-                        return move
-                return None
-
-            if self._run(trial, deepening) is not None or trial.budget.exhausted:
-                return 1
-            return 2
-        finally:
-            _charge(self.budget, trial.budget)
-
     def _defend(self, ranked: list[tuple[int, int]], their_first: int) -> int:
-        """The best-ranked move after which the opponent has no forced win (else the least bad)."""
-        me = self.me
+        """The best move after which the opponent has no forced win (else the one that holds longest).
+
+        Candidates, in order: the opponent's first move, the other empty cells of its proof
+        (where the attack can be broken), our fours (they gain a tempo: the opponent's block is
+        played), then the best pattern cells. They are checked breadth first: the opponent's
+        VCF after each, then its VCT to depth 2, 3, ... for the candidates still standing, each
+        on its own search state so the tables of failed attacks carry over from one depth to
+        the next. Most defences fail at a shallow depth, cheaply; the budget goes to those that
+        hold. Three quarters of what is left of the budget is spent so; the rest chooses among
+        the candidates that held deepest.
+        """
+        me, them = self.me, self.them
         state = _State(self.board, Budget())
-        options = [cell for _, cell in ranked[:_DEFENCE_CANDIDATES]]
         owner = state.owner
-        proof = {cell for cell in self.proof if not owner[cell]}
-        for cell in sorted(state.four_moves(me) | proof | {their_first}, key=lambda c: (-state.cell_score(me, c), c)):
+
+        def order(cell: int) -> tuple[int, int]:
+            return -state.cell_score(me, cell), cell
+
+        options = [their_first]
+        proof = sorted((cell for cell in self.proof if not owner[cell]), key=order)
+        pattern = [cell for _, cell in ranked[:_DEFENCE_CANDIDATES]]
+        for cell in proof + sorted(state.four_moves(me), key=order) + pattern:
             if cell not in options:
                 options.append(cell)
-        # 0.5: not checked (the budget ran out), better than a defence known to fail
-        safety = {cell: 0.5 if self.budget.exhausted else self._safe(cell, 2 * (len(options) - index) + 1)
-                  for index, cell in enumerate(options)}
-        safest = max(safety.values())
-        return self._searched([cell for cell in options if safety[cell] == safest])
+        left, seconds = self.budget.nodes_left(), self.budget.seconds_left()
+        checks = self.budget.limited(nodes=None if left is None else left * 3 // 4,
+                                     seconds=None if seconds is None else seconds * 3 / 4)
+        held: dict[int, int] = {}  # candidate: the depth of the opponent's attacks it is known to stop
+        standing: dict[int, _State] = {}
+        for cell in options:
+            trial = _State(self.board, checks)
+            self._share_tables(trial)
+            trial._place(cell, me)
+            if trial.win_cells(them):  # a move that leaves their four unblocked
+                held[cell] = -_MAX_VCT_DEPTH - 2
+                continue
+            fours = trial.completions(me, cell)
+            if len(fours) == 1:  # a four of ours: they must block, then still find nothing
+                trial._place(fours.pop(), them)
+            held[cell] = 0
+            standing[cell] = trial
+        try:
+            for depth in range(1, _MAX_VCT_DEPTH + 1):
+                for cell, trial in list(standing.items()):
+                    found = trial.vcf(them) if depth == 1 else trial.vct(them, depth)
+                    if found is None:
+                        held[cell] = depth
+                    else:  # refuted: below every candidate still standing, deeper refutations first
+                        held[cell] = depth - _MAX_VCT_DEPTH - 2
+                        del standing[cell]
+                if depth >= 2 and len(standing) <= 1:
+                    break  # one defence left (or none): no need to know how deep it holds
+        except _OutOfBudget:
+            pass
+        finally:
+            _charge(self.budget, checks)
+        best = max(held.values())
+        return self._searched([cell for cell in options if held[cell] == best])

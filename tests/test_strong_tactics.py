@@ -1,0 +1,146 @@
+"""The strong player on 15×15 (k=5) in families of tactical positions it must never get wrong.
+
+Each family is one small pattern placed everywhere it fits (every direction, every offset, every
+gap), so a rule is checked over all of its placements rather than on one example. The verdicts
+come from :class:`~noughts.board.Board` and the small, independent VCF search of
+``tests/test_strong.py``, not from the player's own search. Budgets are in positions, so the
+moves do not depend on the machine.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from functools import cache
+
+from tests.test_strong import forced_after, threats, vcf_wins
+
+from noughts import Board
+from noughts.budget import Budget
+from noughts.players.strong import StrongPlayer
+
+SIZE, K = 15, 5
+DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
+
+
+def strong(nodes: int) -> StrongPlayer:
+    return StrongPlayer(random.Random(0), budget=Budget(nodes=nodes))
+
+
+def cell(row: int, col: int) -> int:
+    return row * SIZE + col
+
+
+def board_of(x: set[int], o: set[int]) -> Board:
+    return Board.from_bits(sum(1 << c for c in x), sum(1 << c for c in o), SIZE, SIZE, K)
+
+
+def windows(step: int) -> Iterator[tuple[int, ...]]:
+    """Every line of five cells in every direction whose first cell is on a ``step`` grid."""
+    for dr, dc in DIRECTIONS:
+        for row in range(0, SIZE, step):
+            for col in range(0, SIZE, step):
+                cells = [(row + dr * i, col + dc * i) for i in range(K)]
+                if all(0 <= r < SIZE and 0 <= c < SIZE for r, c in cells):
+                    yield tuple(cell(r, c) for r, c in cells)
+
+
+def spare_marks(count: int, avoid: set[int], rng: random.Random) -> set[int]:
+    """``count`` isolated marks (no two within two cells of each other or of ``avoid``)."""
+    chosen: set[int] = set()
+    while len(chosen) < count:
+        candidate = rng.randrange(SIZE * SIZE)
+        row, col = divmod(candidate, SIZE)
+        if all(max(abs(row - r), abs(col - c)) > 2 for r, c in (divmod(x, SIZE) for x in avoid | chosen)):
+            chosen.add(candidate)
+    return chosen
+
+
+@cache
+def line_pairs() -> tuple[tuple[tuple[int, ...], int, tuple[int, ...], int], ...]:
+    """Pairs of lines of five that do not touch: (X's line, its gap, O's line, its gap).
+
+    X's line is every window on a 2-cell grid in every direction, with its gap at each of the
+    five places; O's line is another window chosen from the index, far enough away.
+    """
+    lines = list(windows(2))
+    pairs = []
+    for index, line in enumerate(lines):
+        for gap in range(K):
+            theirs = lines[(index * 7 + gap * 13 + len(lines) // 2) % len(lines)]
+            if any(max(abs(a // SIZE - b // SIZE), abs(a % SIZE - b % SIZE)) <= 2 for a in line for b in theirs):
+                continue
+            pairs.append((line, line[gap], theirs, theirs[(gap + index) % K]))
+    assert len(pairs) > 300
+    return tuple(pairs)
+
+
+def test_it_wins_in_one_wherever_its_four_lies_even_when_the_opponent_has_one() -> None:
+    player = strong(500)
+    for line, gap, theirs, their_gap in line_pairs():
+        board = board_of(set(line) - {gap}, set(theirs) - {their_gap})
+        chosen = player.choose(board)
+        assert chosen == gap or threats(board, True) >> chosen & 1, str(board)  # an open four wins at both ends
+        assert board.play(chosen).winner == "X" and player.last_reason == "win"
+
+
+def test_it_blocks_the_opponents_four_wherever_it_lies() -> None:
+    player = strong(500)
+    for line, gap, theirs, their_gap in line_pairs():
+        # X holds three of its line (no four), O a four: X must take O's gap
+        x = set(line) - {gap, line[(line.index(gap) + 2) % K]}
+        x |= spare_marks(1, x | set(theirs), random.Random(gap))
+        board = board_of(x, set(theirs) - {their_gap})
+        assert not threats(board, True)
+        chosen = player.choose(board)
+        assert chosen == their_gap or threats(board, False) >> chosen & 1, str(board)
+        assert player.last_reason == "block"
+
+
+# four-threes: made by us, refuted against them ---------------------------------------------------
+
+FOUR_THREE_X = {cell(7, 4), cell(7, 5), cell(7, 6), cell(5, 7), cell(6, 7)}
+"""e8 f8 g8 and h6 h7: h8 makes a four on row 8 and an open three on column h."""
+FOUR_THREE_O = {cell(7, 3)}
+"""d8 closes row 8 on one side, so X's row is a four after h8, not an open four."""
+
+
+@cache
+def four_three_positions() -> tuple[Board, ...]:
+    """The four-three shape in each of the board's 8 symmetries and shifted around the centre.
+
+    X (the side with the shape) is to move. O has four more marks far away in the corners.
+    """
+    base_x, base_o = FOUR_THREE_X, FOUR_THREE_O | {cell(0, 0), cell(0, 14), cell(14, 0), cell(14, 14)}
+    geometry = Board(SIZE, SIZE, K).geometry
+    found = []
+    for shift_r, shift_c in ((0, 0), (-3, 2), (3, -2), (2, 3)):
+        moved_x = {c + shift_r * SIZE + shift_c for c in base_x}
+        moved_o = {c + shift_r * SIZE + shift_c for c in FOUR_THREE_O} | (base_o - FOUR_THREE_O)
+        board = board_of(moved_x, moved_o)
+        for perm in geometry.symmetries:
+            found.append(board.transform(perm))
+    return tuple(found)
+
+
+def test_it_makes_a_four_three_in_every_orientation() -> None:
+    player = strong(3_000)
+    for board in four_three_positions():
+        chosen = player.choose(board)
+        assert player.last_reason == "vcf", str(board)
+        assert forced_after(board.play(chosen), 6), str(board)  # checked by the independent search
+
+
+def test_it_refutes_the_opponents_four_three_in_every_orientation() -> None:
+    """The same shapes with O to move (O's spare mark placed apart): after O's move X has no VCF."""
+    player = strong(4_000)
+    rng = random.Random(2)
+    for board in four_three_positions()[::5]:
+        x = {c for c in range(SIZE * SIZE) if board.x >> c & 1}
+        o = {c for c in range(SIZE * SIZE) if board.o >> c & 1}
+        # give X one more mark, apart from everything: now O is to move, facing the four-three
+        position = board_of(x | spare_marks(1, x | o, rng), o)
+        passed = board_of(x | spare_marks(1, x | o, rng), o | spare_marks(1, x | o, rng))  # O passes
+        assert vcf_wins(passed, 4)  # X threatens the four-three
+        chosen = player.choose(position)
+        assert not vcf_wins(position.play(chosen), 8), str(position)
