@@ -151,11 +151,11 @@ def test_a_proof_that_gives_up_forgets_what_it_added(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(solver, "TRIM_ENTRIES", 300)
     solver.clear_cache()
     with pytest.raises(BudgetExceeded):
-        solver.solve(Board(4, 6, 4), max_nodes=3_000)
-    prover = solver._solver(Geometry.get(4, 6, 4)).prover
+        solver.solve(Board(4, 7, 4), max_nodes=3_000)
+    prover = solver._solver(Geometry.get(4, 7, 4)).prover
     assert len(prover.table) == 0
     with pytest.raises(BudgetExceeded):
-        solver.solve(Board(4, 6, 4), max_nodes=100)
+        solver.solve(Board(4, 7, 4), max_nodes=100)
     assert 0 < len(prover.table) <= 300  # a few entries are cheap to keep
 
 
@@ -163,7 +163,7 @@ def test_an_interrupted_proof_leaves_only_true_answers(monkeypatch: pytest.Monke
     monkeypatch.setattr(solver, "TRIM_ENTRIES", 10**9)
     solver.clear_cache()
     with pytest.raises(BudgetExceeded):
-        solver.solve(Board(4, 5, 4), max_nodes=300)
+        solver.solve(Board(4, 5, 4), max_nodes=150)
     geometry = Geometry.get(4, 5, 4)
     table = solver._solver(geometry).prover.table
     solved = [key for key, (pn, dn, _) in table.items() if pn == 0 or dn == 0]

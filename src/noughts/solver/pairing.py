@@ -28,13 +28,15 @@ from __future__ import annotations
 
 from noughts.board import Board, Geometry, keep_newest
 
-__all__ = ["Pairs", "find_pairing", "pairing_diagram"]
+__all__ = ["Pairs", "covered_by_pairs", "find_pairing", "pairing_diagram"]
 
 Pairs = tuple[tuple[int, int], ...]
 """Pairs of cells, each pair ascending, pairs in ascending order of their first cell."""
 
 _CARRIER_SHAPES = 8  # geometries whose straight lines are kept
 _carriers_of: dict[Geometry, tuple[tuple[int, ...], ...]] = {}
+COVER_STEPS = int(__import__("os").environ.get("P3STEPS", "100"))
+_cells_of: dict[int, list[int]] = {}  # a mask's cells, for the masks seen lately (read only)
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
@@ -148,12 +150,169 @@ def _match(demands: list[int] | None, empty: int) -> Pairs | None:
     return tuple(sorted(pairs))
 
 
+def covered_by_pairs(geometry: Geometry, attacker: int, defender: int, attacker_moves: int,
+                     spare: bool = False, steps: int = COVER_STEPS) -> bool:
+    """Whether the defender has a pairing of any shape against the lines ``attacker`` can still
+    complete with ``attacker_moves`` more marks (those with more empty cells need no pair).
+
+    Two straight lines share at most one cell, so a pair serves the windows of one straight line
+    only: each straight line needs as many pairs of its own cells as its windows' greedy cover
+    takes, and a matching of cells to those needs rules most positions out at once. The rest are
+    searched: pairs chosen by backtracking from the window with the fewest empty cells, giving up
+    (``False``: nothing proved) after ``steps`` pairs tried. ``spare``: the defender moves first,
+    and any cell it takes now that leaves a pairing will do.
+    """
+    empty = geometry.full & ~(attacker | defender)
+    groups: list[list[int]] = []  # per straight line, its live windows' empty cells, in order
+    for carrier in carriers(geometry):
+        windows = []
+        for mask in carrier:
+            if not mask & defender:
+                cells = mask & empty
+                if cells.bit_count() <= attacker_moves:
+                    if not cells & (cells - 1) and not spare:
+                        return False  # a live line with one empty cell (or none): no pair fits
+                    windows.append(cells)
+        if windows:
+            groups.append(windows)
+    if not spare:
+        needs = [_need(windows) for windows in groups]
+        return _covered(groups, needs, empty, steps)
+    needs = [_need(windows) for windows in groups]
+    reaches = []
+    for windows in groups:
+        reach = 0
+        for cells in windows:
+            reach |= cells
+        reaches.append(reach)
+    total = sum(needs)
+    room = empty.bit_count() - 1
+    counts: dict[int, int] = {}  # the defender's candidate cells: on most live lines first
+    for windows in groups:
+        for cells in windows:
+            while cells:
+                low = cells & -cells
+                counts[low] = counts.get(low, 0) + 1
+                cells ^= low
+    for bit in sorted(counts, key=counts.__getitem__, reverse=True):
+        # only the straight lines through the cell change
+        after_groups = []
+        after_needs = []
+        after_total = total
+        for windows, need, reach in zip(groups, needs, reaches, strict=True):
+            if reach & bit:
+                kept = [cells for cells in windows if not cells & bit]
+                after_total -= need
+                if kept:
+                    need = _need(kept)
+                    after_total += need
+                    after_groups.append(kept)
+                    after_needs.append(need)
+            else:
+                after_groups.append(windows)
+                after_needs.append(need)
+        if after_total <= room and _covered(after_groups, after_needs, empty ^ bit, steps):
+            return True
+    return False
+
+
+def _need(windows: list[int]) -> int:
+    """Cells a straight line's windows need: two per pair of the fewest pairs covering them in
+    order (each pair the two last empty cells of the first window not yet covered, the pair
+    that reaches furthest along the line); more than the board has if one has a single cell."""
+    count = 0
+    covers = 0
+    for cells in windows:
+        if count and cells & covers == covers:
+            continue
+        if not cells & (cells - 1):
+            return 1 << 20  # one empty cell (or none): no pair fits
+        count += 1
+        last = 1 << (cells.bit_length() - 1)
+        rest = cells ^ last
+        covers = last | 1 << (rest.bit_length() - 1)
+    return 2 * count
+
+
+def _covered(groups: list[list[int]], needs: list[int], empty: int, steps: int) -> bool:
+    if sum(needs) > empty.bit_count():
+        return False
+    demands = []
+    for windows in groups:
+        reach = 0
+        for cells in windows:
+            reach |= cells
+        demands.append(reach)
+    if not _matched(demands, needs):
+        return False
+    return _cover([cells for windows in groups for cells in windows], [steps])
+
+
+def _matched(demands: list[int], needs: list[int]) -> bool:
+    """Whether each demand can have ``needs`` cells of its own (Kuhn's augmenting paths)."""
+    slots = [demand for demand, need in zip(demands, needs, strict=True) for _ in range(need)]
+    candidates = [_cells(cells) for cells in slots]
+    owner: dict[int, int] = {}
+
+    def augment(slot: int, seen: set[int]) -> bool:
+        for cell in candidates[slot]:
+            if cell in seen:
+                continue
+            seen.add(cell)
+            holder = owner.get(cell)
+            if holder is None or augment(holder, seen):
+                owner[cell] = slot
+                return True
+        return False
+
+    return all(augment(slot, set()) for slot in range(len(slots)))
+
+
+def _cover(lines: list[int], budget: list[int]) -> bool:
+    """Disjoint pairs, one inside each of ``lines`` (their empty cells), by backtracking."""
+    if not lines:
+        return True
+    budget[0] -= 1
+    if budget[0] < 0:
+        return False
+    best = lines[0]
+    fewest = best.bit_count()
+    for line in lines:
+        c = line.bit_count()
+        if c < fewest:
+            best, fewest = line, c
+            if c <= 2:
+                break
+    cells = _cells(best)
+    for i, first in enumerate(cells):
+        for second in cells[i + 1:]:
+            pair = 1 << first | 1 << second
+            rest = []  # the other lines, without the pair's cells (no other pair may use them)
+            for line in lines:
+                if line & pair != pair:
+                    line &= ~pair
+                    if not line & (line - 1):
+                        break  # fewer than two cells left: no pair fits it
+                    rest.append(line)
+            else:
+                if _cover(rest, budget):
+                    return True
+    return False
+
+
 def _cells(mask: int) -> list[int]:
+    found = _cells_of.get(mask)
+    if found is not None:
+        return found
+    found_key = mask
     cells = []
     while mask:
         low = mask & -mask
         cells.append(low.bit_length() - 1)
         mask ^= low
+    if len(_cells_of) > 100_000:
+        _cells_of.clear()
+    _cells_of[found_key] = cells
     return cells
 
 

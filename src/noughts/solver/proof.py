@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from itertools import islice
 
 from noughts.board import Geometry
-from noughts.solver.pairing import find_pairing
+from noughts.solver.pairing import covered_by_pairs, find_pairing
 
 __all__ = ["INFINITE", "Prover"]
 
@@ -182,7 +182,7 @@ class Prover:
             return _PROVEN if attacker_to_move else _DISPROVEN
         if not (mover_alive if attacker_to_move else other_alive):
             return _DISPROVEN  # the attacker has no line it can complete in time
-        if self.use_pairing and attacker_to_move and find_pairing(self.geometry, attacker, defender) is not None:
+        if self.use_pairing and self._paired(attacker, defender, attacker_to_move):
             return _DISPROVEN
         zone = live
         if other_double:
@@ -210,6 +210,19 @@ class Prover:
         field = (1 << width) - 1
         moves.sort(key=lambda cell: weight >> cell * width & field, reverse=True)
         return moves
+
+    def _paired(self, attacker: int, defender: int, attacker_to_move: bool) -> bool:
+        """Whether the defender holds a pairing: disjoint pairs of empty cells, one pair on every
+        line the attacker can still complete, each answered inside its pair (the defender to move
+        first takes a cell that leaves one)."""
+        geometry = self.geometry
+        if find_pairing(geometry, attacker, defender) is not None:
+            return True
+        empty = self.full & ~(attacker | defender)
+        n = empty.bit_count()
+        if attacker_to_move:
+            return covered_by_pairs(geometry, attacker, defender, (n + 1) >> 1)
+        return covered_by_pairs(geometry, attacker, defender, n >> 1, spare=True)
 
     def trim(self, size_before: int, collections_before: int, most: int) -> None:
         """After a search that gave up: forget what it added if that is more than ``most`` entries
@@ -263,6 +276,8 @@ class _Run:
         if found in (_PROVEN, _DISPROVEN):
             result = (0, INFINITE) if found == _PROVEN else (INFINITE, 0)
             old = table.get(key)
+            if old is None and len(table) >= prover.table_limit:
+                prover.collect()
             table[key] = (*result, old[2] if old is not None else 1)
             return result
         assert isinstance(found, list)
