@@ -151,16 +151,16 @@ def _match(demands: list[int] | None, empty: int) -> Pairs | None:
 
 
 def covered_by_pairs(geometry: Geometry, attacker: int, defender: int, attacker_moves: int,
-                     spare: bool = False, steps: int = COVER_STEPS) -> bool:
-    """Whether the defender has a pairing of any shape against the lines ``attacker`` can still
-    complete with ``attacker_moves`` more marks (those with more empty cells need no pair).
+                     spare: bool = False, steps: int = COVER_STEPS) -> int | None:
+    """The cells of a pairing of any shape against the lines ``attacker`` can still complete
+    with ``attacker_moves`` more marks (those with more empty cells need no pair), or ``None``.
 
     Two straight lines share at most one cell, so a pair serves the windows of one straight line
     only: each straight line needs as many pairs of its own cells as its windows' greedy cover
     takes, and a matching of cells to those needs rules most positions out at once. The rest are
     searched: pairs chosen by backtracking from the window with the fewest empty cells, giving up
-    (``False``: nothing proved) after ``steps`` pairs tried. ``spare``: the defender moves first,
-    and any cell it takes now that leaves a pairing will do.
+    (``None``: nothing proved) after ``steps`` pairs tried. ``spare``: the defender moves first,
+    and any cell it takes now that leaves a pairing will do (that cell is among those returned).
     """
     empty = geometry.full & ~(attacker | defender)
     groups: list[list[int]] = []  # per straight line, its live windows' empty cells, in order
@@ -171,10 +171,12 @@ def covered_by_pairs(geometry: Geometry, attacker: int, defender: int, attacker_
                 cells = mask & empty
                 if cells.bit_count() <= attacker_moves:
                     if not cells & (cells - 1) and not spare:
-                        return False  # a live line with one empty cell (or none): no pair fits
+                        return None  # a live line with one empty cell (or none): no pair fits
                     windows.append(cells)
         if windows:
             groups.append(windows)
+    if not groups:
+        return 0
     if not spare:
         needs = [_need(windows) for windows in groups]
         return _covered(groups, needs, empty, steps)
@@ -211,9 +213,11 @@ def covered_by_pairs(geometry: Geometry, attacker: int, defender: int, attacker_
             else:
                 after_groups.append(windows)
                 after_needs.append(need)
-        if after_total <= room and _covered(after_groups, after_needs, empty ^ bit, steps):
-            return True
-    return False
+        if after_total <= room:
+            paired = _covered(after_groups, after_needs, empty ^ bit, steps)
+            if paired is not None:
+                return paired | bit
+    return None
 
 
 def _need(windows: list[int]) -> int:
@@ -234,24 +238,39 @@ def _need(windows: list[int]) -> int:
     return 2 * count
 
 
-def _covered(groups: list[list[int]], needs: list[int], empty: int, steps: int) -> bool:
+def _covered(groups: list[list[int]], needs: list[int], empty: int, steps: int) -> int | None:
+    """The cells of disjoint pairs covering every window of ``groups`` (per straight line, in
+    order), or ``None``: first a matching that must exist (the windows that start the greedy
+    runs pairwise share fewer than two empty cells, so each needs a pair of its own), then one
+    that suffices (a pair in each greedy run's common cells), then backtracking."""
     if sum(needs) > empty.bit_count():
-        return False
-    demands = []
+        return None
+    starts: list[int] = []
+    commons: list[int] = []
     for windows in groups:
-        reach = 0
+        covers = common = 0
         for cells in windows:
-            reach |= cells
-        demands.append(reach)
-    if not _matched(demands, needs):
-        return False
+            if covers and cells & covers == covers:
+                common &= cells
+                continue
+            if covers:
+                commons.append(common)
+            starts.append(cells)
+            last = 1 << (cells.bit_length() - 1)
+            covers = last | 1 << ((cells ^ last).bit_length() - 1)
+            common = cells
+        commons.append(common)
+    if _matched(starts) is None:
+        return None
+    paired = _matched(commons)
+    if paired is not None:
+        return paired
     return _cover([cells for windows in groups for cells in windows], [steps])
 
 
-def _matched(demands: list[int], needs: list[int]) -> bool:
-    """Whether each demand can have ``needs`` cells of its own (Kuhn's augmenting paths)."""
-    slots = [demand for demand, need in zip(demands, needs, strict=True) for _ in range(need)]
-    candidates = [_cells(cells) for cells in slots]
+def _matched(demands: list[int]) -> int | None:
+    """Two cells of its own for each demand (Kuhn's augmenting paths): the cells, or ``None``."""
+    candidates = [_cells(cells) for cells in demands for _ in (0, 1)]
     owner: dict[int, int] = {}
 
     def augment(slot: int, seen: set[int]) -> bool:
@@ -265,16 +284,30 @@ def _matched(demands: list[int], needs: list[int]) -> bool:
                 return True
         return False
 
-    return all(augment(slot, set()) for slot in range(len(slots)))
+    placed = set()
+    for slot, cells in enumerate(candidates):  # free cells first: few augmenting paths left
+        for cell in cells:
+            if cell not in owner:
+                owner[cell] = slot
+                placed.add(slot)
+                break
+    for slot in range(len(candidates)):
+        if slot not in placed and not augment(slot, set()):
+            return None
+    found = 0
+    for cell in owner:
+        found |= 1 << cell
+    return found
 
 
-def _cover(lines: list[int], budget: list[int]) -> bool:
-    """Disjoint pairs, one inside each of ``lines`` (their empty cells), by backtracking."""
+def _cover(lines: list[int], budget: list[int]) -> int | None:
+    """Disjoint pairs, one inside each of ``lines`` (their empty cells), by backtracking: the
+    cells of the pairs, or ``None``."""
     if not lines:
-        return True
+        return 0
     budget[0] -= 1
     if budget[0] < 0:
-        return False
+        return None
     best = lines[0]
     fewest = best.bit_count()
     for line in lines:
@@ -295,9 +328,10 @@ def _cover(lines: list[int], budget: list[int]) -> bool:
                         break  # fewer than two cells left: no pair fits it
                     rest.append(line)
             else:
-                if _cover(rest, budget):
-                    return True
-    return False
+                paired = _cover(rest, budget)
+                if paired is not None:
+                    return paired | pair
+    return None
 
 
 def _cells(mask: int) -> list[int]:

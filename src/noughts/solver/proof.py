@@ -137,6 +137,8 @@ class Prover:
         # doubling per mark already on it; the mover's own lines count twice. The scores are
         # fields of one integer, so a line adds to all its cells at once
         weight = 0
+        # the attacker's lines count twice: its own for the attacker, the ones to block for the defender
+        own, theirs = (2, 1) if attacker_to_move else (1, 2)
         for line, spread in self.line_spreads:
             if not line & other:
                 cells = line & empty
@@ -146,7 +148,7 @@ class Prover:
                 if c <= mover_left:
                     live |= cells
                     mover_alive = True
-                    w = 2 << (k - c)
+                    w = own << (k - c)
                     if c == 2 and cells not in mover_pairs:
                         mover_double |= mover_two & cells
                         mover_two |= cells
@@ -157,7 +159,7 @@ class Prover:
                             other_double |= other_two & cells
                             other_two |= cells
                             other_pairs.add(cells)
-                        w += 1
+                        w += theirs
                     weight += w * spread
                     continue
             if not line & mover:
@@ -172,7 +174,7 @@ class Prover:
                         other_double |= other_two & cells
                         other_two |= cells
                         other_pairs.add(cells)
-                    weight += (1 << (k - c)) * spread
+                    weight += (theirs << (k - c)) * spread
         if threats:
             if threats & (threats - 1):
                 # two threats: the mover blocks one and the other side completes the other
@@ -216,13 +218,10 @@ class Prover:
         line the attacker can still complete, each answered inside its pair (the defender to move
         first takes a cell that leaves one)."""
         geometry = self.geometry
-        if find_pairing(geometry, attacker, defender) is not None:
-            return True
-        empty = self.full & ~(attacker | defender)
-        n = empty.bit_count()
+        n = (self.full & ~(attacker | defender)).bit_count()
         if attacker_to_move:
-            return covered_by_pairs(geometry, attacker, defender, (n + 1) >> 1)
-        return covered_by_pairs(geometry, attacker, defender, n >> 1, spare=True)
+            return covered_by_pairs(geometry, attacker, defender, (n + 1) >> 1) is not None
+        return covered_by_pairs(geometry, attacker, defender, n >> 1, spare=True) is not None
 
     def trim(self, size_before: int, collections_before: int, most: int) -> None:
         """After a search that gave up: forget what it added if that is more than ``most`` entries
