@@ -60,7 +60,7 @@ from typing import NamedTuple
 from noughts.board import Board, Geometry, keep_newest
 from noughts.budget import Budget
 from noughts.errors import BudgetExceeded, InvalidBudgetError
-from noughts.solver.pairing import Pairs, find_pairing, pairing_diagram
+from noughts.solver.pairing import Pairs, covered_by_pairs, find_pairing, pairing_diagram
 from noughts.solver.proof import ENTRY_BYTES as PROVER_ENTRY_BYTES
 from noughts.solver.proof import Prover
 
@@ -598,6 +598,8 @@ class _Search:
         # Wide boards (many lines, few marks): only the lines through a mark are looked at one by
         # one; every other line is empty, and they all say the same (see _Wide)
         wide = solver.wide
+        # pairings cut the searches for a win's length on the boards the prover settles
+        paired = size > ALPHA_BETA_MAX_SIZE and geometry.k >= 3 and wide is None
 
         def search(mover: int, other: int, alpha: int, beta: int) -> int:
             state[0] += 1
@@ -680,6 +682,15 @@ class _Search:
                     return low
                 if high <= alpha:
                     return high
+            if paired:
+                # a window that leaves out the draw (a win's or loss's length): a pairing against
+                # the side that needs a win settles it (checked on a miss only: it costs)
+                if alpha >= 0 and high > 0 and covered_by_pairs(geometry, mover, other, (n + 1) >> 1) is not None:
+                    table[key] = (low, 0, entry[2] if entry is not None else -1)
+                    return 0
+                if beta <= 0 and low < 0 and covered_by_pairs(geometry, other, mover, n >> 1) is not None:
+                    table[key] = (0, high, entry[2] if entry is not None else -1)
+                    return 0
             a = alpha if alpha > low else low
             b = beta if beta < high else high
             a0 = a

@@ -35,7 +35,9 @@ Pairs = tuple[tuple[int, int], ...]
 
 _CARRIER_SHAPES = 8  # geometries whose straight lines are kept
 _carriers_of: dict[Geometry, tuple[tuple[int, ...], ...]] = {}
-COVER_STEPS = int(__import__("os").environ.get("P3STEPS", "100"))
+COVER_STEPS = 100  # pairs tried by the backtracking before it gives up
+SPARE_CELLS = 8
+"""The defender's first moves tried for a pairing after it: those on most of the attacker's lines."""
 _cells_of: dict[int, list[int]] = {}  # a mask's cells, for the masks seen lately (read only)
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -196,7 +198,17 @@ def covered_by_pairs(geometry: Geometry, attacker: int, defender: int, attacker_
                 low = cells & -cells
                 counts[low] = counts.get(low, 0) + 1
                 cells ^= low
-    for bit in sorted(counts, key=counts.__getitem__, reverse=True):
+    # a cell frees at most the needs of the straight lines through it: most cells cannot free enough
+    excess = total - room
+    if excess > 0:
+        frees: dict[int, int] = {}
+        for need, reach in zip(needs, reaches, strict=True):
+            while reach:
+                low = reach & -reach
+                frees[low] = frees.get(low, 0) + need
+                reach ^= low
+        counts = {bit: count for bit, count in counts.items() if frees.get(bit, 0) >= excess}
+    for bit in sorted(counts, key=counts.__getitem__, reverse=True)[:SPARE_CELLS]:
         # only the straight lines through the cell change
         after_groups = []
         after_needs = []

@@ -13,8 +13,9 @@ What makes it fast on k-in-a-row boards:
 * Positions are decided before any search when the lines say so: a side that can complete a
   line now wins; two open threats against the side to move win for the other; a single threat
   forces the block; a cell that makes two threats at once wins (for the side to move); a side
-  with no line left cannot win; and the defender's *pairing* (:mod:`noughts.solver.pairing`)
-  proves the attacker cannot win.
+  with no line left cannot win; and the defender's *pairing* (:mod:`noughts.solver.pairing`,
+  any shape: :func:`~noughts.solver.pairing.covered_by_pairs`) proves the attacker cannot win,
+  and so does a pairing the defender to move leaves with its move.
 * Relevance zones: when the opponent has a cell that would make two threats at once, the side
   to move must take one of the cells of that double (of every such double) or make a threat of
   its own; every other move loses, so it is not searched. Cells on no line that either side can
@@ -32,7 +33,7 @@ from collections.abc import Callable, Sequence
 from itertools import islice
 
 from noughts.board import Geometry
-from noughts.solver.pairing import covered_by_pairs, find_pairing
+from noughts.solver.pairing import covered_by_pairs
 
 __all__ = ["INFINITE", "Prover"]
 
