@@ -34,13 +34,13 @@ in a row a draw in about 0.3 s and 30,000 positions (5×5 with four in a row: ab
 
 Boards of more than 16 cells first settle win, draw or loss by proof-number search
 (:mod:`noughts.solver.proof`: "does the mover force a win?", then "does the other side?"),
-which stops wherever the defender holds a *pairing* of any shape (:mod:`noughts.solver.pairing`),
-or would after its move, and searches only the moves that answer the opponent's double threats;
-a draw is then known exactly (its plies are the empty cells), and only a win or loss goes on to
-the alpha-beta search above for its distance, with its sign already known (a pairing cuts that
-search too). That proves 5×5 and 6×6 with five in a row draws in milliseconds, 5×5 with four in
-about half a second, 4×7 with four in about 11 s and 4×8 with four in about 7 minutes (see
-docs/proofs.md).
+which stops wherever the defender holds a *pairing* (:mod:`noughts.solver.pairing`; on boards
+k high with four in a row, of any shape, or after the defender's move), and searches only the
+moves that answer the opponent's double threats; a draw is then known exactly (its plies are
+the empty cells), and only a win or loss goes on to the alpha-beta search above for its
+distance, with its sign already known. That proves 5×5 and 6×6 with five in a row draws in
+milliseconds, 5×5 with four in about half a second, 4×7 with four in about 11 s and 4×8 with
+four in about 7 minutes (see docs/proofs.md).
 
 Long searches report progress, can be stopped with Ctrl-C (the table only ever holds bounds of
 searches that finished, so it stays correct), and accept a :class:`~noughts.budget.Budget` of
@@ -61,7 +61,7 @@ from typing import NamedTuple
 from noughts.board import Board, Geometry, keep_newest
 from noughts.budget import Budget
 from noughts.errors import BudgetExceeded, InvalidBudgetError
-from noughts.solver.pairing import Pairs, covered_by_pairs, find_pairing, pairing_diagram
+from noughts.solver.pairing import Pairs, find_pairing, pairing_diagram
 from noughts.solver.proof import ENTRY_BYTES as PROVER_ENTRY_BYTES
 from noughts.solver.proof import Prover
 
@@ -599,8 +599,6 @@ class _Search:
         # Wide boards (many lines, few marks): only the lines through a mark are looked at one by
         # one; every other line is empty, and they all say the same (see _Wide)
         wide = solver.wide
-        # pairings cut the searches for a win's length on the boards the prover settles
-        paired = size > ALPHA_BETA_MAX_SIZE and geometry.k >= 3 and wide is None
 
         def search(mover: int, other: int, alpha: int, beta: int) -> int:
             state[0] += 1
@@ -683,15 +681,6 @@ class _Search:
                     return low
                 if high <= alpha:
                     return high
-            if paired:
-                # a window that leaves out the draw (a win's or loss's length): a pairing against
-                # the side that needs a win settles it (checked on a miss only: it costs)
-                if alpha >= 0 and high > 0 and covered_by_pairs(geometry, mover, other, (n + 1) >> 1) is not None:
-                    table[key] = (low, 0, entry[2] if entry is not None else -1)
-                    return 0
-                if beta <= 0 and low < 0 and covered_by_pairs(geometry, other, mover, n >> 1) is not None:
-                    table[key] = (0, high, entry[2] if entry is not None else -1)
-                    return 0
             a = alpha if alpha > low else low
             b = beta if beta < high else high
             a0 = a

@@ -83,10 +83,11 @@ class Prover:
         self.nodes = 0  # positions expanded, over the prover's life
         self.symmetric_plies = symmetric_plies
         self.use_pairing = self.k >= 3  # below that no pairing covers a live line of two cells
-        # pairings of any shape, and the defender's move before one: measured to pay with four in a
-        # row (4×7: 332k → 94k positions); with five (7×7) each check cost twenty positions' time
-        # and the fixed-shape pairing where the attacker moves is kept
-        self.any_shape = self.k <= 4
+        # pairings of any shape, and the defender's move before one: measured to pay on boards only
+        # k high, with four (4×7: 332k → 94k positions); on 5×6 with four the search took twice as
+        # long, and on 7×7 with five each check cost twenty positions' time: there the fixed-shape
+        # pairing where the attacker moves is kept
+        self.any_shape = self.k <= 4 and min(geometry.rows, geometry.cols) <= self.k
 
     # ------------------------------------------------------------------------------------
     def proves(self, attacker: int, defender: int, attacker_to_move: bool, tick: Callable[[], None]) -> bool:
