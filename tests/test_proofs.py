@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import sys
 from collections.abc import Callable
 
 import pytest
@@ -11,8 +12,10 @@ from noughts import solver
 from noughts.board import Board, Geometry
 from noughts.budget import Budget
 from noughts.errors import BudgetExceeded
-from noughts.solver.pairing import find_pairing, pairing_diagram
+from noughts.solver.pairing import covered_by_pairs, find_pairing, pairing_diagram
 from noughts.solver.proof import Prover
+
+pairing_module = sys.modules["noughts.solver.pairing"]  # (solver.pairing is the function of that name)
 
 # every board of up to 10 cells with 3 or more in a row, where a plain search is cheap, and 3×4
 SMALL = [(r, c, k) for r in range(1, 4) for c in range(r, 11) if r * c <= 10
@@ -151,11 +154,11 @@ def test_a_proof_that_gives_up_forgets_what_it_added(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(solver, "TRIM_ENTRIES", 300)
     solver.clear_cache()
     with pytest.raises(BudgetExceeded):
-        solver.solve(Board(4, 6, 4), max_nodes=3_000)
-    prover = solver._solver(Geometry.get(4, 6, 4)).prover
+        solver.solve(Board(4, 7, 4), max_nodes=3_000)
+    prover = solver._solver(Geometry.get(4, 7, 4)).prover
     assert len(prover.table) == 0
     with pytest.raises(BudgetExceeded):
-        solver.solve(Board(4, 6, 4), max_nodes=100)
+        solver.solve(Board(4, 7, 4), max_nodes=100)
     assert 0 < len(prover.table) <= 300  # a few entries are cheap to keep
 
 
@@ -163,7 +166,7 @@ def test_an_interrupted_proof_leaves_only_true_answers(monkeypatch: pytest.Monke
     monkeypatch.setattr(solver, "TRIM_ENTRIES", 10**9)
     solver.clear_cache()
     with pytest.raises(BudgetExceeded):
-        solver.solve(Board(4, 5, 4), max_nodes=300)
+        solver.solve(Board(4, 5, 4), max_nodes=150)
     geometry = Geometry.get(4, 5, 4)
     table = solver._solver(geometry).prover.table
     solved = [key for key, (pn, dn, _) in table.items() if pn == 0 or dn == 0]
@@ -187,10 +190,74 @@ def test_childrens_canonical_keys_from_the_parents_images_match_orient() -> None
         search = solver._Solver(geometry)
         rng = random.Random(str(shape))
         size = geometry.size
-        for board in positions(geometry, rng, 30)[-20:]:
+        for board in positions(geometry, rng, 20)[-12:]:
             mover, other = sides(board)
             key = mover | other << size
             cells = list(board.legal_moves)
             for offset in (0, size):
                 expected = [search.orient(key | 1 << (cell + offset))[0] for cell in cells]
                 assert search.canonical_children(key, cells, offset) == expected, str(board)
+
+
+def any_pairing(geometry: Geometry, attacker: int, defender: int, moves: int, spare: bool) -> bool:
+    """Brute force: disjoint pairs of empty cells, one inside every line ``attacker`` can still
+    complete with ``moves`` marks (with ``spare``, one line may hold a single cell instead)."""
+    empty = geometry.full & ~(attacker | defender)
+    lines = [line & empty for line in geometry.line_masks
+             if not line & defender and (line & empty).bit_count() <= moves]
+
+    def cover(lines: list[int], spare: bool) -> bool:
+        if not lines:
+            return True
+        cells = [c for c in range(geometry.size) if lines[0] >> c & 1]
+        options = [1 << c for c in cells] if spare else []
+        options += [1 << a | 1 << b for i, a in enumerate(cells) for b in cells[i + 1:]]
+        for taken in options:
+            single = taken.bit_count() == 1
+            rest = [line & ~taken for line in lines if line & taken != taken]
+            if all((line.bit_count() >= 2) or (spare and not single and line) for line in rest) \
+                    and cover(rest, spare and not single):
+                return True
+        return False
+
+    return cover(lines, spare)
+
+
+def test_pairings_of_any_shape_are_found_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """covered_by_pairs against brute force, whoever moves, on positions of boards with four in a row."""
+    monkeypatch.setattr(pairing_module, "SPARE_CELLS", 100)  # every first move of the defender
+    rng = random.Random(11)
+    found = {False: 0, True: 0}
+    for shape in ((4, 4, 4), (4, 5, 4), (3, 5, 3)):
+        geometry = Geometry.get(*shape)
+        for board in positions(geometry, rng, 20)[-12:]:
+            n = geometry.size - board.ply
+            for attacker, defender in ((board.x, board.o), (board.o, board.x)):
+                for spare in (False, True):
+                    moves = n >> 1 if spare else (n + 1) >> 1
+                    expected = any_pairing(geometry, attacker, defender, moves, spare)
+                    got = covered_by_pairs(geometry, attacker, defender, moves, spare=spare, steps=10**6)
+                    assert (got is not None) == expected, (str(board), spare)
+                    found[expected] += 1
+    assert found[True] > 10 and found[False] > 10
+
+
+@pytest.mark.parametrize("shape", [(4, 4, 4), (4, 4, 3), (3, 4, 4)], ids=lambda s: f"{s[0]}x{s[1]}k{s[2]}")
+def test_the_prover_agrees_with_plain_search_from_mid_game(shape: tuple[int, int, int]) -> None:
+    """Positions of 6 to 12 marks (every line of play the plain search needs is memoised once)."""
+    geometry = Geometry.get(*shape)
+    plain = plain_values(geometry)
+    prover = Prover(geometry, solver._solver(geometry).orient)
+    rng = random.Random(str(shape) + "mid")
+    checked = 0
+    while checked < 25:
+        board = Board(*shape)
+        for _ in range(rng.randrange(6, 13)):
+            board = board.play(rng.choice(board.legal_moves))
+            if board.is_over:
+                break
+        if board.is_over:
+            continue
+        mover, other = sides(board)
+        assert prover_value(prover, mover, other) == plain(mover, other), str(board)
+        checked += 1

@@ -34,12 +34,13 @@ in a row a draw in about 0.3 s and 30,000 positions (5×5 with four in a row: ab
 
 Boards of more than 16 cells first settle win, draw or loss by proof-number search
 (:mod:`noughts.solver.proof`: "does the mover force a win?", then "does the other side?"),
-which stops wherever the defender holds a *pairing* (:mod:`noughts.solver.pairing`) and
-searches only the moves that answer the opponent's double threats; a draw is then known
-exactly (its plies are the empty cells), and only a win or loss goes on to the alpha-beta
-search above for its distance, with its sign already known. That proves 5×5 and 6×6 with five
-in a row draws in milliseconds, 5×5 with four in half a second, 4×7 with four in about 20 s
-and 7×7 with five in about two and a half minutes (see docs/proofs.md).
+which stops wherever the defender holds a *pairing* (:mod:`noughts.solver.pairing`; on boards
+k high with four in a row, of any shape, or after the defender's move), and searches only the
+moves that answer the opponent's double threats; a draw is then known exactly (its plies are
+the empty cells), and only a win or loss goes on to the alpha-beta search above for its
+distance, with its sign already known. That proves 5×5 and 6×6 with five in a row draws in
+milliseconds, 5×5 with four in about half a second, 4×7 with four in about 11 s and 4×8 with
+four in about 7 minutes (see docs/proofs.md).
 
 Long searches report progress, can be stopped with Ctrl-C (the table only ever holds bounds of
 searches that finished, so it stays correct), and accept a :class:`~noughts.budget.Budget` of

@@ -28,13 +28,17 @@ from __future__ import annotations
 
 from noughts.board import Board, Geometry, keep_newest
 
-__all__ = ["Pairs", "find_pairing", "pairing_diagram"]
+__all__ = ["Pairs", "covered_by_pairs", "find_pairing", "pairing_diagram"]
 
 Pairs = tuple[tuple[int, int], ...]
 """Pairs of cells, each pair ascending, pairs in ascending order of their first cell."""
 
 _CARRIER_SHAPES = 8  # geometries whose straight lines are kept
 _carriers_of: dict[Geometry, tuple[tuple[int, ...], ...]] = {}
+COVER_STEPS = 100  # pairs tried by the backtracking before it gives up
+SPARE_CELLS = 8
+"""The defender's first moves tried for a pairing after it: those on most of the attacker's lines."""
+_cells_of: dict[int, list[int]] = {}  # a mask's cells, for the masks seen lately (read only)
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
@@ -148,12 +152,213 @@ def _match(demands: list[int] | None, empty: int) -> Pairs | None:
     return tuple(sorted(pairs))
 
 
+def covered_by_pairs(geometry: Geometry, attacker: int, defender: int, attacker_moves: int,
+                     spare: bool = False, steps: int = COVER_STEPS) -> int | None:
+    """The cells of a pairing of any shape against the lines ``attacker`` can still complete
+    with ``attacker_moves`` more marks (those with more empty cells need no pair), or ``None``.
+
+    Two straight lines share at most one cell, so a pair serves the windows of one straight line
+    only: each straight line needs as many pairs of its own cells as its windows' greedy cover
+    takes, and a matching of cells to those needs rules most positions out at once. The rest are
+    searched: pairs chosen by backtracking from the window with the fewest empty cells, giving up
+    (``None``: nothing proved) after ``steps`` pairs tried. ``spare``: the defender moves first,
+    and any cell it takes now that leaves a pairing will do (that cell is among those returned).
+    """
+    empty = geometry.full & ~(attacker | defender)
+    groups: list[list[int]] = []  # per straight line, its live windows' empty cells, in order
+    for carrier in carriers(geometry):
+        windows = []
+        for mask in carrier:
+            if not mask & defender:
+                cells = mask & empty
+                if cells.bit_count() <= attacker_moves:
+                    if not cells & (cells - 1) and not spare:
+                        return None  # a live line with one empty cell (or none): no pair fits
+                    windows.append(cells)
+        if windows:
+            groups.append(windows)
+    if not groups:
+        return 0
+    if not spare:
+        needs = [_need(windows) for windows in groups]
+        return _covered(groups, needs, empty, steps)
+    needs = [_need(windows) for windows in groups]
+    reaches = []
+    for windows in groups:
+        reach = 0
+        for cells in windows:
+            reach |= cells
+        reaches.append(reach)
+    total = sum(needs)
+    room = empty.bit_count() - 1
+    counts: dict[int, int] = {}  # the defender's candidate cells: on most live lines first
+    for windows in groups:
+        for cells in windows:
+            while cells:
+                low = cells & -cells
+                counts[low] = counts.get(low, 0) + 1
+                cells ^= low
+    # a cell frees at most the needs of the straight lines through it: most cells cannot free enough
+    excess = total - room
+    if excess > 0:
+        frees: dict[int, int] = {}
+        for need, reach in zip(needs, reaches, strict=True):
+            while reach:
+                low = reach & -reach
+                frees[low] = frees.get(low, 0) + need
+                reach ^= low
+        counts = {bit: count for bit, count in counts.items() if frees.get(bit, 0) >= excess}
+    for bit in sorted(counts, key=counts.__getitem__, reverse=True)[:SPARE_CELLS]:
+        # only the straight lines through the cell change
+        after_groups = []
+        after_needs = []
+        after_total = total
+        for windows, need, reach in zip(groups, needs, reaches, strict=True):
+            if reach & bit:
+                kept = [cells for cells in windows if not cells & bit]
+                after_total -= need
+                if kept:
+                    need = _need(kept)
+                    after_total += need
+                    after_groups.append(kept)
+                    after_needs.append(need)
+            else:
+                after_groups.append(windows)
+                after_needs.append(need)
+        if after_total <= room:
+            paired = _covered(after_groups, after_needs, empty ^ bit, steps)
+            if paired is not None:
+                return paired | bit
+    return None
+
+
+def _need(windows: list[int]) -> int:
+    """Cells a straight line's windows need: two per pair of the fewest pairs covering them in
+    order (each pair the two last empty cells of the first window not yet covered, the pair
+    that reaches furthest along the line); more than the board has if one has a single cell."""
+    count = 0
+    covers = 0
+    for cells in windows:
+        if count and cells & covers == covers:
+            continue
+        if not cells & (cells - 1):
+            return 1 << 20  # one empty cell (or none): no pair fits
+        count += 1
+        last = 1 << (cells.bit_length() - 1)
+        rest = cells ^ last
+        covers = last | 1 << (rest.bit_length() - 1)
+    return 2 * count
+
+
+def _covered(groups: list[list[int]], needs: list[int], empty: int, steps: int) -> int | None:
+    """The cells of disjoint pairs covering every window of ``groups`` (per straight line, in
+    order), or ``None``: first a matching that must exist (the windows that start the greedy
+    runs pairwise share fewer than two empty cells, so each needs a pair of its own), then one
+    that suffices (a pair in each greedy run's common cells), then backtracking."""
+    if sum(needs) > empty.bit_count():
+        return None
+    starts: list[int] = []
+    commons: list[int] = []
+    for windows in groups:
+        covers = common = 0
+        for cells in windows:
+            if covers and cells & covers == covers:
+                common &= cells
+                continue
+            if covers:
+                commons.append(common)
+            starts.append(cells)
+            last = 1 << (cells.bit_length() - 1)
+            covers = last | 1 << ((cells ^ last).bit_length() - 1)
+            common = cells
+        commons.append(common)
+    if _matched(starts) is None:
+        return None
+    paired = _matched(commons)
+    if paired is not None:
+        return paired
+    return _cover([cells for windows in groups for cells in windows], [steps])
+
+
+def _matched(demands: list[int]) -> int | None:
+    """Two cells of its own for each demand (Kuhn's augmenting paths): the cells, or ``None``."""
+    candidates = [_cells(cells) for cells in demands for _ in (0, 1)]
+    owner: dict[int, int] = {}
+
+    def augment(slot: int, seen: set[int]) -> bool:
+        for cell in candidates[slot]:
+            if cell in seen:
+                continue
+            seen.add(cell)
+            holder = owner.get(cell)
+            if holder is None or augment(holder, seen):
+                owner[cell] = slot
+                return True
+        return False
+
+    placed = set()
+    for slot, cells in enumerate(candidates):  # free cells first: few augmenting paths left
+        for cell in cells:
+            if cell not in owner:
+                owner[cell] = slot
+                placed.add(slot)
+                break
+    for slot in range(len(candidates)):
+        if slot not in placed and not augment(slot, set()):
+            return None
+    found = 0
+    for cell in owner:
+        found |= 1 << cell
+    return found
+
+
+def _cover(lines: list[int], budget: list[int]) -> int | None:
+    """Disjoint pairs, one inside each of ``lines`` (their empty cells), by backtracking: the
+    cells of the pairs, or ``None``."""
+    if not lines:
+        return 0
+    budget[0] -= 1
+    if budget[0] < 0:
+        return None
+    best = lines[0]
+    fewest = best.bit_count()
+    for line in lines:
+        c = line.bit_count()
+        if c < fewest:
+            best, fewest = line, c
+            if c <= 2:
+                break
+    cells = _cells(best)
+    for i, first in enumerate(cells):
+        for second in cells[i + 1:]:
+            pair = 1 << first | 1 << second
+            rest = []  # the other lines, without the pair's cells (no other pair may use them)
+            for line in lines:
+                if line & pair != pair:
+                    line &= ~pair
+                    if not line & (line - 1):
+                        break  # fewer than two cells left: no pair fits it
+                    rest.append(line)
+            else:
+                paired = _cover(rest, budget)
+                if paired is not None:
+                    return paired | pair
+    return None
+
+
 def _cells(mask: int) -> list[int]:
+    found = _cells_of.get(mask)
+    if found is not None:
+        return found
+    found_key = mask
     cells = []
     while mask:
         low = mask & -mask
         cells.append(low.bit_length() - 1)
         mask ^= low
+    if len(_cells_of) > 100_000:
+        _cells_of.clear()
+    _cells_of[found_key] = cells
     return cells
 
 
