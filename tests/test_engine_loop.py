@@ -19,6 +19,7 @@ import pytest
 from noughts import Board, engine
 from noughts.engine import MAX_LINE_BYTES, encode, handle_line, run
 from noughts.players.perfect_33 import MOVES
+from positions import every_3x3_position
 
 # Requests the loop must leave to the general path, and some it may answer itself, between the others.
 ODD_LINES = [
@@ -45,18 +46,7 @@ ODD_LINES = [
 @pytest.fixture(scope="module")
 def positions() -> list[Board]:
     """Every reachable 3×3 position, found with play()."""
-    found = {Board().key: Board()}
-    frontier = [Board()]
-    while frontier:
-        following = []
-        for board in frontier:
-            for cell in board.legal_moves:
-                child = board.play(cell)
-                if child.key not in found:
-                    found[child.key] = child
-                    following.append(child)
-        frontier = following
-    return list(found.values())
+    return list(every_3x3_position().values())
 
 
 @pytest.fixture(scope="module")

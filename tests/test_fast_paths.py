@@ -25,6 +25,7 @@ from noughts.errors import NoughtsError
 from noughts.players.base import SeededOnFirstDraw
 from noughts.players.perfect import PerfectPlayer
 from noughts.players.perfect_33 import MOVES
+from positions import every_3x3_position
 
 LINES = (0b111, 0b111000, 0b111000000, 0b1001001, 0b10010010, 0b100100100, 0b100010001, 0b1010100)
 
@@ -32,18 +33,7 @@ LINES = (0b111, 0b111000, 0b111000000, 0b1001001, 0b10010010, 0b100100100, 0b100
 @pytest.fixture(scope="module")
 def positions() -> dict[int, Board]:
     """Every reachable 3×3 position by key, found with play()."""
-    found = {Board().key: Board()}
-    frontier = [Board()]
-    while frontier:
-        following = []
-        for board in frontier:
-            for cell in board.legal_moves:
-                child = board.play(cell)
-                if child.key not in found:
-                    found[child.key] = child
-                    following.append(child)
-        frontier = following
-    return found
+    return every_3x3_position()
 
 
 def outcome(make: Any, *args: Any) -> object:

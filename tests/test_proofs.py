@@ -261,3 +261,24 @@ def test_the_prover_agrees_with_plain_search_from_mid_game(shape: tuple[int, int
         mover, other = sides(board)
         assert prover_value(prover, mover, other) == plain(mover, other), str(board)
         checked += 1
+
+
+@pytest.mark.parametrize(("rows", "cols", "k"), [(5, 5, 5), (4, 5, 5), (7, 7, 6)])
+def test_analyse_explain_draws_a_pairing_that_blocks_every_line(rows: int, cols: int, k: int,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    from noughts.cli import main
+
+    assert main(["analyse", "--rows", str(rows), "--cols", str(cols), "--k", str(k), "--explain"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("O stops X by pairing"))
+    grid = [line.split() for line in lines[start + 1:start + 1 + rows]]
+    assert all(len(row) == cols for row in grid), grid
+    cells_of: dict[str, list[int]] = {}
+    for r, row in enumerate(grid):
+        for c, letter in enumerate(row):
+            if letter != ".":
+                cells_of.setdefault(letter, []).append(r * cols + c)
+    assert all(len(cells) == 2 for cells in cells_of.values()), cells_of
+    pairs = [set(cells) for cells in cells_of.values()]
+    for window in Geometry(rows, cols, k).lines:
+        assert any(pair <= set(window) for pair in pairs), window

@@ -128,26 +128,12 @@ def _match(demands: list[int] | None, empty: int) -> Pairs | None:
             union |= cells
         if 2 * len(unique) > union.bit_count():
             return None
-    candidates = [_cells(cells) for cells in unique]
-    owner: dict[int, int] = {}  # cell -> the slot (2 per demand) it serves
-
-    def augment(slot: int, seen: set[int]) -> bool:
-        for cell in candidates[slot >> 1]:
-            if cell in seen:
-                continue
-            seen.add(cell)
-            holder = owner.get(cell)
-            if holder is None or augment(holder, seen):
-                owner[cell] = slot
-                return True
-        return False
-
-    for slot in range(2 * len(unique)):
-        if not augment(slot, set()):
-            return None
+    owner = _two_cells_each(unique)
+    if owner is None:
+        return None
     by_demand: dict[int, list[int]] = {}
-    for cell, slot in owner.items():
-        by_demand.setdefault(slot >> 1, []).append(cell)
+    for cell, demand in owner.items():
+        by_demand.setdefault(demand, []).append(cell)
     pairs = [(min(cells), max(cells)) for cells in by_demand.values()]
     return tuple(sorted(pairs))
 
@@ -281,9 +267,20 @@ def _covered(groups: list[list[int]], needs: list[int], empty: int, steps: int) 
 
 
 def _matched(demands: list[int]) -> int | None:
-    """Two cells of its own for each demand (Kuhn's augmenting paths): the cells, or ``None``."""
-    candidates = [_cells(cells) for cells in demands for _ in (0, 1)]
-    owner: dict[int, int] = {}
+    """Two cells of its own for each demand: the cells, or ``None``."""
+    owner = _two_cells_each(demands)
+    if owner is None:
+        return None
+    found = 0
+    for cell in owner:
+        found |= 1 << cell
+    return found
+
+
+def _two_cells_each(demands: list[int]) -> dict[int, int] | None:
+    """Two cells of its own for each demand (Kuhn's augmenting paths): each cell's demand, or ``None``."""
+    candidates = [_cells(cells) for cells in demands for _ in (0, 1)]  # two slots per demand
+    owner: dict[int, int] = {}  # cell -> the slot it serves
 
     def augment(slot: int, seen: set[int]) -> bool:
         for cell in candidates[slot]:
@@ -306,10 +303,7 @@ def _matched(demands: list[int]) -> int | None:
     for slot in range(len(candidates)):
         if slot not in placed and not augment(slot, set()):
             return None
-    found = 0
-    for cell in owner:
-        found |= 1 << cell
-    return found
+    return {cell: slot >> 1 for cell, slot in owner.items()}
 
 
 def _cover(lines: list[int], budget: list[int]) -> int | None:
