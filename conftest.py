@@ -14,6 +14,7 @@ import compileall
 import fnmatch
 import os
 import sys
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -70,10 +71,13 @@ _HYPOTHESIS_TABLES = ""  # a job of its own, the longest
 def _hypothesis_tables() -> None:
     """Hypothesis's Unicode tables, which st.text() needs: ~3 s to make in each process, then read from
     .hypothesis/unicode_data (internal functions, hence the guard in the caller)."""
+    from hypothesis.errors import HypothesisSideeffectWarning
     from hypothesis.internal.charmap import charmap, intervals_from_codec
 
-    charmap()
-    intervals_from_codec("utf-8")
+    with warnings.catch_warnings():  # it warns that this is slow during start-up: here that is the point
+        warnings.simplefilter("ignore", HypothesisSideeffectWarning)
+        charmap()
+        intervals_from_codec("utf-8")
 
 
 def _jobs(config: pytest.Config) -> list[tuple[str, bool]]:
