@@ -21,8 +21,9 @@ class Pace:
     """How long each computer player takes on each board, so the quick ones need no worker thread.
 
     A player's moves on a board go to a thread until ``TRIES`` in a row have each taken under
-    ``QUICK_S`` of CPU; after that they are made on the event loop, until one takes over ``SLOW_S`` there (then the thread again, until the
-    player has shown itself quick once more). CPU time, not the clock: a busy machine changes nothing.
+    ``QUICK_S`` of CPU; after that they are made on the event loop, until one takes over ``SLOW_S``
+    there (then the thread again, until the player has shown itself quick once more). CPU time, not
+    the clock: a busy machine changes nothing.
     """
 
     TRIES = 8
