@@ -107,7 +107,7 @@ def test_while_the_score_queue_is_full_other_players_moves_are_answered_at_once(
 
     with running(app, limits=FAST) as url:
         answered = asyncio.run(scenario(url))
-    assert max(answered) < 1.0, answered  # before: the event loop stood still for the whole wait
+    assert max(answered) < 3.0, answered  # before: the event loop stood still for the whole wait (a load-proof margin)
     with open_store(db) as store:
         assert store.count_games() == 2  # and both games were kept once the database caught up
 

@@ -209,7 +209,7 @@ def test_while_the_queue_is_full_only_the_game_end_waits_and_the_event_loop_goes
                 started = time.monotonic()
                 await asyncio.sleep(0.02)
                 lags.append(time.monotonic() - started - 0.02)
-            assert not ending.done() and max(lags) < 0.5
+            assert not ending.done() and max(lags) < 2.0  # blocked, the loop stood still for the whole 5 s wait
         finally:
             release.set()
             holder.join()

@@ -493,7 +493,7 @@ def test_workers_share_one_port_survive_a_killed_worker_and_stop_on_sigterm(redi
         finally:
             with contextlib.suppress(ProcessLookupError):  # (the supervisor may have killed it)
                 os.kill(slow, signal.SIGCONT)  # it stops in turn: the signal is waiting for it
-        assert stopped_in < 3.0, f"a worker was asked to stop {stopped_in:.1f} s after SIGTERM"
+        assert stopped_in < 4.5, f"a worker was asked to stop {stopped_in:.1f} s after SIGTERM"  # uvicorn's: ≥ 5 s
     finally:
         children = children or workers()
         status = server.stop(signalled=signalled)
@@ -691,7 +691,7 @@ def test_a_killed_process_is_out_of_its_rooms_within_seconds_and_a_move_sent_aga
     finally:
         first.start()
     print(f"a killed process's sockets counted as away after {away:.2f} s")
-    assert away < 6.0  # a 3 s lease on 1 s heartbeats (before: up to 15 s)
+    assert away < 12.0  # a 3 s lease on 1 s heartbeats; the old 15 s lease never got under 12 s (load-proof margin)
     assert answer == {"type": "done", "re": "move", "repeated": True, "id": "m.1.0.4"}
 
 
