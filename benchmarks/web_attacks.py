@@ -27,7 +27,6 @@ import asyncio
 import json
 import multiprocessing
 import random
-import resource
 import socket
 import sqlite3
 import statistics
@@ -42,6 +41,8 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 
+from web_load import free_port, raise_file_limit  # this folder's: the load benchmark's helpers
+
 HERE = Path(__file__).resolve().parent
 SRC = HERE.parent / "src"
 TARGET_P99_MS = 50.0
@@ -50,19 +51,6 @@ CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
 def log(message: str) -> None:
     print(f"[web-attacks {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
-
-
-def raise_file_limit() -> None:
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    wanted = hard if hard != resource.RLIM_INFINITY else 65536
-    if soft < wanted:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 class Server:

@@ -30,6 +30,7 @@ from noughts.players.minimax import MinimaxPlayer, robot_scores
 from noughts.players.newell_simon import NewellSimonPlayer, Seed001RulesPlayer
 from noughts.players.parsons import SCAN_LINES, ParsonsPlayer
 from noughts.players.perfect import PerfectPlayer
+from positions import every_3x3_position
 
 CLASSIC_ONLY = ["parsons", "mdttt", "newell-simon", "simple-rules"]
 ANY_BOARD = ["random", "arduino", "minimax"]
@@ -37,15 +38,7 @@ ANY_BOARD = ["random", "arduino", "minimax"]
 
 def reachable_positions() -> list[Board]:
     """Every position of 3×3 noughts and crosses that can arise in a game, finished or not."""
-    seen: dict[int, Board] = {}
-    stack = [Board()]
-    while stack:
-        board = stack.pop()
-        if board.key in seen:
-            continue
-        seen[board.key] = board
-        stack.extend(board.play(cell) for cell in board.legal_moves)
-    return list(seen.values())
+    return list(every_3x3_position().values())
 
 
 # registry ---------------------------------------------------------------------------------------
