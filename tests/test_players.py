@@ -572,7 +572,7 @@ def test_solver_players_play_the_boards_the_solver_finishes_quickly(monkeypatch:
     assert able(Board(4, 4)) == every  # about 30,000 positions
     assert able(Board(26, 26, 2)) == every  # a win in 3 plies, found at once
     assert able(Board(5, 5)) == every  # a draw by pairing, proved without search
-    # 4×7 with four in a row takes about 360,000 positions: a probe of 2,000 gives up on it quickly
+    # 4×7 with four in a row takes about 94,000 positions: a probe of 2,000 gives up on it quickly
     monkeypatch.setattr(players, "PROBE_NODES", 2_000)
     assert able(Board(4, 7, 4)) == ["easy", "hard", "random", "arduino", "minimax", "strong"]
     reason = unable("perfect", Board(4, 7, 4))
