@@ -49,7 +49,8 @@ with a set matching for the defender is at worst a draw for it. :func:`holds` ch
 these conditions on a :class:`SetMatching` from any source; :func:`find_set_matching` finds
 one (or proves nothing by returning ``None``): the live lines fall into groups that share no
 empty cell, each group gets a pairing if the backtracking finds one, else a matching set over
-all its empty cells, every first move answered by the first reply that leaves a pairing.
+all its empty cells, every first move answered by the first reply that leaves a pairing
+(positions with a group of more than :data:`MAX_BLOCK_CELLS` cells are not tried).
 
 >>> from noughts.board import Board
 >>> board = Board(4, 4, 4)
@@ -76,9 +77,10 @@ __all__ = [
 Pairs = tuple[tuple[int, int], ...]
 COVER_STEPS = 1_000  # pairs tried by one pairing search before it gives up (nothing concluded)
 ANSWER_STEPS = 20_000  # pairs tried by all the pairing searches of one matching set
+OPENINGS = 8  # the defender's first cells tried when it is to move: those on most live lines
 MAX_BLOCK_CELLS = 30
-"""Groups of lines with more empty cells than this get no matching set (each first move and reply
-is tried: the cost grows with the square of the cells)."""
+"""Positions where lines linked by shared empty cells span more cells than this are not tried
+(each first move and reply is: the cost grows with the square of the cells)."""
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
@@ -158,7 +160,7 @@ def find_set_matching(geometry: Geometry, attacker: int, defender: int,
     """A set matching that stops ``attacker`` completing any line, or ``None`` (nothing proved).
 
     ``attacker`` and ``defender`` are the sides' marks (bitmasks). With ``defender_to_move`` the
-    defender may open with a cell first (those on most live lines are tried first).
+    defender may open with a cell first (the :data:`OPENINGS` cells on most live lines are tried).
     """
     blocks = _blocks(geometry, attacker, defender)
     if blocks is not None or not defender_to_move:
@@ -166,7 +168,7 @@ def find_set_matching(geometry: Geometry, attacker: int, defender: int,
     empty = geometry.full & ~(attacker | defender)
     through = geometry.lines_through
     weight = {cell: sum(1 for line in through[cell] if not line & defender) for cell in _cells(empty)}
-    for cell in sorted(weight, key=lambda cell: -weight[cell]):
+    for cell in sorted(weight, key=lambda cell: -weight[cell])[:OPENINGS]:
         if not weight[cell]:
             break
         blocks = _blocks(geometry, attacker, defender | 1 << cell)
@@ -193,6 +195,8 @@ def _blocks(geometry: Geometry, attacker: int, defender: int) -> tuple[Block, ..
             else:
                 kept.append(group)
         groups = [*kept, (merged_cells, merged_lines)]
+    if any(cells.bit_count() > MAX_BLOCK_CELLS for cells, _ in groups):
+        return None  # too big to try here (big pairings are noughts.solver.pairing's)
     blocks = []
     for cells, lines in sorted(groups, key=lambda group: group[0] & -group[0]):
         block_lines = tuple(sorted(lines, key=lambda line: (line & -line, line)))
@@ -200,8 +204,6 @@ def _blocks(geometry: Geometry, attacker: int, defender: int) -> tuple[Block, ..
         if pairs is not None:
             blocks.append(Block(cells, block_lines, pairs, ()))
             continue
-        if cells.bit_count() > MAX_BLOCK_CELLS:
-            return None
         answers = _answers(cells, block_lines)
         if answers is None:
             return None
@@ -283,8 +285,8 @@ def draw_by_set_matching(board: Board) -> tuple[SetMatching, SetMatching] | None
     """Set matchings with which O stops X and X stops O here, proving the game a draw with no
     search, or ``None`` when either side has none (which proves nothing).
 
-    >>> pair = draw_by_set_matching(Board(4, 4, 4))
-    >>> pair is not None and pair[1].opening is not None  # X opens, then answers O
+    >>> found = draw_by_set_matching(Board(4, 4, 4))
+    >>> found is not None and found[1].opening is None  # X, to move, may start anywhere
     True
     """
     if board.is_over:
