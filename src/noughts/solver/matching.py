@@ -77,19 +77,25 @@ __all__ = [
 Pairs = tuple[tuple[int, int], ...]
 COVER_STEPS = 1_000  # pairs tried by one pairing search before it gives up (nothing concluded)
 ANSWER_STEPS = 20_000  # pairs tried by all the pairing searches of one matching set
+NEST_MAX_CELLS = 20
+"""Matching sets of at most this many cells may answer a first move with a nested set matching
+where no pairing follows the reply (4×5 with four: 20 cells)."""
+NEST_STEPS = 200_000  # pairs tried by one search for a set matching with nested matching sets
 OPENINGS = 8  # the defender's first cells tried when it is to move: those on most live lines
 MAX_BLOCK_CELLS = 30
 """Positions where lines linked by shared empty cells span more cells than this are not tried
 (each first move and reply is: the cost grows with the square of the cells)."""
-_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNPQRSTUVWYZ"  # no O or X: those are marks
 
 
 class Answer(NamedTuple):
-    """How a matching set answers the attacker's first cell in it: a reply, then pairs."""
+    """How a matching set answers the attacker's first cell in it: a reply, then ``pairs`` or,
+    nested, ``blocks`` (a set matching of the set's other cells)."""
 
     first: int
     reply: int
     pairs: Pairs
+    blocks: tuple[Block, ...] = ()
 
 
 class Block(NamedTuple):
@@ -120,26 +126,37 @@ def holds(geometry: Geometry, attacker: int, defender: int, matching: SetMatchin
             return False
         defender |= 1 << opening
         empty &= ~(1 << opening)
+    return _blocks_hold(matching.blocks, empty, [line for line in geometry.line_masks if not line & defender])
+
+
+def _blocks_hold(blocks: tuple[Block, ...], empty: int, needed: list[int]) -> bool:
+    """Whether ``blocks`` have disjoint cells among ``empty``, each meets its conditions, and
+    together they answer for every line of ``needed``."""
     used = 0
     answered: set[int] = set()
-    for block in matching.blocks:
+    for block in blocks:
         cells = block.cells
         if cells & ~empty or cells & used:
             return False
         used |= cells
         answered.update(block.lines)
-        if block.answers:
-            firsts = [answer.first for answer in block.answers]
-            if block.pairs or sorted(firsts) != _cells(cells):
+        if not block.answers:
+            if not _pairs_cover(block.pairs, cells, block.lines, 0):
                 return False
-            for first, reply, pairs in block.answers:
-                if reply == first or not cells >> reply & 1:
-                    return False
-                if not _pairs_cover(pairs, cells & ~(1 << first | 1 << reply), block.lines, 1 << reply):
-                    return False
-        elif not _pairs_cover(block.pairs, cells, block.lines, 0):
+            continue
+        if block.pairs or sorted(answer.first for answer in block.answers) != _cells(cells):
             return False
-    return all(line in answered for line in geometry.line_masks if not line & defender)
+        for first, reply, pairs, nested in block.answers:
+            if reply == first or not cells >> reply & 1:
+                return False
+            rest = cells & ~(1 << first | 1 << reply)
+            if nested:
+                open_lines = [line for line in block.lines if not line >> reply & 1]
+                if pairs or not _blocks_hold(nested, rest, open_lines):
+                    return False
+            elif not _pairs_cover(pairs, rest, block.lines, 1 << reply):
+                return False
+    return all(line in answered for line in needed)
 
 
 def _pairs_cover(pairs: Pairs, cells: int, lines: tuple[int, ...], taken: int) -> bool:
@@ -162,25 +179,27 @@ def find_set_matching(geometry: Geometry, attacker: int, defender: int,
     ``attacker`` and ``defender`` are the sides' marks (bitmasks). With ``defender_to_move`` the
     defender may open with a cell first (the :data:`OPENINGS` cells on most live lines are tried).
     """
-    blocks = _blocks(geometry, attacker, defender)
+    budget = [NEST_STEPS]
+    empty = geometry.full & ~(attacker | defender)
+    blocks = _split(empty, [line for line in geometry.line_masks if not line & defender], 2, budget)
     if blocks is not None or not defender_to_move:
         return None if blocks is None else SetMatching(None, blocks)
-    empty = geometry.full & ~(attacker | defender)
     through = geometry.lines_through
     weight = {cell: sum(1 for line in through[cell] if not line & defender) for cell in _cells(empty)}
     for cell in sorted(weight, key=lambda cell: -weight[cell])[:OPENINGS]:
         if not weight[cell]:
             break
-        blocks = _blocks(geometry, attacker, defender | 1 << cell)
+        after = defender | 1 << cell
+        live = [line for line in geometry.line_masks if not line & after]
+        blocks = _split(empty & ~(1 << cell), live, 2, budget)
         if blocks is not None:
             return SetMatching(cell, blocks)
     return None
 
 
-def _blocks(geometry: Geometry, attacker: int, defender: int) -> tuple[Block, ...] | None:
-    """A block for each group of live lines that share empty cells, or ``None``."""
-    empty = geometry.full & ~(attacker | defender)
-    live = [line for line in geometry.line_masks if not line & defender]
+def _split(empty: int, live: list[int], depth: int, budget: list[int]) -> tuple[Block, ...] | None:
+    """A block for each group of ``live`` lines that share ``empty`` cells, or ``None``; matching
+    sets nest ``depth - 1`` deep at most."""
     groups: list[tuple[int, list[int]]] = []  # (empty cells, lines) of lines linked by shared cells
     for line in live:
         cells = line & empty
@@ -200,36 +219,57 @@ def _blocks(geometry: Geometry, attacker: int, defender: int) -> tuple[Block, ..
     blocks = []
     for cells, lines in sorted(groups, key=lambda group: group[0] & -group[0]):
         block_lines = tuple(sorted(lines, key=lambda line: (line & -line, line)))
-        pairs = _pairing(cells, [line & cells for line in block_lines])
+        own = [COVER_STEPS]
+        pairs = _pairing(cells, [line & cells for line in block_lines], own)
+        budget[0] -= COVER_STEPS - own[0]
+        if budget[0] < 0:
+            return None
         if pairs is not None:
             blocks.append(Block(cells, block_lines, pairs, ()))
             continue
-        answers = _answers(cells, block_lines)
+        answers = _answers(cells, block_lines, depth, budget)
         if answers is None:
             return None
         blocks.append(Block(cells, block_lines, (), answers))
     return tuple(blocks)
 
 
-def _answers(cells: int, lines: tuple[int, ...]) -> tuple[Answer, ...] | None:
-    """A reply and a pairing for every first cell of the attacker in ``cells``, or ``None``."""
+def _answers(cells: int, lines: tuple[int, ...], depth: int, budget: list[int]) -> tuple[Answer, ...] | None:
+    """A reply and a pairing (or, where none follows and ``depth`` allows, a nested set
+    matching) for every first cell of the attacker in ``cells``, or ``None``."""
     by_weight = sorted(_cells(cells), key=lambda cell: -sum(1 for line in lines if line >> cell & 1))
     answers = []
-    budget = [ANSWER_STEPS]
+    own = [ANSWER_STEPS]  # this set's pairing searches, besides the caller's budget
+    nest = depth > 1 and cells.bit_count() <= NEST_MAX_CELLS
     for first in _cells(cells):
         for reply in by_weight:
             if reply == first:
                 continue
             rest = cells & ~(1 << first | 1 << reply)
             open_lines = [line & rest for line in lines if not line >> reply & 1]
-            pairs = _pairing(rest, open_lines, budget)
-            if budget[0] < 0:
+            spent = own[0]
+            pairs = _pairing(rest, open_lines, own)
+            budget[0] -= spent - own[0]
+            if own[0] < 0 or budget[0] < 0:
                 return None
             if pairs is not None:
                 answers.append(Answer(first, reply, pairs))
                 break
         else:
-            return None
+            if not nest:
+                return None
+            for reply in by_weight:
+                if reply == first:
+                    continue
+                rest = cells & ~(1 << first | 1 << reply)
+                nested = _split(rest, [line for line in lines if not line >> reply & 1], depth - 1, budget)
+                if budget[0] < 0:
+                    return None
+                if nested is not None:
+                    answers.append(Answer(first, reply, (), nested))
+                    break
+            else:
+                return None
     return tuple(answers)
 
 
@@ -331,10 +371,15 @@ def set_matching_text(board: Board, defender: str, matching: SetMatching) -> str
             f"whenever {attacker} takes its first cell there (*), {defender} replies at #, then "
             f"answers inside the lettered pairs.")
         diagrams = []
-        for first, reply, answer_pairs in block.answers:
+        for first, reply, answer_pairs, nested in block.answers:
             marks = {first: "*", reply: "#"}
+            for inner in nested:
+                answer_pairs += inner.pairs
+                marks.update({cell: "+" for cell in _cells(inner.cells) if inner.answers})
             diagrams.append(_diagram(base, board.cols, answer_pairs, marks).split("\n"))
         parts.append(_side_by_side(diagrams, board.cols))
+        if any(answer.blocks for answer in block.answers):
+            parts.append("+: a matching set of its own after * and # (--explain on that position shows it).")
     return "\n".join(parts)
 
 
