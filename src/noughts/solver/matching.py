@@ -18,7 +18,9 @@ block answers for some lines and is either
 * a matching set (:attr:`Block.answers`): for *every* cell ``m`` of the block, an
   :class:`Answer`: a reply ``r`` (another cell of the block) and disjoint pairs of the block's
   cells other than ``m`` and ``r``, such that each of the block's lines holds ``r`` or both
-  cells of one of those pairs.
+  cells of one of those pairs; or, *nested*, a reply ``r`` and a set matching
+  (:attr:`Answer.blocks`) of the block's cells other than ``m`` and ``r`` that answers for
+  every line of the block without ``r``.
 
 Every line the attacker could still complete (no defender mark on it) belongs to a block. When
 the defender is to move it may first take one cell, :attr:`SetMatching.opening`.
@@ -26,7 +28,8 @@ the defender is to move it may first take one cell, :attr:`SetMatching.opening`.
 Why the defender then never loses (the soundness of :func:`holds`). The defender plays: its
 opening, if any; when the attacker takes a cell of a block's pair, the other cell of that pair;
 when the attacker takes its first cell ``m`` of a matching-set block, the reply ``r`` of ``m``'s
-answer, and from then on that block is played as the pairing of that answer; when the attacker
+answer, and from then on that block is played as the pairing (or the nested set matching) of
+that answer; when the attacker
 takes any other cell, or the cell prescribed is already the defender's, any empty cell.
 Consider a line ``L`` the attacker could complete, in block ``B``.
 
@@ -41,7 +44,9 @@ Consider a line ``L`` the attacker could complete, in block ``B``.
    disjoint and the attacker took no cell of ``B`` before), so after the reply the defender
    owns ``r``; lines of ``B`` through ``r`` are dead, and every other line of ``B`` holds both
    cells of a pair of the answer, all empty or the defender's at that moment, which the
-   defender defends as in case 1.
+   defender defends as in case 1. A nested answer's set matching has its cells among those of
+   ``B`` other than ``m`` and ``r``, all empty or the defender's at that moment, and answers for
+   every line of ``B`` without ``r``: the same cases hold it (induction on the nesting depth).
 
 Extra defender marks only ever kill lines, so the arbitrary moves cannot spoil any case, and
 blocks never interfere: each reply lies in the block of the attacker's move. Hence a position
@@ -49,8 +54,11 @@ with a set matching for the defender is at worst a draw for it. :func:`holds` ch
 these conditions on a :class:`SetMatching` from any source; :func:`find_set_matching` finds
 one (or proves nothing by returning ``None``): the live lines fall into groups that share no
 empty cell, each group gets a pairing if the backtracking finds one, else a matching set over
-all its empty cells, every first move answered by the first reply that leaves a pairing
-(positions with a group of more than :data:`MAX_BLOCK_CELLS` cells are not tried).
+all its empty cells, every first move answered by the first reply that leaves a pairing, or
+(in sets of at most :data:`NEST_MAX_CELLS` cells, one level deep) by the first that leaves a set
+matching; positions with a group of more than :data:`MAX_BLOCK_CELLS` cells are not tried.
+4×5 with four falls to one matching set of 20 cells whose every answer nests a matching set of
+the other 18.
 
 >>> from noughts.board import Board
 >>> board = Board(4, 4, 4)
