@@ -138,6 +138,15 @@ def test_holds_rejects_each_broken_condition() -> None:
     assert not holds(geometry, 1, 0, matching)
 
 
+def test_a_defender_to_move_opens_where_it_must() -> None:
+    board = Board.parse("XXX./O.../O.../....", 4)  # O to move must block at d1 first
+    matching = find_set_matching(board.geometry, board.x, board.o, defender_to_move=True)
+    assert matching is not None and matching.opening == 3
+    assert holds(board.geometry, board.x, board.o, matching, defender_to_move=True)
+    assert not holds(board.geometry, board.x, board.o, matching._replace(opening=7), defender_to_move=True)
+    assert find_set_matching(board.geometry, board.x, board.o) is None  # X to move would win
+
+
 def defender_never_loses(geometry: Geometry, matching: SetMatching, x: int = 0, o: int = 0) -> bool:
     """Play the strategy of the module's proof as O against every sequence of X's moves from the
     position (X to move, no opening): whether X never completes a line."""

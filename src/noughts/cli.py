@@ -517,8 +517,8 @@ def _set_matching_text(board: Board, defender: str, attacker: str) -> list[str]:
     matching = find_set_matching(board.geometry, theirs, mine, defender_to_move=board.turn == defender)
     if matching is None:
         return []
-    return [f"{defender} stops {attacker} by set matching (Uiterwijk), with no search:",
-            set_matching_text(board, defender, matching)]
+    how = "set matching (Uiterwijk)" if any(block.answers for block in matching.blocks) else "pairing"
+    return [f"{defender} stops {attacker} by {how}, with no search:", set_matching_text(board, defender, matching)]
 
 
 def _cmd_status(args: argparse.Namespace) -> int:
