@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 
 import pytest
@@ -20,8 +21,9 @@ from noughts.solver.matching import (
 
 # boards and plies where the plain solver is cheap from every position: 3×4 with four (pairings
 # only), 3×4 with three (a first-player win: claims only where X has already spoilt it), 4×4 with
-# four (the matching set's showcase), 4×5 with four (nested matching sets); the slow test goes deeper
-QUICK = [((3, 4, 4), 3), ((3, 4, 3), 3), ((4, 4, 4), 1), ((4, 5, 4), 0)]
+# four (the matching set's showcase), 4×5 with four (nested matching sets); the slow test goes
+# deeper. Boards of up to 9 cells are checked in every position against a search of every move.
+QUICK = [((3, 4, 4), 3), ((3, 4, 3), 3), ((4, 4, 4), 0), ((4, 5, 4), 0)]
 DEEP = [((4, 4, 4), 3), ((4, 5, 4), 2), ((4, 4, 3), 3)]
 
 
@@ -74,9 +76,75 @@ def check_claims(shapes: list[tuple[tuple[int, int, int], int]]) -> tuple[int, i
 
 def test_every_claim_meets_the_conditions_and_the_plain_solver_agrees() -> None:
     checked, set_blocks = check_claims(QUICK)
-    # 3×4 with four: both sides everywhere; 3×4 with three: some 20; 4×4: all 4 positions both ways
-    assert checked >= 2 * len(positions((3, 4, 4), 3)) + 18 + 8, checked
-    assert set_blocks >= 8 + 2 + 2, set_blocks  # 4×4: at least the empty board and one first move
+    # 3×4 with four: both sides everywhere; 3×4 with three: some 20; 4×4 and 4×5: both ways
+    assert checked >= 2 * len(positions((3, 4, 4), 3)) + 18 + 2 + 2, checked
+    assert set_blocks >= 8 + 2 + 2, set_blocks
+
+
+def plain_values(geometry: Geometry) -> Callable[[int, int], int]:
+    """value(mover, other): 1, 0 or -1 for the side to move, by a memoised search of every move."""
+    lines = geometry.line_masks
+    full = geometry.full
+    memo: dict[tuple[int, int], int] = {}
+
+    def value(mover: int, other: int) -> int:
+        found = memo.get((mover, other))
+        if found is not None:
+            return found
+        empty = full & ~(mover | other)
+        best = 0 if not empty else -1
+        while empty and best < 1:
+            bit = empty & -empty
+            empty ^= bit
+            after = mover | bit
+            best = 1 if any(after & line == line for line in lines) else max(best, -value(other, after))
+        memo[(mover, other)] = best
+        return best
+
+    return value
+
+
+def reachable(shape: tuple[int, int, int]) -> list[Board]:
+    """Every reachable position of the shape where the game is not over."""
+    seen = {Board(*shape).key: Board(*shape)}
+    frontier = list(seen.values())
+    while frontier:
+        following = []
+        for board in frontier:
+            for cell in board.legal_moves:
+                child = board.play(cell)
+                if child.key not in seen and not child.is_over:
+                    seen[child.key] = child
+                    following.append(child)
+        frontier = following
+    return list(seen.values())
+
+
+def test_every_claim_on_boards_of_up_to_9_cells_is_true_in_every_position() -> None:
+    # every board of two or three rows and up to 9 cells, k from 2 (one row has pairings only):
+    # no claim the plain search refutes
+    positions_seen = claimed = set_blocks = 0
+    for rows in range(2, 4):
+        for cols in range(rows, 9):
+            for k in range(2, max(rows, cols) + 1):
+                if rows * cols > 9:
+                    continue
+                geometry = Board(rows, cols, k).geometry
+                value = plain_values(geometry)
+                for board in reachable((rows, cols, k)):
+                    positions_seen += 1
+                    x_to_move = not board.ply & 1
+                    mover_value = value(*((board.x, board.o) if x_to_move else (board.o, board.x)))
+                    for defender, attacker, mine, to_move in (("O", board.x, board.o, not x_to_move),
+                                                              ("X", board.o, board.x, x_to_move)):
+                        matching = find_set_matching(geometry, attacker, mine, defender_to_move=to_move)
+                        if matching is None:
+                            continue
+                        assert holds(geometry, attacker, mine, matching, defender_to_move=to_move)
+                        assert (mover_value if to_move else -mover_value) >= 0, (board, defender)
+                        claimed += 1
+                        set_blocks += any(block.answers for block in matching.blocks)
+    assert positions_seen > 9_000 and claimed > 11_000 and set_blocks > 100, (positions_seen, claimed, set_blocks)
 
 
 @pytest.mark.slow
