@@ -394,7 +394,7 @@ def set_matching_text(board: Board, defender: str, matching: SetMatching) -> str
 def _diagram(base: list[str], cols: int, pairs: Pairs, marks: dict[int, str]) -> str:
     shown = base.copy()
     for number, (first, second) in enumerate(pairs):
-        letter = _LETTERS[number] if number < len(_LETTERS) else "+"
+        letter = _LETTERS[number] if number < len(_LETTERS) else "?"
         shown[first] = shown[second] = letter
     for cell, mark in marks.items():
         shown[cell] = mark
