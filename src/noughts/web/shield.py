@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Container, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import h11
+from websockets.protocol import State
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 else:
     _Protocol = object
 
+from noughts.web.connection import DIRECT_SEND
 from noughts.web.guard import Guard, TrustedProxies, client_key, host_allowed
 
 if TYPE_CHECKING:
@@ -247,7 +249,26 @@ class StallGuard(_Protocol):
 
 
 class GuardedWebSocket(StallGuard, WebSocketsSansIOProtocol):
-    """uvicorn's websockets sans-I/O protocol with the stall guard (the default: the cheapest a message)."""
+    """uvicorn's websockets sans-I/O protocol with the stall guard (the default: the cheapest a message).
+
+    It also offers the app :meth:`write_frame` (scope extension ``noughts.write_frame``): a frame
+    written straight to the socket, without the ASGI send's layers, whenever that is allowed.
+    """
+
+    def handle_connect(self, event: Any) -> None:
+        super().handle_connect(event)
+        scope = getattr(self, "scope", None)  # (none if the handshake was refused)
+        if scope is not None:
+            scope["extensions"][DIRECT_SEND] = self.write_frame
+
+    def write_frame(self, frame: bytes) -> bool:
+        """Write a whole server frame now; False (nothing written) unless the websocket is open and the
+        socket's buffer has room: then the ASGI send, which waits for it, must be used."""
+        if not self.handshake_complete or self.close_sent or not self.writable.is_set() \
+                or self.conn.state is not State.OPEN or self.transport.is_closing():
+            return False
+        self.transport.write(frame)
+        return True
 
 
 # ``noughts web --ws NAME``: uvicorn's websocket implementations, each with the stall guard
