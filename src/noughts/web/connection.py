@@ -14,8 +14,8 @@ import contextlib
 import logging
 import struct
 import time
-from collections.abc import Callable
 from collections import deque
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect

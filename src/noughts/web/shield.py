@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import h11
-from websockets.protocol import State
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.protocol import State
 
 if TYPE_CHECKING:
     _Protocol = WebSocketsSansIOProtocol
