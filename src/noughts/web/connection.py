@@ -36,7 +36,7 @@ STATE_PREFIX = '{"type":"state"'  # how encode() begins a state: a snapshot that
 # (noughts.web.shield.GuardedWebSocket.write_frame): bytes in, False if it cannot now (then: the ASGI send).
 DIRECT_SEND = "noughts.write_frame"
 
-_last: tuple[str, bytes] = ("", b"")  # the last text framed: a room's state goes to each of its sockets
+_last: tuple[str | None, bytes] = (None, b"")  # the last text framed: a room's state goes to each of its sockets
 
 
 def text_frame(text: str) -> bytes:
