@@ -4,6 +4,7 @@ a choice the server cannot use is one clear line."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from typing import Any
@@ -14,6 +15,7 @@ from websockets.sync.client import connect as ws_connect
 from noughts.errors import NoughtsError
 from noughts.match import Match
 from noughts.web import running
+from noughts.web.connection import DIRECT_SEND
 from noughts.web.pace import Pace
 from noughts.web.server import check_implementations
 
@@ -75,3 +77,214 @@ def test_a_quick_player_moves_on_the_event_loop_and_a_slow_one_goes_back_to_a_th
 def test_an_implementation_the_server_cannot_use_is_one_clear_line(loop: str, ws: str, said: str) -> None:
     with pytest.raises(NoughtsError, match=said):
         check_implementations(loop, ws)
+
+
+# messages straight to the socket ------------------------------------------------------------------
+@pytest.mark.parametrize("size", [0, 1, 125, 126, 127, 65535, 65536, 70000])
+def test_a_text_frame_built_by_hand_is_what_a_websocket_library_reads(size: int) -> None:
+    from websockets.frames import Frame, Opcode
+    from websockets.streams import StreamReader
+
+    from noughts.web.connection import text_frame
+
+    text = ("é" * size)[:size] if size % 2 else "x" * size  # multi-byte UTF-8 too: the length is in bytes
+    frame = text_frame(text)
+    assert text_frame(text) is frame  # the same text (a room's state, for each socket): framed once
+    reader = StreamReader()
+    reader.feed_data(frame)
+    reader.feed_eof()
+    parser = Frame.parse(reader.read_exact, mask=False, max_size=None)
+    try:
+        next(parser)
+    except StopIteration as done:
+        parsed = done.value
+    assert parsed.opcode is Opcode.TEXT and parsed.fin and parsed.data.decode() == text
+
+
+class _Socket:
+    """A websocket whose direct write can be refused (its buffer full) and whose ASGI send can be held."""
+
+    def __init__(self) -> None:
+        self.wire: list[str] = []  # what reached the client, in order
+        self.room = True  # the socket's buffer has room: direct writes are taken
+        self.held = asyncio.Event()
+        self.held.set()
+        self.scope = {"extensions": {DIRECT_SEND: self.write_frame}}
+
+    def write_frame(self, frame: bytes) -> bool:
+        if not self.room:
+            return False
+        self.wire.append(frame[2:].decode())  # (short test texts: a two-byte header)
+        return True
+
+    async def send_text(self, text: str) -> None:
+        await self.held.wait()
+        self.wire.append(text)
+
+    async def close(self, code: int = 1000, reason: str | None = None) -> None:
+        pass
+
+
+def test_messages_go_straight_to_the_socket_until_its_buffer_fills_then_queue_in_order() -> None:
+    from noughts.web.connection import Connection
+    from noughts.web.protocol import Limits
+
+    async def scenario() -> list[str]:
+        ws = _Socket()
+        conn = Connection(ws, Limits())  # type: ignore[arg-type]
+        conn.seat = 0
+        conn.push("a")  # written at once: no task, no ASGI send
+        assert ws.wire == ["a"] and conn.pending == 0
+        ws.room, ws.held = False, asyncio.Event()  # the buffer is full: sends wait for it
+        conn.push("b")
+        await asyncio.sleep(0)  # the writer takes b and waits on the socket
+        ws.room = True  # room again for direct writes, but b is not sent yet: c must not overtake it
+        conn.push("c")
+        conn.push("d")
+        assert ws.wire == ["a"]
+        ws.held.set()
+        for _ in range(10):
+            await asyncio.sleep(0)
+        conn.push("e")  # nothing queued any more: straight to the socket again
+        await conn.finish()
+        return ws.wire
+
+    assert asyncio.run(scenario()) == ["a", "b", "c", "d", "e"]
+
+
+def test_the_server_writes_a_game_s_messages_straight_to_the_socket() -> None:
+    from noughts.web import shield
+
+    direct = []
+    write_frame = shield.GuardedWebSocket.write_frame
+
+    def counted(self: shield.GuardedWebSocket, frame: bytes) -> bool:
+        written = write_frame(self, frame)
+        direct.append(written)
+        return written
+
+    shield.GuardedWebSocket.write_frame = counted  # type: ignore[method-assign]
+    try:
+        with running(scores=False, notify=lambda line: None) as base, \
+                ws_connect(base.replace("http", "ws") + "/ws", open_timeout=10) as ws:
+            assert _until(ws, "welcome")
+            ws.send(json.dumps({"type": "play_computer", "opponent": "easy", "first": "me"}))
+            assert _until(ws, "state")["moves"] == []
+            ws.send('{"type":"move","cell":4,"game":1}')
+            assert _until(ws, "state")["moves"][0] == 4
+    finally:
+        shield.GuardedWebSocket.write_frame = write_frame  # type: ignore[method-assign]
+    assert len(direct) >= 5 and all(direct)  # welcome, scores, joined, two states
+
+
+def _masked(payload: bytes, opcode: int = 0x1, fin: bool = True, mask: bytes = b"\x0f\xa0\x5a\xc3") -> bytes:
+    from websockets.utils import apply_mask
+
+    size = len(payload)
+    head = bytes((0x80 * fin | opcode,)) + (bytes((0x80 | size,)) if size < 126 else
+                                             bytes((0x80 | 126,)) + size.to_bytes(2, "big"))
+    return head + mask + apply_mask(payload, mask)
+
+
+class _Raw:
+    """A websocket client on a bare socket: frames are written exactly as the test builds them."""
+
+    def __init__(self, base: str) -> None:
+        import socket
+
+        host, port = base.split("//")[1].split(":")
+        self.sock = socket.create_connection((host, int(port)), timeout=10)
+        self.sock.sendall(f"GET /ws HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                          "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
+        self.buffer = b""
+        while b"\r\n\r\n" not in self.buffer:
+            self.buffer += self.sock.recv(65536)
+        self.buffer = self.buffer.split(b"\r\n\r\n", 1)[1]
+
+    def frame(self) -> tuple[int, bytes]:
+        """The next frame from the server: its opcode and payload."""
+        while True:
+            if len(self.buffer) >= 2:
+                size, at = self.buffer[1] & 0x7F, 2
+                if size == 126 and len(self.buffer) >= 4:
+                    size, at = int.from_bytes(self.buffer[2:4], "big"), 4
+                if len(self.buffer) >= at + size:
+                    opcode, payload = self.buffer[0] & 0x0F, self.buffer[at:at + size]
+                    self.buffer = self.buffer[at + size:]
+                    return opcode, payload
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                return -1, b""
+            self.buffer += chunk
+
+    def message(self) -> dict[str, Any]:
+        while True:
+            opcode, payload = self.frame()
+            if opcode == 0x1:
+                return dict(json.loads(payload))
+            assert opcode == 0xA, (opcode, payload)  # only pongs besides texts
+
+    def closed_with(self) -> int:
+        while True:
+            opcode, payload = self.frame()
+            if opcode in (0x8, -1):
+                return int.from_bytes(payload[:2], "big") if payload else -1
+
+
+def test_text_frames_read_without_the_general_parser_and_everything_else_with_it() -> None:
+    from noughts.web import shield
+
+    taken = []
+    take_texts = shield.GuardedWebSocket._take_texts
+
+    def counted(self: shield.GuardedWebSocket, data: bytes) -> bool:
+        took = take_texts(self, data)
+        taken.append(took)
+        return took
+
+    ping = b'{"type":"ping","id":"a"}'
+    padded = b'{"type":"ping","id":"b"' + b" " * 300 + b"}"  # a 16-bit length
+    shield.GuardedWebSocket._take_texts = counted  # type: ignore[method-assign]
+    try:
+        with running(scores=False, notify=lambda line: None) as base:
+            raw = _Raw(base)
+            assert raw.message()["type"] == "welcome"
+            assert raw.message()["type"] == "scores"
+            raw.sock.sendall(_masked(ping) + _masked(padded))  # two frames in one read: both taken, in order
+            assert [raw.message().get("id") for _ in range(2)] == ["a", "b"]
+            assert taken[-1] is True
+            whole = _masked(ping.replace(b'"a"', b'"c"'))
+            raw.sock.sendall(whole[:5])  # part of a frame: left to websockets, which waits for the rest
+            time.sleep(0.2)
+            raw.sock.sendall(whole[5:])
+            assert raw.message()["id"] == "c" and taken[-2:] == [False, False]
+            raw.sock.sendall(_masked(b"hi", opcode=0x9) + _masked(ping.replace(b'"a"', b'"d"')))  # a ping first
+            assert raw.message()["id"] == "d" and taken[-1] is False
+            raw.sock.sendall(_masked(b"not json", fin=False))  # a fragment: websockets joins the message
+            raw.sock.sendall(_masked(b"", opcode=0x0))
+            assert raw.message()["code"] == "bad_json"
+            raw.sock.sendall(_masked(b'{"type":"ping"}\xff'))  # not UTF-8: closed as the RFC says
+            assert raw.closed_with() == 1007
+            raw.sock.close()
+            # The rest of a frame is never read as frames of its own, even when it looks like one
+            # (here its payload, masked with zeros, is a whole ping frame; it is not UTF-8 text).
+            inner = _masked(ping)
+            outer = _masked(inner, mask=bytes(4))
+            raw = _Raw(base)
+            raw.message(), raw.message()
+            raw.sock.sendall(outer[:6])
+            time.sleep(0.2)
+            raw.sock.sendall(outer[6:])
+            assert raw.closed_with() == 1007
+            raw.sock.close()
+            unmasked = b"\0\0\0\0" + ping  # read as masked, its first bytes would be a mask of zeros
+            for frame, code in [(bytes((0x81, len(unmasked))) + unmasked + b"    ", 1002),  # not masked
+                                (b"\x81\xff" + (70_000).to_bytes(8, "big") + b"\0" * 70_004, 1009)]:  # too big
+                raw = _Raw(base)
+                raw.message(), raw.message()
+                raw.sock.sendall(frame)
+                assert raw.closed_with() == code
+                raw.sock.close()
+    finally:
+        shield.GuardedWebSocket._take_texts = take_texts  # type: ignore[method-assign]
+    assert taken.count(True) >= 1 and taken.count(False) >= 4

@@ -14,18 +14,25 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Container, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.protocol import State
+
+try:
+    from websockets.speedups import apply_mask
+except ImportError:  # websockets built without its C part
+    from websockets.utils import apply_mask
 
 if TYPE_CHECKING:
     _Protocol = WebSocketsSansIOProtocol
 else:
     _Protocol = object
 
+from noughts.web.connection import DIRECT_SEND
 from noughts.web.guard import Guard, TrustedProxies, client_key, host_allowed
 
 if TYPE_CHECKING:
@@ -247,7 +254,81 @@ class StallGuard(_Protocol):
 
 
 class GuardedWebSocket(StallGuard, WebSocketsSansIOProtocol):
-    """uvicorn's websockets sans-I/O protocol with the stall guard (the default: the cheapest a message)."""
+    """uvicorn's websockets sans-I/O protocol with the stall guard (the default: the cheapest a message).
+
+    It also offers the app :meth:`write_frame` (scope extension ``noughts.write_frame``): a frame
+    written straight to the socket, without the ASGI send's layers, whenever that is allowed. And
+    what clients send most, whole short text frames, is read here (:meth:`_take_texts`) rather than
+    by the websockets library's general parser; anything else still goes to it, unchanged.
+    """
+
+    def data_received(self, data: bytes) -> None:
+        if not self._take_texts(data):
+            super().data_received(data)
+
+    def _take_texts(self, data: bytes) -> bool:
+        """If ``data`` is only whole, masked, final text frames of valid UTF-8 within the size limit,
+        with nothing else pending, queue their texts for the app as uvicorn does and say True.
+
+        Otherwise (a control frame, a fragment, part of a frame, binary, too big, bad UTF-8, the
+        connection not open, anything buffered) take nothing and say False: uvicorn and websockets
+        then read ``data`` as always, with all their checks and answers.
+        """
+        conn = self.conn
+        if not self.handshake_complete or self.close_sent or self.frames or conn.state is not State.OPEN \
+                or conn.reader.buffer or conn.current_size is not None:
+            return False
+        # websockets' parser must be between frames (waiting for the next), not part-way through one whose
+        # header it has read: only then does ``data`` begin with a frame. If its shape is not the one
+        # known here, say no (slower, never wrong).
+        waiting = conn.parser
+        for _ in range(4):  # (the server's parser, the frames' parser, the wait for data)
+            inner = getattr(waiting, "gi_yieldfrom", None)
+            if inner is None:
+                break
+            waiting = inner
+        if getattr(waiting, "__name__", None) != "at_eof":
+            return False
+        limit = conn.max_message_size
+        texts = []
+        at, end = 0, len(data)
+        while at < end:
+            if end - at < 6 or data[at] != 0x81 or data[at + 1] < 0x80:  # FIN, no RSV bits, text; masked
+                return False
+            size, head = data[at + 1] & 0x7F, at + 2
+            if size == 126:
+                size, head = int.from_bytes(data[head:head + 2], "big"), head + 2
+            elif size == 127:
+                return False
+            start = head + 4
+            if (limit is not None and size > limit) or start + size > end:
+                return False
+            try:
+                texts.append(apply_mask(data[start:start + size], data[head:start]).decode())
+            except UnicodeDecodeError:
+                return False
+            at = start + size
+        for text in texts:
+            self.queue.put_nowait({"type": "websocket.receive", "text": text})
+        if not self.read_paused:  # as uvicorn does: the next read waits until the app has taken these
+            self.read_paused = True
+            self.transport.pause_reading()
+        return True
+
+    def handle_connect(self, event: Any) -> None:
+        super().handle_connect(event)
+        scope = getattr(self, "scope", None)  # (none if the handshake was refused)
+        if scope is not None:
+            scope["extensions"][DIRECT_SEND] = self.write_frame
+
+    def write_frame(self, frame: bytes) -> bool:
+        """Write a whole server frame now; False (nothing written) unless the websocket is open and the
+        socket's buffer has room: then the ASGI send, which waits for it, must be used."""
+        if not self.handshake_complete or self.close_sent or not self.writable.is_set() \
+                or self.conn.state is not State.OPEN or self.transport.is_closing():
+            return False
+        self.transport.write(frame)
+        return True
 
 
 # ``noughts web --ws NAME``: uvicorn's websocket implementations, each with the stall guard
