@@ -10,6 +10,7 @@ libelf-dev (and pyserial). Missing tools fail these tests with that list; they n
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import select
@@ -71,18 +72,46 @@ def arduino_pins(variant: str) -> dict[int, str]:
 
 
 @pytest.fixture(scope="module")
-def build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def build(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The firmware and the harness, built by make, kept in pytest's cache under a hash of everything the
+    build reads (the sources, the toolchain's versions, the Arduino core's and simavr's files): built
+    again whenever any of it changes, and not on every run (~5 s of CPU on two cores)."""
     missing = [tool for tool in ("make", "cc", "avr-gcc", "avr-g++") if shutil.which(tool) is None]
     missing += [str(p) for p in (ARDUINO / "Arduino.mk", ARDUINO / "hardware/arduino/avr/cores/arduino",
                                  Path("/usr/include/simavr/sim_avr.h"), Path("/usr/include/simavr/parts/hd44780.h"),
                                  Path("/usr/include/libelf.h")) if not p.exists()]
     if missing:
         pytest.fail(f"the firmware tests need {', '.join(missing)}: apt-get install {APT}", pytrace=False)
+    cache = request.config.cache
+    kept = cache.mkdir(f"firmware-{build_key()}") if cache is not None else None
+    if kept is not None and (kept / "built").exists():
+        return kept
     out = tmp_path_factory.mktemp("firmware")
     result = subprocess.run(["make", "-j4", "-C", str(FIRMWARE), f"BUILD={out}", "uno", "mega", "harness"],
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    return out
+    if kept is None:
+        return out
+    shutil.rmtree(kept)
+    shutil.copytree(out, kept, symlinks=True)
+    (kept / "built").write_text(result.stdout[-3000:])
+    return kept
+
+
+def build_key() -> str:
+    """A hash of what the firmware build reads: make changes nothing that this does not see."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in FIRMWARE.rglob("*") if p.is_file() and "build" not in p.relative_to(FIRMWARE).parts):
+        digest.update(f"{path.relative_to(FIRMWARE)}\0".encode() + path.read_bytes())
+    for tool in ("avr-gcc", "avr-g++", "cc"):
+        digest.update(subprocess.run([tool, "--version"], capture_output=True).stdout)
+    for folder in (ARDUINO, Path("/usr/lib/avr"), Path("/usr/include/simavr"), Path("/usr/include/libelf.h"),
+                   *Path("/usr/lib").glob("*/libsimavr*"), *Path("/usr/lib").glob("libsimavr*")):
+        for path in sorted(folder.rglob("*")) if folder.is_dir() else [folder]:
+            if path.is_file():
+                stat = path.stat()
+                digest.update(f"{path}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()[:20]
 
 
 def test_the_sketch_compiles_for_the_uno_and_the_mega(build: Path) -> None:

@@ -10,7 +10,6 @@ import subprocess
 import sys
 import threading
 
-import psycopg
 import pytest
 
 from noughts.game import Game
@@ -37,6 +36,8 @@ def assert_off(store: Store, *words: str) -> str:
 
 
 def sql(url: str, statement: str) -> list[tuple[object, ...]]:
+    import psycopg  # here, not at the top: every pytest-xdist worker imports this file to collect it
+
     with psycopg.connect(url, autocommit=True) as connection:
         cursor = connection.execute(statement)
         return cursor.fetchall() if cursor.description else []
@@ -98,6 +99,8 @@ def test_a_blank_database_gets_the_current_schema(postgres: PostgresServer) -> N
 
 
 def test_an_old_schema_is_upgraded_by_the_same_migrations_keeping_everything(postgres: PostgresServer) -> None:
+    import psycopg
+
     url = postgres.fresh_url()
     with psycopg.connect(url, autocommit=True) as connection:  # version 1, as the first noughts made it
         from noughts.store.postgresql import _Db

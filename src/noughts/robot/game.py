@@ -61,16 +61,17 @@ def judge(reading: SheetReading, board: Board, mark: str, sure: float = SURE) ->
     cells = reading.cells
     if len(cells) != board.size:
         return f"I read {len(cells)} squares instead of {board.size}; press again to read the sheet again."
-    doubtful = [cell for cell in range(board.size) if board[cell] is None and cells[cell].confidence < sure]
+    known = board.cells  # read once: the board works each cell out afresh
+    doubtful = [cell for cell, was in enumerate(known) if was is None and cells[cell].confidence < sure]
     if doubtful:
         return (f"I am not sure what is in {_names(board, doubtful)}. Make your mark darker and clearer "
                 "(or the square cleaner), then press again.")
-    overdrawn = [cell for cell in range(board.size)
-                 if board[cell] and cells[cell].confidence >= sure and cells[cell].mark not in ("", "?", board[cell])]
+    overdrawn = [cell for cell, was in enumerate(known)
+                 if was and cells[cell].confidence >= sure and cells[cell].mark not in ("", "?", was)]
     if overdrawn:
         return (f"There is a new mark on {_names(board, overdrawn)}, which is already taken. Play in an empty "
                 "square; press again when you have.")
-    new = [cell for cell in range(board.size) if board[cell] is None and cells[cell].mark]
+    new = [cell for cell, was in enumerate(known) if was is None and cells[cell].mark]
     if not new:
         return f"I cannot see a new mark. Draw your {mark} in an empty square, dark and clear, then press again."
     if len(new) > 1:

@@ -27,6 +27,7 @@ __all__ = ["PEN_MM", "Ink", "Paper", "sheet_svg"]
 
 # The Braille cell's dots as (x, y) in bit order: a character shows 2 × 4 dots.
 _BRAILLE_DOTS = ((0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2), (0, 3), (1, 3))
+_BRAILLE_BITS = {dot: 1 << bit for bit, dot in enumerate(_BRAILLE_DOTS)}
 PEN_MM = 0.8  # a fine felt-tip's line width
 ROBOT_INK = "#1b1b1b"
 HUMAN_INK = "#22306e"  # a blue biro, so a picture tells whose stroke is whose
@@ -118,16 +119,11 @@ class Paper:
                 for i in range(steps + 1):
                     t = i / steps
                     lit.add((int((ax + (bx - ax) * t) * scale), int((ay + (by - ay) * t) * scale)))
-        lines = []
-        for row in range(rows):
-            chars = []
-            for col in range(columns):
-                bits = 0
-                for bit, (dx, dy) in enumerate(_BRAILLE_DOTS):
-                    if (col * 2 + dx, row * 4 + dy) in lit:
-                        bits |= 1 << bit
-                chars.append(chr(0x2800 + bits))
-            lines.append("".join(chars).rstrip("\u2800") or "")
+        bits = [[0] * columns for _ in range(rows)]  # each character's dots, set from the lit ones
+        for x, y in lit:
+            if 0 <= x < dots_x and 0 <= y < rows * 4:
+                bits[y // 4][x // 2] |= _BRAILLE_BITS[x % 2, y % 4]
+        lines = ["".join(chr(0x2800 + dots) for dots in row).rstrip("\u2800") for row in bits]
         return "\n".join(line.replace("\u2800", " ") for line in lines)
 
     def svg(self, *, size_px: int | None = None, cell_labels: bool = False) -> str:

@@ -397,7 +397,21 @@ class GrblRobot:
         while b"\n" not in self._buffer:
             if time.monotonic() >= deadline:
                 return None
-            self._buffer += self._io(lambda: self._serial.read(max(1, self._serial.in_waiting)))
+            self._buffer += self._io(self._read_some)
         line, _, rest = bytes(self._buffer).partition(b"\n")
         self._buffer[:] = rest
         return line.decode("ascii", "replace").strip()
+
+    def _read_some(self) -> bytes:
+        """What has come in, waiting up to READ_SLICE for the first byte. A ``socket://`` port's
+        ``in_waiting`` says only whether something is there (0 or 1), not how much: the rest is
+        then read without waiting, rather than a byte a call."""
+        port = self._serial
+        data: bytes = port.read(max(1, port.in_waiting))
+        if data and self.port.startswith("socket://"):
+            port.timeout = 0  # pyserial's socket ports ignore settings: this costs no system call
+            try:
+                data += port.read(4096)
+            finally:
+                port.timeout = READ_SLICE
+        return data

@@ -210,6 +210,15 @@ def render_paper(paper: Paper, px_per_mm: float, *, border_mm: tuple[float, floa
     """The paper as a flat BGR picture at ``px_per_mm``: the sheet with ``border_mm`` of blank
     paper round it (left, top, right, bottom), the robot's ink black, the human's in ``ink``
     (a key of ``HUMAN_INKS_BGR``) pressed with ``pressure``, both a little uneven."""
+    return np.asarray(cv2.merge(_paper_planes(paper, px_per_mm, border_mm, ink, pressure, seed)), np.uint8)
+
+
+def _paper_planes(paper: Paper, px_per_mm: float, border_mm: tuple[float, float, float, float], ink: str,
+                  pressure: float, seed: int) -> list[NDArray[np.uint8]]:
+    """:func:`render_paper`'s picture as its blue, green and red planes.
+
+    The pictures are worked on a colour plane at a time: numpy is quick over a whole plane, and
+    slow over the three values of each pixel of an interleaved picture."""
     if ink not in HUMAN_INKS_BGR:
         raise RobotError(f"the human's pen is one of {', '.join(HUMAN_INKS_BGR)}, not {ink!r}")
     np_rng = np.random.default_rng(seed)
@@ -217,9 +226,9 @@ def render_paper(paper: Paper, px_per_mm: float, *, border_mm: tuple[float, floa
     width = round((paper.sheet.width + left + right) * px_per_mm)
     height = round((paper.sheet.height + top + bottom) * px_per_mm)
     to_px = (px_per_mm, left, top)
-    base = np.array([np_rng.uniform(225, 245), np_rng.uniform(232, 248), np_rng.uniform(236, 250)], np.float32)
+    base = (np_rng.uniform(225, 245), np_rng.uniform(232, 248), np_rng.uniform(236, 250))
     grain = 1 + 0.015 * _smooth_noise(np_rng, (height, width), 40)
-    picture = cv2.merge([grain * base[0], grain * base[1], grain * base[2]])
+    planes = [grain * np.float32(level) for level in base]
     layers = {"robot": np.zeros((height, width), np.uint8), "human": np.zeros((height, width), np.uint8)}
     for line in paper.ink:
         human = line.by != "robot"
@@ -231,17 +240,25 @@ def render_paper(paper: Paper, px_per_mm: float, *, border_mm: tuple[float, floa
                       round(255 * min(1.0, strength)), thickness, cv2.LINE_AA, 4)
     colours = {"robot": ROBOT_INK_BGR, "human": HUMAN_INKS_BGR[ink]}
     for who, mask in layers.items():
-        alpha = mask.astype(np.float32) * (1 / 255)
+        box = cv2.boundingRect(mask)  # only the box round the ink changes
+        x, y, box_width, box_height = box
+        rows, cols = slice(y, y + box_height), slice(x, x + box_width)
+        alpha = mask[rows, cols].astype(np.float32) * np.float32(1 / 255)
         if who == "human":  # pressure wanders along the strokes; pencil is grainy too
             wander = 0.15 if ink == "pencil" else 0.08
-            alpha *= 1 - wander + wander * _smooth_noise(np_rng, (height, width), 12)
+            alpha *= 1 - wander + wander * _smooth_noise(np_rng, (height, width), 12)[rows, cols]
             if ink == "pencil":
                 grit = np.empty((height, width), np.float32)
                 cv2.randn(grit, np.full(1, 0.85), np.full(1, 0.2))
-                alpha *= np.clip(grit, 0.5, 1.0)
-        ink_colour = np.full((height, width, 3), colours[who], np.float32)
-        picture = cv2.blendLinear(picture, ink_colour, 1 - alpha, alpha)
-    return np.asarray(np.clip(picture, 0, 255), np.uint8)
+                alpha *= np.clip(grit[rows, cols], 0.5, 1.0)
+        for plane, level in zip(planes, colours[who], strict=True):
+            inked = plane[rows, cols]
+            inked += alpha * (np.float32(level) - inked)
+    return [_bytes(plane) for plane in planes]
+
+
+def _bytes(plane: NDArray[np.float32]) -> NDArray[np.uint8]:
+    return np.clip(plane, 0, 255, out=plane).astype(np.uint8)
 
 
 # --- the camera -------------------------------------------------------------------------------
@@ -274,8 +291,9 @@ def sheet_homography(sheet: Sheet, camera: Camera) -> NDArray[np.float64]:
                       np.float64)
 
 
-def _table(camera: Camera, np_rng: np.random.Generator) -> NDArray[np.float32]:
-    """What the paper lies on, with a pen and something dark and square-ish lying about."""
+def _table(camera: Camera, np_rng: np.random.Generator) -> list[NDArray[np.float32]]:
+    """What the paper lies on, with a pen and something dark and square-ish lying about: its blue,
+    green and red planes."""
     width, height = camera.size
     small = (height // 4, width // 4)
     if camera.table == "wood":
@@ -283,31 +301,36 @@ def _table(camera: Camera, np_rng: np.random.Generator) -> NDArray[np.float32]:
         angle = np_rng.uniform(0, math.pi)
         along = xx * math.cos(angle) + yy * math.sin(angle)
         grain = np.sin(along / np_rng.uniform(3, 9) + 4 * _smooth_noise(np_rng, small, 6))
-        base = np.array([np_rng.uniform(40, 90), np_rng.uniform(80, 130), np_rng.uniform(120, 180)], np.float32)
-        table = base * (1 + 0.12 * grain[:, :, None])
+        base = [np_rng.uniform(40, 90), np_rng.uniform(80, 130), np_rng.uniform(120, 180)]
+        shade = 1 + 0.12 * grain
     else:
         level = {"dark": np_rng.uniform(25, 60), "light": np_rng.uniform(200, 235), "grey": np_rng.uniform(100, 160)}
-        table = np.full((*small, 3), level[camera.table], np.float32) * np_rng.uniform(0.92, 1.08, 3).astype(np.float32)
-        table = table * (1 + 0.05 * _smooth_noise(np_rng, small, 8))[:, :, None]
-    table = cv2.resize(table, (width, height), interpolation=cv2.INTER_LINEAR)
+        base = list(level[camera.table] * np_rng.uniform(0.92, 1.08, 3))
+        shade = 1 + 0.05 * _smooth_noise(np_rng, small, 8)
+    shade = np.asarray(cv2.resize(shade.astype(np.float32), (width, height), interpolation=cv2.INTER_LINEAR),
+                       np.float32)
+    planes = [shade * np.float32(level) for level in base]
+    things = []
     if np_rng.random() < 0.5:  # a pen
         centre = np_rng.uniform(0, 1, 2) * (width, height)
         length, thick = np_rng.uniform(0.1, 0.3) * width, np_rng.uniform(6, 14)
         angle = np_rng.uniform(0, 180)
         box = cv2.boxPoints(((float(centre[0]), float(centre[1])), (float(length), float(thick)), float(angle)))
-        colour = tuple(float(v) for v in np_rng.uniform(10, 120, 3))
-        cv2.fillConvexPoly(table, box.astype(np.int32), colour, cv2.LINE_AA)
+        things.append((box, np_rng.uniform(10, 120, 3)))
     if np_rng.random() < 0.3:  # an eraser, a phone, a sticky note: dark and square-ish
         centre = np_rng.uniform(0, 1, 2) * (width, height)
         side = np_rng.uniform(0.02, 0.12) * width
         shape = (float(side), float(side * np_rng.uniform(0.8, 1.6)))
         box = cv2.boxPoints(((float(centre[0]), float(centre[1])), shape, float(np_rng.uniform(0, 90))))
-        cv2.fillConvexPoly(table, box.astype(np.int32), tuple(float(v) for v in np_rng.uniform(10, 60, 3)), cv2.LINE_AA)
-    return np.asarray(table, np.float32)
+        things.append((box, np_rng.uniform(10, 60, 3)))
+    for box, colour in things:
+        for plane, level in zip(planes, colour, strict=True):
+            cv2.fillConvexPoly(plane, box.astype(np.int32), float(level), cv2.LINE_AA)
+    return planes
 
 
 def _light(camera: Camera, np_rng: np.random.Generator) -> tuple[NDArray[np.float32], NDArray[np.float32] | None]:
-    """The light falling on each pixel (a multiplier, per colour) and the glare added on top."""
+    """The light falling on each pixel (a multiplier, before the lamp's tint) and the glare added on top."""
     width, height = camera.size
     small = (height // 8 + 1, width // 8 + 1)
     yy, xx = np.mgrid[0:small[0], 0:small[1]].astype(np.float32)
@@ -336,10 +359,8 @@ def _light(camera: Camera, np_rng: np.random.Generator) -> tuple[NDArray[np.floa
         gx, gy = np_rng.uniform(-0.4, 0.4, 2)
         radius = np_rng.uniform(0.08, 0.25)
         spot = camera.glare * np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * radius ** 2)).astype(np.float32)
-        glare = cv2.merge([cv2.resize(spot, (width, height))] * 3)
-    light = cv2.resize(light.astype(np.float32), (width, height))
-    tint = (1 + camera.tint[0], 1.0, 1 + camera.tint[1])
-    return cv2.merge([light * tint[0], light, light * tint[2]]), glare
+        glare = np.asarray(cv2.resize(spot, (width, height)), np.float32)
+    return np.asarray(cv2.resize(light.astype(np.float32), (width, height)), np.float32), glare
 
 
 def _lens_map(camera: Camera, to_paper: NDArray[np.float64]) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
@@ -375,37 +396,48 @@ def photograph(paper: Paper, rng: random.Random, *, marks: Sequence[str] = (), c
     px_per_mm = min(10.0, max(2.5, 1.3 * picture_px_per_mm))  # a little finer than the camera sees
     left, top, right, bottom = (rng.uniform(3, 25) for _ in range(4))  # the paper is bigger than the sheet
     border = (left, top, right, bottom)
-    flat = render_paper(paper, px_per_mm, border_mm=border, ink=camera.ink, pressure=camera.pressure, seed=camera.seed)
+    flat = _paper_planes(paper, px_per_mm, border, camera.ink, camera.pressure, camera.seed)
     mm_to_flat = np.array([[px_per_mm, 0, border[0] * px_per_mm], [0, px_per_mm, border[1] * px_per_mm], [0, 0, 1]])
     to_flat = mm_to_flat @ np.linalg.inv(to_picture)
     map_x, map_y = _lens_map(camera, to_flat)
-    flat_bgra = cv2.cvtColor(flat, cv2.COLOR_BGR2BGRA)
-    seen = cv2.remap(flat_bgra, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
-                     borderValue=(0, 0, 0, 0))
-    alpha = seen[:, :, 3].astype(np.float32) * (1 / 255)
-    picture = cv2.blendLinear(_table(camera, np_rng), seen[:, :, :3].astype(np.float32), 1 - alpha, alpha)
+    # Remapped with black all round, the paper comes out already weighted by how much of each pixel
+    # it covers (the fourth plane): the table shows through the rest.
+    opaque = np.full_like(flat[0], 255)
+    seen = cv2.split(cv2.remap(cv2.merge([*flat, opaque]), map_x, map_y, cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0)))
+    table_share = 1 - seen[3].astype(np.float32) * np.float32(1 / 255)
+    table = _table(camera, np_rng)
     light, glare = _light(camera, np_rng)
-    picture = cv2.multiply(picture, light)
-    if glare is not None:
-        picture = cv2.add(picture, glare)
-    if camera.blur > 0.2:
-        picture = cv2.GaussianBlur(picture, (0, 0), camera.blur)
+    tint = (1 + camera.tint[0], 1.0, 1 + camera.tint[1])
+    kernel = None
     if camera.motion:
         kernel = np.zeros((camera.motion, camera.motion), np.float32)
         kernel[camera.motion // 2, :] = 1 / camera.motion
         middle = (camera.motion - 1) / 2
         rotation = cv2.getRotationMatrix2D((middle, middle), np_rng.uniform(0, 180), 1)
         kernel = np.asarray(cv2.warpAffine(kernel, rotation, kernel.shape[::-1]), np.float32)
-        picture = cv2.filter2D(picture, -1, kernel / max(float(kernel.sum()), 1e-6))
+        kernel /= max(float(kernel.sum()), 1e-6)
     cv2.setRNGSeed(camera.seed & 0x7FFFFFFF)  # OpenCV's generator is quicker than numpy's for a whole picture
     grey_noise = np.empty((height, width), np.float32)
     cv2.randn(grey_noise, np.zeros(1), np.full(1, 0.8 * camera.noise))
-    colour_noise = np.empty((height // 2, width // 2, 3), np.float32)  # colour noise comes out blotchy from demosaicing
-    cv2.randn(colour_noise, np.zeros(3), np.full(3, 0.6 * camera.noise))
-    noise = cv2.merge([grey_noise] * 3)
-    cv2.add(noise, cv2.resize(colour_noise, (width, height), interpolation=cv2.INTER_NEAREST), dst=noise)
-    cv2.add(picture, noise, dst=picture)
-    raw = np.clip(picture, 0, 255).astype(np.uint8)
+    colour_noise = np.empty((height // 2, width // 2), np.float32)  # colour noise comes out blotchy from demosaicing
+    planes = []
+    for table_plane, seen_plane, lamp in zip(table, seen[:3], tint, strict=True):
+        picture = table_plane
+        picture *= table_share
+        picture += seen_plane
+        picture *= light if lamp == 1 else light * np.float32(lamp)
+        if glare is not None:
+            picture += glare
+        if camera.blur > 0.2:
+            picture = np.asarray(cv2.GaussianBlur(picture, (0, 0), camera.blur), np.float32)
+        if kernel is not None:
+            picture = np.asarray(cv2.filter2D(picture, -1, kernel), np.float32)
+        picture += grey_noise
+        cv2.randn(colour_noise, np.zeros(1), np.full(1, 0.6 * camera.noise))
+        picture += cv2.resize(colour_noise, (width, height), interpolation=cv2.INTER_NEAREST)
+        planes.append(_bytes(picture))
+    raw = cv2.merge(planes)
     ok, encoded = cv2.imencode(".jpg", raw, [cv2.IMWRITE_JPEG_QUALITY, camera.jpeg_quality])
     if not ok:
         raise RobotError("OpenCV could not encode the synthetic photo as JPEG")
