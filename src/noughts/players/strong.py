@@ -61,6 +61,8 @@ _LOOK_EVERY = 32  # positions between looks at the budget
 _VCF_DEPTH = 30  # attacker's fours in a row, at most
 _DEFENCE_CANDIDATES = 10  # cells tried when looking for a move that stops the opponent's threats
 _MAX_VCT_DEPTH = 7  # attacker moves in a VCT, at most
+_COUNTER_THREES = 12  # threes of our own tried against the opponent's win by threats
+import os; _DEBUG = bool(os.environ.get("STRONG_DEBUG"))
 _WIN = 1 << 40
 _WIDTH = 8  # moves tried at each node of the alpha-beta search
 _ROOT_WIDTH = 12  # moves tried at its root
@@ -371,6 +373,22 @@ class _State:
             self.undo(cell, side)
         return threes
 
+    def counter_threes(self, side: int, limit: int) -> list[int]:
+        """Up to ``limit`` cells after which ``side`` has fours to make, in the most windows first.
+
+        Such a move (a three of its own, open or closed) lets a defender answer a three of the
+        attack with a four, so it can refute a win by threats (not one by fours).
+        """
+        if self.k < 4:
+            return []
+        owner, windows = self.owner, self.windows
+        raised: dict[int, int] = {}
+        for w in self.level[side][self.k - 3]:
+            for cell in windows[w]:
+                if not owner[cell]:
+                    raised[cell] = raised.get(cell, 0) + 1
+        return heapq.nsmallest(limit, raised, key=lambda c: (-raised[c], -self.cell_score(side, c), c))
+
     def potential(self, side: int, cell: int) -> int:
         """How much ``side`` builds at ``cell``: its marks in the open windows through it."""
         counts, other = self.counts[side], self.counts[3 - side]
@@ -412,8 +430,11 @@ class _State:
         self.failed_vcf[key] = depth
         return None
 
-    def vct(self, attacker: int, depth: int, focus: int | None = None) -> int | None:
-        """A first move of a win by fours and threes for ``attacker`` within ``depth`` of its moves."""
+    def vct(self, attacker: int, depth: int, focus: int | None = None, prefer: tuple[int, ...] = ()) -> int | None:
+        """A first move of a win by fours and threes for ``attacker`` within ``depth`` of its moves.
+
+        ``prefer``: first moves to try before the others (those that won in similar positions).
+        """
         defender = 3 - attacker
         wins = self.win_cells(attacker)
         if wins:
@@ -445,6 +466,9 @@ class _State:
             fours = set(moves)
             moves += sorted((c for c in self.three_moves(attacker, focus) if c not in fours),
                             key=lambda c: (-self.potential(attacker, c), c))
+        if prefer:
+            first = [c for c in prefer if c in moves]
+            moves = first + [c for c in moves if c not in first]
         for cell in moves:
             self.play(cell, attacker)
             won = self._defender_loses(attacker, depth - 1, cell)
@@ -799,7 +823,8 @@ class _Chooser:
         options = [their_first]
         proof = sorted((cell for cell in self.proof if not owner[cell]), key=order)
         pattern = [cell for _, cell in ranked[:_DEFENCE_CANDIDATES]]
-        for cell in proof + sorted(state.four_moves(me), key=order) + pattern:
+        counters = state.counter_threes(me, _COUNTER_THREES) if self.threat_depth else []
+        for cell in sorted(state.four_moves(me), key=order) + counters + proof + pattern:
             if cell not in options:
                 options.append(cell)
         left, seconds = self.budget.nodes_left(), self.budget.seconds_left()
@@ -819,15 +844,23 @@ class _Chooser:
                 trial._place(fours.pop(), them)
             held[cell] = 0
             standing[cell] = trial
+        # VCF and VCT to depth 2 are cheap; then straight to the depth of the attack found (a defence
+        # that holds only below it is no defence), trying first the attacks that refuted other defences.
+        depths = [1, 2, *range(max(3, self.threat_depth), _MAX_VCT_DEPTH + 1)]
+        refutations: dict[int, int] = {}  # the opponent's first moves that refuted a defence: how often
         try:
-            for depth in range(1, _MAX_VCT_DEPTH + 1):
+            for depth in depths:
                 for cell, trial in list(standing.items()):
-                    found = trial.vcf(them) if depth == 1 else trial.vct(them, depth)
+                    before = trial.nodes
+                    prefer = tuple(sorted(refutations, key=lambda c: (-refutations[c], c))[:3])
+                    found = trial.vcf(them) if depth == 1 else trial.vct(them, depth, prefer=prefer)
+                    if _DEBUG: print(depth, self.board.cell_name(cell), trial.nodes - before, found)
                     if found is None:
                         held[cell] = depth
                     else:  # refuted: below every candidate still standing, deeper refutations first
                         held[cell] = depth - _MAX_VCT_DEPTH - 2
                         del standing[cell]
+                        refutations[found] = refutations.get(found, 0) + 1
                 if depth >= 2 and len(standing) <= 1:
                     break  # one defence left (or none): no need to know how deep it holds
         except _OutOfBudget:
@@ -835,4 +868,5 @@ class _Chooser:
         finally:
             _charge(self.budget, checks)
         best = max(held.values())
+        if _DEBUG: print("held", {self.board.cell_name(c): v for c, v in held.items()}, "left", self.budget.nodes_left())
         return self._searched([cell for cell in options if held[cell] == best])
