@@ -70,6 +70,8 @@ _MAX_DEPTH = 8
 _QUIESCENCE = 2  # plies past the horizon the searching side may spend answering a three
 _TEMPO_PERCENT = 150  # the side to move's lines count for more: it can extend them first
 _THREAT_PENALTY = 20_000  # the opponent threatens two wins at once
+_CROSSING_MINE = 3_000  # per cell where the side to move makes threats in two directions (two at most)
+_CROSSING_THEIRS = 1_500  # per such cell of the other side (three at most)
 
 # Pattern weights by marks in a line of k, counted from k-1 down (k-1, k-2, ...): a line with
 # only our marks (attack) or only theirs (defence). An empty line is worth _EMPTY_LINE.
@@ -132,6 +134,9 @@ class _Tables:
                   for r, c in ((row + dr * step, col + dc * step),) if 0 <= r < rows and 0 <= c < cols)
             for row, col in (divmod(cell, cols) for cell in range(geometry.size)))
         self.step = [self.weight[marks + 1] - self.weight[marks] for marks in range(k)]
+        # each window's direction as a bit (0 for a window of one cell): threats in two directions cross
+        self.direction_bit = tuple(
+            0 if len(w) < 2 else 1 << [1, cols, cols + 1, cols - 1].index(w[1] - w[0]) for w in self.windows)
         zobrist = random.Random(geometry.size * 1_000 + k)  # fixed: the same hashes every run
         self.zobrist = ((0,) * geometry.size, tuple(zobrist.getrandbits(64) for _ in range(geometry.size)),
                         tuple(zobrist.getrandbits(64) for _ in range(geometry.size)))
@@ -548,6 +553,25 @@ class _State:
                     replies.update(c for c in windows[w] if not owner[c])
         return replies | self.four_moves(side)
 
+    def double_threat_cells(self, side: int) -> int:
+        """How many cells give ``side`` threats in two directions at once (a four or three in each).
+
+        A cell counts when it lies in open windows of k-3 or more of ``side``'s marks along two
+        directions: playing it makes a four-three, a double three or a double four in the making.
+        """
+        if self.k < 4:
+            return 0
+        owner, windows, bit = self.owner, self.windows, self.tables.direction_bit
+        directions: dict[int, int] = {}
+        levels = self.level[side]
+        for marks in (self.k - 3, self.k - 2):
+            for w in levels[marks]:
+                b = bit[w]
+                for cell in windows[w]:
+                    if not owner[cell]:
+                        directions[cell] = directions.get(cell, 0) | b
+        return sum(1 for d in directions.values() if d & (d - 1))
+
     def evaluate(self, side: int) -> int:
         """The position for ``side``, to move, when nobody can complete a line at once."""
         other = 3 - side
@@ -556,6 +580,9 @@ class _State:
         score = self.sums[side] * _TEMPO_PERCENT // 100 - self.sums[other]
         if self.open_four_makers(other):
             score -= _THREAT_PENALTY
+        # crossing threats: the side to move can make one; several of the other side's cannot all be stopped
+        score += _CROSSING_MINE * min(self.double_threat_cells(side), 2)
+        score -= _CROSSING_THEIRS * min(self.double_threat_cells(other), 3)
         return score
 
     def moves_in_order(self, side: int, width: int, first: int | None = None) -> list[int]:
@@ -828,20 +855,25 @@ class _Chooser:
             if cell not in options:
                 options.append(cell)
         left, seconds = self.budget.nodes_left(), self.budget.seconds_left()
-        checks = self.budget.limited(nodes=None if left is None else left * 3 // 4,
-                                     seconds=None if seconds is None else seconds * 3 / 4)
+        checks = self.budget.limited(nodes=None if left is None else left * 7 // 8,
+                                     seconds=None if seconds is None else seconds * 7 / 8)
         held: dict[int, int] = {}  # candidate: the depth of the opponent's attacks it is known to stop
         standing: dict[int, _State] = {}
-        for cell in options:
+
+        def trial_after(cell: int) -> _State:
             trial = _State(self.board, checks)
             self._share_tables(trial)
             trial._place(cell, me)
-            if trial.win_cells(them):  # a move that leaves their four unblocked
+            fours = trial.completions(me, cell)
+            if len(fours) == 1 and not trial.win_cells(them):  # a four of ours: they must block, then still find nothing
+                trial._place(fours.pop(), them)
+            return trial
+
+        for cell in options:
+            trial = trial_after(cell)
+            if trial.win_cells(them) and not trial.completions(me, cell):  # their four left unblocked
                 held[cell] = -_MAX_VCT_DEPTH - 2
                 continue
-            fours = trial.completions(me, cell)
-            if len(fours) == 1:  # a four of ours: they must block, then still find nothing
-                trial._place(fours.pop(), them)
             held[cell] = 0
             standing[cell] = trial
         # VCF and VCT to depth 2 are cheap; then straight to the depth of the attack found (a defence
@@ -850,17 +882,33 @@ class _Chooser:
         refutations: dict[int, int] = {}  # the opponent's first moves that refuted a defence: how often
         try:
             for depth in depths:
-                for cell, trial in list(standing.items()):
-                    before = trial.nodes
-                    prefer = tuple(sorted(refutations, key=lambda c: (-refutations[c], c))[:3])
-                    found = trial.vcf(them) if depth == 1 else trial.vct(them, depth, prefer=prefer)
-                    if _DEBUG: print(depth, self.board.cell_name(cell), trial.nodes - before, found)
-                    if found is None:
-                        held[cell] = depth
-                    else:  # refuted: below every candidate still standing, deeper refutations first
-                        held[cell] = depth - _MAX_VCT_DEPTH - 2
-                        del standing[cell]
-                        refutations[found] = refutations.get(found, 0) + 1
+                pending = list(standing)
+                while pending:  # each pass shares what is left equally; those cut short try again with more
+                    cut_short = []
+                    for index, cell in enumerate(pending):
+                        if checks.exhausted:
+                            raise _OutOfBudget
+                        trial = standing[cell]
+                        left = checks.nodes_left()
+                        trial.budget = checks.limited(
+                            nodes=None if left is None else max(1, left // (len(pending) - index)))
+                        trial.counted = trial.nodes
+                        prefer = tuple(sorted(refutations, key=lambda c: (-refutations[c], c))[:3])
+                        try:
+                            found = trial.vcf(them) if depth == 1 else trial.vct(them, depth, prefer=prefer)
+                        except _OutOfBudget:
+                            standing[cell] = trial_after(cell)  # the interrupted search left its moves on the board
+                            cut_short.append(cell)
+                            continue
+                        finally:
+                            _charge(checks, trial.budget)
+                        if found is None:
+                            held[cell] = depth
+                        else:  # refuted: below every candidate still standing, deeper refutations first
+                            held[cell] = depth - _MAX_VCT_DEPTH - 2
+                            del standing[cell]
+                            refutations[found] = refutations.get(found, 0) + 1
+                    pending = cut_short
                 if depth >= 2 and len(standing) <= 1:
                     break  # one defence left (or none): no need to know how deep it holds
         except _OutOfBudget:
