@@ -16,12 +16,17 @@ search over threats only ("threat-space search"); this player uses the same idea
    play any cell of the lines that threaten, or a four of their own, and must not have a VCF
    of their own. Iterative deepening within a share of the budget.
 5. **Defend against the opponent's VCT** the same way as against their VCF; the defences tried
-   include every empty cell of the opponent's proof (where its attack can be broken). They are
-   checked breadth first, the opponent's VCF then VCT to depth 2, 3, ... for every defence still
-   standing, so the budget goes to the defences that hold rather than to the first few tried.
+   include every empty cell of the opponent's proof (where its attack can be broken) and our own
+   threes (a four of ours answers their next three and takes the tempo). They are checked
+   breadth first: the opponent's VCF, its VCT to depth 2, then straight at the depth of the
+   attack found and deeper, for every defence still standing, the opponent's moves that refuted
+   other defences first; each round shares what is left of the budget equally between the
+   defences still to check, so the budget goes to the defences that hold rather than to the
+   first few tried.
 6. Otherwise iterative-deepening **alpha-beta** (a transposition table; only blocks against a
    four, only defences against a three, which the side choosing the move also answers past the
-   horizon) over the cells with the best **pattern score**: every
+   horizon; crossing threats, cells where one side makes threats in two directions at once,
+   count in the evaluation) over the cells with the best **pattern score**: every
    line of k cells through the cell is worth more the more marks of one side it holds (attack
    a little more than defence, an empty line a little). The scores are kept up to date per
    move, both sides' packed in one int per cell, so ordering moves costs no rescans.
@@ -62,7 +67,6 @@ _VCF_DEPTH = 30  # attacker's fours in a row, at most
 _DEFENCE_CANDIDATES = 10  # cells tried when looking for a move that stops the opponent's threats
 _MAX_VCT_DEPTH = 7  # attacker moves in a VCT, at most
 _COUNTER_THREES = 12  # threes of our own tried against the opponent's win by threats
-import os; _DEBUG = bool(os.environ.get("STRONG_DEBUG"))
 _WIN = 1 << 40
 _WIDTH = 8  # moves tried at each node of the alpha-beta search
 _ROOT_WIDTH = 12  # moves tried at its root
@@ -860,18 +864,21 @@ class _Chooser:
         held: dict[int, int] = {}  # candidate: the depth of the opponent's attacks it is known to stop
         standing: dict[int, _State] = {}
 
-        def trial_after(cell: int) -> _State:
+        def trial_after(cell: int) -> _State | None:
+            """The position after our ``cell`` (and their forced block, if it makes a four); None: they win at once."""
             trial = _State(self.board, checks)
             self._share_tables(trial)
             trial._place(cell, me)
+            if trial.win_cells(them):  # a move that leaves their four unblocked
+                return None
             fours = trial.completions(me, cell)
-            if len(fours) == 1 and not trial.win_cells(them):  # a four of ours: they must block, then still find nothing
+            if len(fours) == 1:  # a four of ours: they must block, then still find nothing
                 trial._place(fours.pop(), them)
             return trial
 
         for cell in options:
             trial = trial_after(cell)
-            if trial.win_cells(them) and not trial.completions(me, cell):  # their four left unblocked
+            if trial is None:
                 held[cell] = -_MAX_VCT_DEPTH - 2
                 continue
             held[cell] = 0
@@ -897,7 +904,9 @@ class _Chooser:
                         try:
                             found = trial.vcf(them) if depth == 1 else trial.vct(them, depth, prefer=prefer)
                         except _OutOfBudget:
-                            standing[cell] = trial_after(cell)  # the interrupted search left its moves on the board
+                            rebuilt = trial_after(cell)  # the interrupted search left its moves on the board
+                            assert rebuilt is not None  # it was standing: they had no win at once
+                            standing[cell] = rebuilt
                             cut_short.append(cell)
                             continue
                         finally:
@@ -916,5 +925,4 @@ class _Chooser:
         finally:
             _charge(self.budget, checks)
         best = max(held.values())
-        if _DEBUG: print("held", {self.board.cell_name(c): v for c, v in held.items()}, "left", self.budget.nodes_left())
         return self._searched([cell for cell in options if held[cell] == best])
