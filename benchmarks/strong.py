@@ -43,8 +43,9 @@ def opening(board: Board, rng: random.Random, plies: int) -> Board:
 
 
 def game(opponent: str, strong_is_x: bool, seed: int, budgets: tuple[Budget, Budget], plies: int,
-         size: int = 15, k: int = 5) -> tuple[str, list[float], list[float], list[str]]:
-    """One game: strong's result ("win", "loss", "draw"), its and the opponent's seconds per move, the moves."""
+         size: int = 15, k: int = 5) -> tuple[str, list[float], list[float], list[str], list[float]]:
+    """One game: strong's result ("win", "loss", "draw"), its and the opponent's wall seconds per move,
+    the moves, and strong's CPU seconds per move (the process's own: what a quiet machine would take)."""
     rng = random.Random(seed)
     board = opening(Board(size, size, k), rng, plies)
     strong = get("strong", random.Random(seed), budget=budgets[0])
@@ -52,22 +53,26 @@ def game(opponent: str, strong_is_x: bool, seed: int, budgets: tuple[Budget, Bud
     x, o = (strong, other) if strong_is_x else (other, strong)
     mine: list[float] = []
     theirs: list[float] = []
+    cpu: list[float] = []
     # the opening's marks in an order that replays it (X, O, X, ...); a mark's own order does not matter
     by_side = [[board.cell_name(c) for c in range(board.size) if board[c] == mark] for mark in "XO"]
     moves = [name for pair in zip(*by_side, strict=False) for name in pair] + by_side[0][len(by_side[1]):]
     while not board.is_over:
         player = x if board.ply % 2 == 0 else o
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.process_time()
         cell = player.choose(board)
         (mine if player is strong else theirs).append(time.perf_counter() - started)
+        if player is strong:
+            cpu.append(time.process_time() - started_cpu)
         moves.append(board.cell_name(cell))
         board = board.play(cell)
     if board.winner is None:
-        return "draw", mine, theirs, moves
-    return ("win" if (board.winner == "X") == strong_is_x else "loss"), mine, theirs, moves
+        return "draw", mine, theirs, moves, cpu
+    return ("win" if (board.winner == "X") == strong_is_x else "loss"), mine, theirs, moves, cpu
 
 
-def _play(job: tuple[str, bool, int, tuple[Budget, Budget], int]) -> tuple[str, list[float], list[float], list[str]]:
+def _play(job: tuple[str, bool, int, tuple[Budget, Budget], int]
+          ) -> tuple[str, list[float], list[float], list[str], list[float]]:
     return game(*job)
 
 
@@ -102,9 +107,10 @@ def main() -> None:
                 seeds = range(args.first_game, args.first_game + games)
                 jobs = [(opponent, strong_is_x, seed, budgets, args.opening) for seed in seeds]
                 played = list(pool.map(_play, jobs)) if args.jobs > 1 else [_play(job) for job in jobs]
-                results = [result for result, _, _, _ in played]
-                times = [t for _, mine, _, _ in played for t in mine]
-                their_times = [t for _, _, theirs, _ in played for t in theirs]
+                results = [result for result, *_ in played]
+                times = [t for _, mine, *_ in played for t in mine]
+                their_times = [t for _, _, theirs, *_ in played for t in theirs]
+                cpu = [t for *_, cpu_times in played for t in cpu_times]
                 wins = results.count("win")
                 colour = "X (first)" if strong_is_x else "O (second)"
                 median_ms = 1000 * statistics.median(times)
@@ -113,17 +119,20 @@ def main() -> None:
                 print(f"  vs {opponent:<8} as {colour:<10}: {wins}/{games} won ({100 * wins / games:.0f} %), "
                       f"{results.count('loss')} lost, {results.count('draw')} drawn; strong's median "
                       f"{median_ms:.0f} ms per move (95th percentile {p95_ms:.0f}, max {1000 * max(times):.0f}), "
-                      f"{opponent}'s {their_ms:.0f} ms",
+                      f"{opponent}'s {their_ms:.0f} ms; strong's CPU median {1000 * statistics.median(cpu):.0f} ms, "
+                      f"max {1000 * max(cpu):.0f}",
                       flush=True)
                 if args.verbose:
-                    for seed, (result, _, _, moves) in enumerate(played, args.first_game):
+                    for seed, (result, _, _, moves, _) in enumerate(played, args.first_game):
                         if result != "win":
                             print(f"    game {seed}: {result}: {' '.join(moves)}")
                 rows.append({"opponent": opponent, "strong": "X" if strong_is_x else "O", "games": games,
                              "won": wins, "lost": results.count("loss"), "drawn": results.count("draw"),
                              "median_ms_per_move": round(median_ms, 1), "p95_ms_per_move": round(p95_ms, 1),
                              "max_ms_per_move": round(1000 * max(times), 1),
-                             "opponent_median_ms_per_move": round(their_ms, 1), "moves": len(times)})
+                             "opponent_median_ms_per_move": round(their_ms, 1), "moves": len(times),
+                             "cpu_median_ms_per_move": round(1000 * statistics.median(cpu), 1),
+                             "cpu_max_ms_per_move": round(1000 * max(cpu), 1)})
     if args.json:
         with open(f"{args.json}-strong.json", "w") as out:
             json.dump({"seconds_per_move": seconds, "nodes_per_move": args.nodes,

@@ -144,3 +144,35 @@ def test_it_refutes_the_opponents_four_three_in_every_orientation() -> None:
         assert vcf_wins(passed, 4)  # X threatens the four-three
         chosen = player.choose(position)
         assert not vcf_wins(position.play(chosen), 8), str(position)
+
+
+# wins by threats built from quiet moves: defences found in lost games -----------------------------
+
+def replay(moves: str) -> Board:
+    board = Board(SIZE, SIZE, K)
+    for name in moves.split():
+        board = board.play(board.parse_cell(name))
+    return board
+
+
+# Positions from games strong lost as O against minimax (benchmarks/strong.py, games 1 and 7), O to
+# move, X threatening a win by threats (fours and threes). The answers that hold are threes of O's
+# own, so that O can meet X's next three with a four. "holding" was found by trying every cell near
+# the marks against X's threats five moves deep (100,000 positions each; None: not asserted, the
+# player's budget cannot tell the holding threes of game 1 from the others); "losing" are the cells
+# that lose to a three-move attack, among them the previous version's choice (j7, e7).
+VCT_DEFENCES = (
+    ("j6 j9 i5 i9 k7 l8 k9 i7 i6 k6 j5", None,
+     {"j4", "h4", "h7", "k4", "j7", "j3", "l3", "i4", "g3", "h5", "k5", "l5", "g5"}),
+    ("f8 j6 e9 i5 d10 g7 f10", {"g3", "h4", "k7", "l8", "k3", "j4", "h6"}, {"e7", "g11"}),
+)
+
+
+def test_it_answers_a_win_by_threats_with_a_three_of_its_own() -> None:
+    for moves, holding, losing in VCT_DEFENCES:
+        board = replay(moves)
+        player = strong(40_000)
+        chosen = board.cell_name(player.choose(board))
+        assert player.last_reason == "defend-vct", moves
+        assert chosen not in losing and (holding is None or chosen in holding), (moves, chosen)
+        assert not vcf_wins(board.play(board.parse_cell(chosen)), 8)  # X has no win by fours either

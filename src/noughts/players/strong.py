@@ -16,12 +16,17 @@ search over threats only ("threat-space search"); this player uses the same idea
    play any cell of the lines that threaten, or a four of their own, and must not have a VCF
    of their own. Iterative deepening within a share of the budget.
 5. **Defend against the opponent's VCT** the same way as against their VCF; the defences tried
-   include every empty cell of the opponent's proof (where its attack can be broken). They are
-   checked breadth first, the opponent's VCF then VCT to depth 2, 3, ... for every defence still
-   standing, so the budget goes to the defences that hold rather than to the first few tried.
+   include every empty cell of the opponent's proof (where its attack can be broken) and our own
+   threes (a four of ours answers their next three and takes the tempo). They are checked
+   breadth first: the opponent's VCF, its VCT to depth 2, then straight at the depth of the
+   attack found and deeper, for every defence still standing, the opponent's moves that refuted
+   other defences first; each round shares what is left of the budget equally between the
+   defences still to check, so the budget goes to the defences that hold rather than to the
+   first few tried.
 6. Otherwise iterative-deepening **alpha-beta** (a transposition table; only blocks against a
    four, only defences against a three, which the side choosing the move also answers past the
-   horizon) over the cells with the best **pattern score**: every
+   horizon; crossing threats, cells where one side makes threats in two directions at once,
+   count in the evaluation) over the cells with the best **pattern score**: every
    line of k cells through the cell is worth more the more marks of one side it holds (attack
    a little more than defence, an empty line a little). The scores are kept up to date per
    move, both sides' packed in one int per cell, so ordering moves costs no rescans.
@@ -61,6 +66,7 @@ _LOOK_EVERY = 32  # positions between looks at the budget
 _VCF_DEPTH = 30  # attacker's fours in a row, at most
 _DEFENCE_CANDIDATES = 10  # cells tried when looking for a move that stops the opponent's threats
 _MAX_VCT_DEPTH = 7  # attacker moves in a VCT, at most
+_COUNTER_THREES = 12  # threes of our own tried against the opponent's win by threats
 _WIN = 1 << 40
 _WIDTH = 8  # moves tried at each node of the alpha-beta search
 _ROOT_WIDTH = 12  # moves tried at its root
@@ -68,6 +74,8 @@ _MAX_DEPTH = 8
 _QUIESCENCE = 2  # plies past the horizon the searching side may spend answering a three
 _TEMPO_PERCENT = 150  # the side to move's lines count for more: it can extend them first
 _THREAT_PENALTY = 20_000  # the opponent threatens two wins at once
+_CROSSING_MINE = 3_000  # per cell where the side to move makes threats in two directions (two at most)
+_CROSSING_THEIRS = 1_500  # per such cell of the other side (three at most)
 
 # Pattern weights by marks in a line of k, counted from k-1 down (k-1, k-2, ...): a line with
 # only our marks (attack) or only theirs (defence). An empty line is worth _EMPTY_LINE.
@@ -130,6 +138,9 @@ class _Tables:
                   for r, c in ((row + dr * step, col + dc * step),) if 0 <= r < rows and 0 <= c < cols)
             for row, col in (divmod(cell, cols) for cell in range(geometry.size)))
         self.step = [self.weight[marks + 1] - self.weight[marks] for marks in range(k)]
+        # each window's direction as a bit (0 for a window of one cell): threats in two directions cross
+        self.direction_bit = tuple(
+            0 if len(w) < 2 else 1 << [1, cols, cols + 1, cols - 1].index(w[1] - w[0]) for w in self.windows)
         zobrist = random.Random(geometry.size * 1_000 + k)  # fixed: the same hashes every run
         self.zobrist = ((0,) * geometry.size, tuple(zobrist.getrandbits(64) for _ in range(geometry.size)),
                         tuple(zobrist.getrandbits(64) for _ in range(geometry.size)))
@@ -371,6 +382,22 @@ class _State:
             self.undo(cell, side)
         return threes
 
+    def counter_threes(self, side: int, limit: int) -> list[int]:
+        """Up to ``limit`` cells after which ``side`` has fours to make, in the most windows first.
+
+        Such a move (a three of its own, open or closed) lets a defender answer a three of the
+        attack with a four, so it can refute a win by threats (not one by fours).
+        """
+        if self.k < 4:
+            return []
+        owner, windows = self.owner, self.windows
+        raised: dict[int, int] = {}
+        for w in self.level[side][self.k - 3]:
+            for cell in windows[w]:
+                if not owner[cell]:
+                    raised[cell] = raised.get(cell, 0) + 1
+        return heapq.nsmallest(limit, raised, key=lambda c: (-raised[c], -self.cell_score(side, c), c))
+
     def potential(self, side: int, cell: int) -> int:
         """How much ``side`` builds at ``cell``: its marks in the open windows through it."""
         counts, other = self.counts[side], self.counts[3 - side]
@@ -412,8 +439,11 @@ class _State:
         self.failed_vcf[key] = depth
         return None
 
-    def vct(self, attacker: int, depth: int, focus: int | None = None) -> int | None:
-        """A first move of a win by fours and threes for ``attacker`` within ``depth`` of its moves."""
+    def vct(self, attacker: int, depth: int, focus: int | None = None, prefer: tuple[int, ...] = ()) -> int | None:
+        """A first move of a win by fours and threes for ``attacker`` within ``depth`` of its moves.
+
+        ``prefer``: first moves to try before the others (those that won in similar positions).
+        """
         defender = 3 - attacker
         wins = self.win_cells(attacker)
         if wins:
@@ -445,6 +475,9 @@ class _State:
             fours = set(moves)
             moves += sorted((c for c in self.three_moves(attacker, focus) if c not in fours),
                             key=lambda c: (-self.potential(attacker, c), c))
+        if prefer:
+            first = [c for c in prefer if c in moves]
+            moves = first + [c for c in moves if c not in first]
         for cell in moves:
             self.play(cell, attacker)
             won = self._defender_loses(attacker, depth - 1, cell)
@@ -524,6 +557,25 @@ class _State:
                     replies.update(c for c in windows[w] if not owner[c])
         return replies | self.four_moves(side)
 
+    def double_threat_cells(self, side: int) -> int:
+        """How many cells give ``side`` threats in two directions at once (a four or three in each).
+
+        A cell counts when it lies in open windows of k-3 or more of ``side``'s marks along two
+        directions: playing it makes a four-three, a double three or a double four in the making.
+        """
+        if self.k < 4:
+            return 0
+        owner, windows, bit = self.owner, self.windows, self.tables.direction_bit
+        directions: dict[int, int] = {}
+        levels = self.level[side]
+        for marks in (self.k - 3, self.k - 2):
+            for w in levels[marks]:
+                b = bit[w]
+                for cell in windows[w]:
+                    if not owner[cell]:
+                        directions[cell] = directions.get(cell, 0) | b
+        return sum(1 for d in directions.values() if d & (d - 1))
+
     def evaluate(self, side: int) -> int:
         """The position for ``side``, to move, when nobody can complete a line at once."""
         other = 3 - side
@@ -532,6 +584,9 @@ class _State:
         score = self.sums[side] * _TEMPO_PERCENT // 100 - self.sums[other]
         if self.open_four_makers(other):
             score -= _THREAT_PENALTY
+        # crossing threats: the side to move can make one; several of the other side's cannot all be stopped
+        score += _CROSSING_MINE * min(self.double_threat_cells(side), 2)
+        score -= _CROSSING_THEIRS * min(self.double_threat_cells(other), 3)
         return score
 
     def moves_in_order(self, side: int, width: int, first: int | None = None) -> list[int]:
@@ -799,35 +854,70 @@ class _Chooser:
         options = [their_first]
         proof = sorted((cell for cell in self.proof if not owner[cell]), key=order)
         pattern = [cell for _, cell in ranked[:_DEFENCE_CANDIDATES]]
-        for cell in proof + sorted(state.four_moves(me), key=order) + pattern:
+        counters = state.counter_threes(me, _COUNTER_THREES) if self.threat_depth else []
+        for cell in sorted(state.four_moves(me), key=order) + counters + proof + pattern:
             if cell not in options:
                 options.append(cell)
         left, seconds = self.budget.nodes_left(), self.budget.seconds_left()
-        checks = self.budget.limited(nodes=None if left is None else left * 3 // 4,
-                                     seconds=None if seconds is None else seconds * 3 / 4)
+        checks = self.budget.limited(nodes=None if left is None else left * 7 // 8,
+                                     seconds=None if seconds is None else seconds * 7 / 8)
         held: dict[int, int] = {}  # candidate: the depth of the opponent's attacks it is known to stop
         standing: dict[int, _State] = {}
-        for cell in options:
+
+        def trial_after(cell: int) -> _State | None:
+            """The position after our ``cell`` (and their forced block, if it makes a four); None: they win at once."""
             trial = _State(self.board, checks)
             self._share_tables(trial)
             trial._place(cell, me)
             if trial.win_cells(them):  # a move that leaves their four unblocked
-                held[cell] = -_MAX_VCT_DEPTH - 2
-                continue
+                return None
             fours = trial.completions(me, cell)
             if len(fours) == 1:  # a four of ours: they must block, then still find nothing
                 trial._place(fours.pop(), them)
+            return trial
+
+        for cell in options:
+            trial = trial_after(cell)
+            if trial is None:
+                held[cell] = -_MAX_VCT_DEPTH - 2
+                continue
             held[cell] = 0
             standing[cell] = trial
+        # VCF and VCT to depth 2 are cheap; then straight to the depth of the attack found (a defence
+        # that holds only below it is no defence), trying first the attacks that refuted other defences.
+        depths = [1, 2, *range(max(3, self.threat_depth), _MAX_VCT_DEPTH + 1)]
+        refutations: dict[int, int] = {}  # the opponent's first moves that refuted a defence: how often
         try:
-            for depth in range(1, _MAX_VCT_DEPTH + 1):
-                for cell, trial in list(standing.items()):
-                    found = trial.vcf(them) if depth == 1 else trial.vct(them, depth)
-                    if found is None:
-                        held[cell] = depth
-                    else:  # refuted: below every candidate still standing, deeper refutations first
-                        held[cell] = depth - _MAX_VCT_DEPTH - 2
-                        del standing[cell]
+            for depth in depths:
+                pending = list(standing)
+                while pending:  # each pass shares what is left equally; those cut short try again with more
+                    cut_short = []
+                    for index, cell in enumerate(pending):
+                        if checks.exhausted:
+                            raise _OutOfBudget
+                        trial = standing[cell]
+                        left = checks.nodes_left()
+                        trial.budget = checks.limited(
+                            nodes=None if left is None else max(1, left // (len(pending) - index)))
+                        trial.counted = trial.nodes
+                        prefer = tuple(sorted(refutations, key=lambda c: (-refutations[c], c))[:3])
+                        try:
+                            found = trial.vcf(them) if depth == 1 else trial.vct(them, depth, prefer=prefer)
+                        except _OutOfBudget:
+                            rebuilt = trial_after(cell)  # the interrupted search left its moves on the board
+                            assert rebuilt is not None  # it was standing: they had no win at once
+                            standing[cell] = rebuilt
+                            cut_short.append(cell)
+                            continue
+                        finally:
+                            _charge(checks, trial.budget)
+                        if found is None:
+                            held[cell] = depth
+                        else:  # refuted: below every candidate still standing, deeper refutations first
+                            held[cell] = depth - _MAX_VCT_DEPTH - 2
+                            del standing[cell]
+                            refutations[found] = refutations.get(found, 0) + 1
+                    pending = cut_short
                 if depth >= 2 and len(standing) <= 1:
                     break  # one defence left (or none): no need to know how deep it holds
         except _OutOfBudget:
