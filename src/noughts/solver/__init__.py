@@ -812,11 +812,21 @@ def _solver(geometry: Geometry) -> _Solver:
         solver = solvers.pop(geometry, None) or _Solver(geometry)
         solvers[geometry] = solver
         keep_newest(solvers, SOLVER_CACHE_SHAPES)
+        _keep_within_limit()
+    return solver
+
+
+def _keep_within_limit() -> None:
+    """Forget the least recently used shapes while all the tables together hold more than their limit.
+
+    Looked at when a shape becomes the newest and after each call whose tables grew: the tables
+    change nowhere else.
+    """
+    solvers = _solvers
     kept = len(solvers)
     while kept > 1 and _tables_bytes(list(solvers.values())) > _TABLE_BYTES:
         kept -= 1
         keep_newest(solvers, kept)
-    return solver
 
 
 def _tables_bytes(solvers: list[_Solver]) -> int:
@@ -859,7 +869,7 @@ class _searching:  # named as what it is used as: with _searching(...) as (solve
     and most calls (a position already in the table) take microseconds.
     """
 
-    __slots__ = ("solver", "search", "size", "clears", "proved", "collections")
+    __slots__ = ("solver", "search", "size", "clears", "proved", "collections", "remembered")
 
     def __init__(self, geometry: Geometry, budget: Budget, progress: ProgressCallback | None) -> None:
         solver = self.solver = _solver(geometry)
@@ -867,6 +877,7 @@ class _searching:  # named as what it is used as: with _searching(...) as (solve
         self.size, self.clears = len(solver.table), solver.clears
         prover = solver._prover
         self.proved, self.collections = (len(prover.table), prover.collections) if prover else (0, 0)
+        self.remembered = len(solver._canonical) if solver._canonical is not None else 0
 
     def __enter__(self) -> tuple[_Solver, _Search]:
         return self.solver, self.search
@@ -882,6 +893,14 @@ class _searching:  # named as what it is used as: with _searching(...) as (solve
                     raise _gave_up(error) from None
         finally:
             self.search.flush()
+            solver = self.solver
+            prover = solver._prover
+            memo = solver._canonical
+            proved = (len(prover.table), prover.collections) if prover is not None else (0, 0)
+            if (len(solver.table) != self.size or solver.clears != self.clears
+                    or proved != (self.proved, self.collections)
+                    or (memo is not None and len(memo) != self.remembered)):
+                _keep_within_limit()
 
 
 def _gave_up(error: BudgetExceeded) -> BudgetExceeded:
