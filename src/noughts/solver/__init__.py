@@ -88,6 +88,12 @@ ALPHA_BETA_MAX_SIZE = 16
 """Boards of up to this many cells are solved by the alpha-beta search alone (fast enough, and exact)."""
 _TABLE_MAX_SIZE = 64  # boards up to this many cells canonicalise keys by table lookups, bigger ones bit by bit
 _WIDE_LINES = 64  # boards with more lines than this look at the lines through the marks only (_Wide)
+# Canonical keys of the positions asked about through the public calls (not the search's own), kept on
+# boards of up to _CANONICAL_MAX_SIZE cells: analysing a position asks about every child, and a lookup
+# costs a tenth of working the key out again. At most this many per shape (about 100 bytes each).
+_CANONICAL_MEMO = 1 << 14
+_CANONICAL_MAX_SIZE = 16
+_CANONICAL_ENTRY_BYTES = 100
 
 
 class Solution(NamedTuple):
@@ -274,6 +280,7 @@ class _Solver:
         self.check_every = check_interval(geometry)
         self.wide = _Wide(geometry) if len(geometry.line_masks) > _WIDE_LINES else None
         self._prover: Prover | None = None  # made on first use: many solvers only read the table
+        self._canonical: dict[int, int] | None = {} if size <= _CANONICAL_MAX_SIZE else None
 
     @property
     def prover(self) -> Prover:
@@ -310,6 +317,19 @@ class _Solver:
                 best = image
                 index = s
         return best, index
+
+    def canonical(self, key: int) -> int:
+        """``orient(key)[0]``, remembered for the positions the public calls ask about on small boards."""
+        memo = self._canonical
+        if memo is None:
+            return self.orient(key)[0]
+        found = memo.get(key)
+        if found is None:
+            found = self.orient(key)[0]
+            if len(memo) >= _CANONICAL_MEMO:
+                memo.clear()
+            memo[key] = found
+        return found
 
     def canonical_children(self, key: int, cells: Sequence[int], offset: int) -> list[int]:
         """The canonical keys of ``key`` with one more bit, ``cell + offset``, for each of ``cells``.
@@ -356,14 +376,23 @@ class _Solver:
 
     def exact(self, mover: int, other: int, search: _Search) -> int:
         """The exact score of an unfinished position (``mover`` to move)."""
-        search.tick()
+        state = search._state  # search.tick(), inline: most calls end at the lookup below
+        state[0] += 1
+        if state[0] >= state[1]:
+            search._check()
         size = self.size
-        key = self.orient(mover | other << size)[0]
+        raw = mover | other << size
+        memo = self._canonical
+        key = memo.get(raw) if memo is not None else None
+        if key is None:
+            key = self.canonical(raw)
         table = self.table
         entry = table.get(key)
         if entry is not None and entry[0] == entry[1]:
             # known exactly: the search would count this one position and return it at once
-            search.tick()
+            state[0] += 1
+            if state[0] >= state[1]:
+                search._check()
             return entry[0]
         try:
             # win, draw or loss first: proof-number search, or (small boards) the search below
@@ -404,12 +433,18 @@ class _Solver:
 
         ``key``: the position's canonical key, if the caller has it already.
         """
-        search.tick()
+        state = search._state  # search.tick(), inline, as in exact
+        state[0] += 1
+        if state[0] >= state[1]:
+            search._check()
         if key is None:
-            key = self.orient(mover | other << self.size)[0]
+            key = self.canonical(mover | other << self.size)
         entry = self.table.get(key)
         if entry is not None and entry[0] == entry[1]:
-            search.tick()  # known exactly: the search would count this one position, as in exact
+            # known exactly: the search would count this one position, as in exact
+            state[0] += 1
+            if state[0] >= state[1]:
+                search._check()
             return entry[0] >= bound
         try:
             if self.size > ALPHA_BETA_MAX_SIZE:
@@ -433,12 +468,12 @@ class _Solver:
             "board run deeper than Python's recursion limit")
 
     def bounds(self, mover: int, other: int) -> tuple[int, int]:
-        entry = self.table.get(self.orient(mover | other << self.size)[0])
+        entry = self.table.get(self.canonical(mover | other << self.size))
         return (entry[0], entry[1]) if entry is not None else (-self.size, self.size)
 
     def record(self, mover: int, other: int, score: int) -> None:
         """Remember a score known to be exact, so asking again costs one lookup."""
-        self._record(self.orient(mover | other << self.size)[0], score)
+        self._record(self.canonical(mover | other << self.size), score)
 
     def _record(self, key: int, score: int) -> None:
         entry = self.table.get(key)
@@ -773,21 +808,33 @@ def _solver(geometry: Geometry) -> _Solver:
         newest = next(reversed(solvers))
     except (StopIteration, RuntimeError):  # empty, or changed by another thread meanwhile
         newest = None
-    if solver is None or newest != geometry:  # the newest already stays last
+    if solver is None or (newest is not geometry and newest != geometry):  # the newest already stays last
         solver = solvers.pop(geometry, None) or _Solver(geometry)
         solvers[geometry] = solver
         keep_newest(solvers, SOLVER_CACHE_SHAPES)
+        _keep_within_limit()
+    return solver
+
+
+def _keep_within_limit() -> None:
+    """Forget the least recently used shapes while all the tables together hold more than their limit.
+
+    Looked at when a shape becomes the newest and after each call whose tables grew: the tables
+    change nowhere else.
+    """
+    solvers = _solvers
     kept = len(solvers)
     while kept > 1 and _tables_bytes(list(solvers.values())) > _TABLE_BYTES:
         kept -= 1
         keep_newest(solvers, kept)
-    return solver
 
 
 def _tables_bytes(solvers: list[_Solver]) -> int:
     total = 0
     for solver in solvers:
         total += len(solver.table) * solver.entry_bytes  # solver.table_bytes(), without the calls
+        if solver._canonical:
+            total += len(solver._canonical) * _CANONICAL_ENTRY_BYTES
         if solver._prover is not None:
             total += len(solver._prover.table) * PROVER_ENTRY_BYTES
     return total
@@ -822,7 +869,7 @@ class _searching:  # named as what it is used as: with _searching(...) as (solve
     and most calls (a position already in the table) take microseconds.
     """
 
-    __slots__ = ("solver", "search", "size", "clears", "proved", "collections")
+    __slots__ = ("solver", "search", "size", "clears", "proved", "collections", "remembered")
 
     def __init__(self, geometry: Geometry, budget: Budget, progress: ProgressCallback | None) -> None:
         solver = self.solver = _solver(geometry)
@@ -830,6 +877,7 @@ class _searching:  # named as what it is used as: with _searching(...) as (solve
         self.size, self.clears = len(solver.table), solver.clears
         prover = solver._prover
         self.proved, self.collections = (len(prover.table), prover.collections) if prover else (0, 0)
+        self.remembered = len(solver._canonical) if solver._canonical is not None else 0
 
     def __enter__(self) -> tuple[_Solver, _Search]:
         return self.solver, self.search
@@ -845,6 +893,14 @@ class _searching:  # named as what it is used as: with _searching(...) as (solve
                     raise _gave_up(error) from None
         finally:
             self.search.flush()
+            solver = self.solver
+            prover = solver._prover
+            memo = solver._canonical
+            proved = (len(prover.table), prover.collections) if prover is not None else (0, 0)
+            if (len(solver.table) != self.size or solver.clears != self.clears
+                    or proved != (self.proved, self.collections)
+                    or (memo is not None and len(memo) != self.remembered)):
+                _keep_within_limit()
 
 
 def _gave_up(error: BudgetExceeded) -> BudgetExceeded:
@@ -983,7 +1039,7 @@ def best_moves(board: Board, *, progress: ProgressCallback | None = None,
             elif last:
                 good = score == 0
             else:
-                key = solver.orient(other | after << size)[0]
+                key = solver.canonical(other | after << size)
                 good = not solver.at_least(other, after, keeps + 1, search, key)
                 if good:
                     solver._record(key, keeps)
