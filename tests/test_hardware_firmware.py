@@ -82,7 +82,7 @@ def build(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
                                  Path("/usr/include/libelf.h")) if not p.exists()]
     if missing:
         pytest.fail(f"the firmware tests need {', '.join(missing)}: apt-get install {APT}", pytrace=False)
-    cache = request.config.cache
+    cache = getattr(request.config, "cache", None)  # None with -p no:cacheprovider
     kept = cache.mkdir(f"firmware-{build_key()}") if cache is not None else None
     if kept is not None and (kept / "built").exists():
         return kept
