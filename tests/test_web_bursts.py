@@ -12,7 +12,7 @@ import asyncio
 import socket
 from typing import Any, ClassVar
 
-from noughts.web.acceptor import ACCEPT_BATCH, REFUSE_BATCH, Acceptor
+from noughts.web.acceptor import ACCEPT_BATCH, Acceptor
 from noughts.web.guard import Guard
 from noughts.web.hub import Hub
 from noughts.web.protocol import Limits
@@ -32,7 +32,7 @@ class Counted(asyncio.Protocol):
 def listener() -> socket.socket:
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
-    sock.listen(1024)
+    sock.listen(128)
     return sock
 
 
@@ -47,32 +47,30 @@ def test_a_burst_of_connections_is_taken_a_batch_per_turn_and_an_address_at_its_
         port = sock.getsockname()[1]
         burst = [socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.8", 0))
                  for _ in range(3 * ACCEPT_BATCH)]  # the kernel holds them in the backlog
-        refused = [socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.9", 0))
-                   for _ in range(2 * REFUSE_BATCH)]
+        refused = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.9", 0))
         acceptor._ready()  # one turn of the loop finding the socket ready
         await asyncio.sleep(0)
         await asyncio.sleep(0)
-        first_turn = len(Counted.made), acceptor.refused
-        for _ in range(400):  # the rest over the next turns
-            if len(Counted.made) == len(burst) and acceptor.refused == len(refused):
+        first_turn = len(Counted.made)
+        for _ in range(200):  # the rest over the next turns
+            if len(Counted.made) == len(burst) and acceptor.refused:
                 break
             await asyncio.sleep(0.005)
-        refused[-1].settimeout(5)
-        answer = refused[-1].recv(100)
-        end = refused[-1].recv(100)  # closed after the answer
+        refused.settimeout(5)
+        answer = refused.recv(100)
+        end = refused.recv(100)  # closed after the answer
         acceptor.close()
         await acceptor.wait_closed()
         for protocol in Counted.made:
             protocol.transport.close()
-        for client in [*burst, *refused]:
+        for client in [*burst, refused]:
             client.close()
         sock.close()
         return first_turn, len(Counted.made), acceptor.refused, answer, len(end)
 
-    (let_in, turned_away), made, refused, answer, after = asyncio.run(scenario())
-    assert let_in == ACCEPT_BATCH and turned_away == 0  # the burst came first: one batch of it on the first turn
-    assert made == 3 * ACCEPT_BATCH and refused == 2 * REFUSE_BATCH  # the rest on later turns, none built
-    assert answer == BUSY and after == 0
+    first_turn, made, refused, answer, after = asyncio.run(scenario())
+    assert first_turn <= ACCEPT_BATCH < 3 * ACCEPT_BATCH == made
+    assert refused == 1 and answer == BUSY and after == 0
 
 
 class Watcher:

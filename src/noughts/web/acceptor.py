@@ -1,16 +1,15 @@
 """Taking connections off the listening socket a few at a time, turning the over-limit ones away there.
 
 asyncio's and uvloop's servers accept every connection waiting on the socket at once (up to
-the listen backlog, 2,048), and the requests already sent on them are read on the next turn of
-the event loop: a burst of a thousand websockets (64 from each of 16 addresses) had its
-handshakes, about a millisecond of CPU each, done between two of the players' messages.
-:class:`Acceptor` lets in at most ``batch`` connections each time the loop finds the socket
-ready, so a burst is spread over many turns of the loop, between the players' messages. A
-connection from an address that already holds all the connections it may (or when the server
-does) is answered 503 on the bare socket and closed before uvicorn builds anything for it (a
-few µs instead of a protocol, a transport and a log record; at most ``REFUSE_BATCH`` a turn).
-The rest go to uvicorn's protocol (``loop.connect_accepted_socket``), whose guard counts them
-as before (:class:`noughts.web.shield.GuardedHTTP`).
+the listen backlog, 2,048) and build a uvicorn protocol for each before anything else runs: a
+burst of idle sockets from one address held the event loop for hundreds of ms while honest
+players waited for their moves. :class:`Acceptor` takes at most ``batch`` connections each time
+the loop finds the socket ready, so a burst is spread over many turns of the loop, between the
+players' messages. A connection from an address that already holds all the connections it may
+(or when the server does) is answered 503 on the bare socket and closed before uvicorn builds
+anything for it: a few µs instead of a protocol, a transport and a log record. The rest go to
+uvicorn's protocol (``loop.connect_accepted_socket``), whose guard counts them as before
+(:class:`noughts.web.shield.GuardedHTTP`).
 
 :class:`GuardedServer` is uvicorn's server with an acceptor on each listening socket, on event
 loops that can watch a socket (every one but Windows' proactor, which keeps uvicorn's way).
@@ -33,12 +32,11 @@ from noughts.web.guard import Guard, client_key
 if TYPE_CHECKING:
     import ssl
 
-__all__ = ["ACCEPT_BATCH", "REFUSE_BATCH", "Acceptor", "GuardedServer"]
+__all__ = ["ACCEPT_BATCH", "Acceptor", "GuardedServer"]
 
 log = logging.getLogger("noughts.web")
 
-ACCEPT_BATCH = 8  # connections let in each time the loop finds the socket ready (each costs a handshake)
-REFUSE_BATCH = 64  # connections taken at most each time, counting those turned away (a few µs each)
+ACCEPT_BATCH = 16  # connections taken each time the loop finds the socket ready
 OUT_OF_FILES_PAUSE = 1.0  # seconds without accepting once the process holds all the files it may
 OUT_OF_FILES = {errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM}
 
@@ -66,8 +64,7 @@ class Acceptor:
 
     def _ready(self) -> None:
         guard = self.guard()
-        admitted = 0
-        for _ in range(REFUSE_BATCH):
+        for _ in range(self.batch):
             try:
                 conn, peer = self.sock.accept()
             except (BlockingIOError, InterruptedError):
@@ -96,9 +93,6 @@ class Acceptor:
             task = self.loop.create_task(self._hand_over(conn))
             self._handing.add(task)  # a task nobody references can be collected mid-flight
             task.add_done_callback(self._handing.discard)
-            admitted += 1
-            if admitted >= self.batch:
-                return
 
     async def _hand_over(self, conn: socket.socket) -> None:
         try:
