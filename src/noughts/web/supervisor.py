@@ -19,13 +19,12 @@ import time
 from typing import TYPE_CHECKING
 
 from uvicorn.config import STARTUP_FAILURE
-from uvicorn.server import Server
 from uvicorn.supervisors.multiprocess import Multiprocess, Process
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
 
-__all__ = ["STOP_WAIT_S", "GuardedProcess", "Supervisor"]
+__all__ = ["STOP_WAIT_S", "Supervisor"]
 
 log = logging.getLogger("uvicorn.error")
 
@@ -33,26 +32,8 @@ SLICE_S = 0.1  # how long one wait for a worker's answer lasts before signals ar
 STOP_WAIT_S = 60.0  # the most the workers together are given to stop after SIGTERM
 
 
-class GuardedProcess(Process):
-    """A worker process whose server takes connections through the acceptor (noughts.web.acceptor)."""
-
-    @property
-    def server(self) -> Server:
-        if self._server is None:
-            from noughts.web.acceptor import GuardedServer
-
-            self._server = GuardedServer(config=self.config)
-        return self._server
-
-
 class Supervisor(Multiprocess):
     """uvicorn's ``Multiprocess`` that hears signals while it waits for a worker (see the module)."""
-
-    def init_processes(self) -> None:
-        for _ in range(self.processes_num):
-            process = GuardedProcess(self.config, self.sockets)
-            process.start()
-            self.processes.append(process)
 
     def keep_subprocess_alive(self) -> None:
         for index, process in enumerate(self.processes):
@@ -70,7 +51,7 @@ class Supervisor(Multiprocess):
                 self.should_exit.set()
                 return
             log.info("Child process [%s] died", worker.pid)
-            replacement = GuardedProcess(self.config, self.sockets)
+            replacement = Process(self.config, self.sockets)
             replacement.start()
             self.processes[index] = replacement
 
