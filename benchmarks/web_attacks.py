@@ -314,6 +314,7 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
         attacker = context.Process(target=attack_process, args=(number, server.port, args, watched, queue))
         attacker.start()
         cpu_before = cpu_seconds(server.process.pid)
+        started = time.time()
         await asyncio.sleep(args.seconds)
         server_cpu = cpu_seconds(server.process.pid) - cpu_before
         window = sorted(honest.window)
@@ -328,7 +329,8 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
                "p50_ms": 1000 * statistics.median(window) if window else None,
                "p99_ms": 1000 * window[min(len(window) - 1, int(len(window) * 0.99))] if window else None,
                "max_ms": 1000 * window[-1] if window else None, "server_cpu_s": server_cpu,
-               "client_lag_max_ms": 1000 * own_lag, "attack_got": found}
+               "client_lag_max_ms": 1000 * own_lag,
+               "window": [round(started, 3), round(started + args.seconds, 3)], "attack_got": found}
         results.append(row)
         log(f"{name}: {row['moves']} moves, p99 {fmt(row['p99_ms'])} ms, server CPU {server_cpu:.1f} s; {found}")
         await asyncio.sleep(1)

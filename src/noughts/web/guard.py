@@ -240,14 +240,6 @@ class Guard:
         self._open_by[connection] = key
         return True
 
-    def has_room(self, key: str, *, per_address: bool = True) -> bool:
-        """Whether :meth:`admit` would let a connection from ``key`` in now (nothing is counted)."""
-        if per_address:
-            held = self._open.get(key)
-            if held is not None and len(held) >= self.limits.connections_per_address:
-                return False
-        return len(self._open_by) < self.max_open
-
     def confirm(self, key: str, connection: Any, refuse: Callable[[], None]) -> None:
         """A connection :meth:`admit` let in, counted also where every process counts (if anywhere).
 

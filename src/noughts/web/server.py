@@ -23,7 +23,6 @@ from starlette.applications import Starlette
 
 from noughts import text
 from noughts.errors import NoughtsError
-from noughts.web.acceptor import GuardedServer
 from noughts.web.app import create_app
 from noughts.web.guard import TrustedProxies, default_allowed_hosts, install_log_limiter, raise_descriptor_limit
 from noughts.web.protocol import Limits
@@ -165,7 +164,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, s
             print(f"noughts web: open http://{shown}:{bound}/ in a browser{everywhere};{shared} Ctrl-C stops "
                   "the server.", flush=True)
             # uvicorn shuts down gracefully on Ctrl-C, then raises it again: stopping is the normal end here
-            GuardedServer(_config(app, limits, log_level, loop=loop, ws=ws)).run(sockets=[sock])
+            uvicorn.Server(_config(app, limits, log_level, loop=loop, ws=ws)).run(sockets=[sock])
             return
         from noughts.web.supervisor import Supervisor
 
@@ -195,7 +194,7 @@ def running(app: Starlette | None = None, *, host: str = "127.0.0.1", port: int 
         options.setdefault("allowed_hosts", default_allowed_hosts(host))
         app = create_app(limits=limits, **options)
     sock = listen(host, port)
-    server = GuardedServer(_config(app, limits, log_level, loop=loop, ws=ws))
+    server = uvicorn.Server(_config(app, limits, log_level, loop=loop, ws=ws))
     failed: list[BaseException] = []
 
     def run() -> None:
