@@ -7,7 +7,8 @@ move's round trip (sent → the board with the move comes back). Each attack of 
 runs for a window while they play, from addresses of the attackers' own in 127.0.0.0/24:
 
 - rooms: one address opens rooms on many sockets until refused;
-- idle: 10,000 idle websockets tried from one address, then 64 from each of 16 more;
+- idle: 10,000 idle websockets tried from one address, then 64 from each of 16 more (bare
+  sockets that send the upgrade request and nothing after: the attacker's CPU stays small);
 - slowloris: 1,050 connections sending headers a byte a second (from 16 addresses);
 - spectators: 200 sockets join and leave one honest room in a loop;
 - guessing: join with random codes as fast as the server answers;
@@ -175,24 +176,40 @@ async def fill_rooms(port: int, stop: asyncio.Event, found: dict[str, Any]) -> N
     await asyncio.gather(*(ws.close() for ws in sockets), return_exceptions=True)
 
 
+async def open_idle(port: int, source: str) -> socket.socket | None:
+    """An idle websocket as cheaply as a client can hold one: the upgrade request on a bare socket,
+    nothing read or sent after the server's 101 (None: refused). The server sees what a websocket
+    library's client would make it see, without the attacker's own CPU crowding the machine."""
+    loop = asyncio.get_running_loop()
+    sock = socket.socket()
+    sock.setblocking(False)
+    try:
+        sock.bind((source, 0))
+        await asyncio.wait_for(loop.sock_connect(sock, ("127.0.0.1", port)), 15)
+        await loop.sock_sendall(sock, (
+            f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+        answer = await asyncio.wait_for(loop.sock_recv(sock, 4096), 15)
+    except (OSError, TimeoutError):
+        sock.close()
+        return None
+    if answer.startswith(b"HTTP/1.1 101"):
+        return sock
+    sock.close()
+    return None
+
+
 async def idle_sockets(port: int, stop: asyncio.Event, found: dict[str, Any], total: int) -> None:
-    held: list[ClientConnection] = []
-    refused = 0
-
-    async def one(source: str) -> None:
-        nonlocal refused
-        try:
-            held.append(await open_ws(port, source))
-        except Exception:
-            refused += 1
-
-    await asyncio.gather(*(one("127.0.0.70") for _ in range(total)))
+    opened = await asyncio.gather(*(open_idle(port, "127.0.0.70") for _ in range(total)))
+    held = [sock for sock in opened if sock is not None]
     from_one = len(held)
-    await asyncio.gather(*(one(f"127.0.0.{71 + n}") for n in range(16) for _ in range(64)))
+    opened = await asyncio.gather(*(open_idle(port, f"127.0.0.{71 + n}") for n in range(16) for _ in range(64)))
+    held += [sock for sock in opened if sock is not None]
     found.update(tried_from_one_address=total, accepted_from_one_address=from_one,
-                 accepted_from_16_more=len(held) - from_one, refused=refused)
+                 accepted_from_16_more=len(held) - from_one, refused=total + 1024 - len(held))
     await stop.wait()
-    await asyncio.gather(*(ws.close() for ws in held), return_exceptions=True)
+    for sock in held:
+        sock.close()
 
 
 async def slowloris(port: int, stop: asyncio.Event, found: dict[str, Any], total: int) -> None:
