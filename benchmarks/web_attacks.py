@@ -247,10 +247,10 @@ async def slowloris(port: int, stop: asyncio.Event, found: dict[str, Any], total
 
 
 async def spectators(port: int, stop: asyncio.Event, found: dict[str, Any], room: str) -> None:
-    joins = refused = 0
+    joins = refused = ignored = 0
 
     async def loop_one(source: str) -> None:
-        nonlocal joins, refused
+        nonlocal joins, refused, ignored
         try:
             ws = await open_ws(port, source)
         except Exception:
@@ -258,18 +258,25 @@ async def spectators(port: int, stop: asyncio.Event, found: dict[str, Any], room
         try:
             while not stop.is_set():
                 await ws.send(json.dumps({"type": "join", "room": room}))
-                while (message := json.loads(await ws.recv()))["type"] not in ("joined", "error"):
-                    pass
+                try:  # over the address's message rate the server answers once, then ignores the rest
+                    while (message := json.loads(await asyncio.wait_for(ws.recv(), 1.0)))["type"] not in (
+                            "joined", "error"):
+                        pass
+                except TimeoutError:
+                    ignored += 1
+                    continue
                 if message["type"] == "joined":
                     joins += 1
                 else:
                     refused += 1
                 await ws.send('{"type":"leave"}')
+        except Exception:
+            pass  # closed by the server (too many messages refused in a row)
         finally:
             await ws.close()
 
     await asyncio.gather(*(loop_one(f"127.0.0.{130 + n % 8}") for n in range(200)), return_exceptions=True)
-    found.update(joins=joins, refused=refused)
+    found.update(joins=joins, refused=refused, ignored=ignored)
 
 
 async def flood(port: int, stop: asyncio.Event, found: dict[str, Any], make: Callable[[random.Random], str],
