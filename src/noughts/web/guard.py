@@ -196,7 +196,7 @@ class Guard:
         return _take(self._messages, key, self.limits.address_burst, self.limits.address_rate, self.clock())
 
     def spend_messages(self, key: str, count: float) -> None:
-        """Take ``count`` more from ``key``'s message allowance (down to none): a join refused for rate
+        """Take ``count`` more from ``key``'s message allowance (into debt): a join refused for rate
         costs a rejoin loop this much, so its sockets are silenced (``rate_limited``) well before
         they have cost the server the address's whole message rate in refused joins."""
         now = self.clock()
@@ -205,7 +205,8 @@ class Guard:
         if bucket is None:
             bucket = self._messages[key] = _Bucket(limits.address_burst, now)
         refilled = min(limits.address_burst, bucket.allowance + (now - bucket.stamp) * limits.address_rate)
-        bucket.allowance, bucket.stamp = max(0.0, refilled - count), now
+        # in debt if need be (at most a burst's worth): a loop sending as fast as it is let waits it off
+        bucket.allowance, bucket.stamp = max(-limits.address_burst, refilled - count), now
 
     # joins --------------------------------------------------------------------------------------
     async def may_join(self, key: str) -> None:
