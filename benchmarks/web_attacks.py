@@ -7,7 +7,8 @@ move's round trip (sent → the board with the move comes back). Each attack of 
 runs for a window while they play, from addresses of the attackers' own in 127.0.0.0/24:
 
 - rooms: one address opens rooms on many sockets until refused;
-- idle: 10,000 idle websockets tried from one address, then 64 from each of 16 more;
+- idle: 10,000 idle websockets tried from one address, then 64 from each of 16 more (bare
+  sockets that send the upgrade request and nothing after: the attacker's CPU stays small);
 - slowloris: 1,050 connections sending headers a byte a second (from 16 addresses);
 - spectators: 200 sockets join and leave one honest room in a loop;
 - guessing: join with random codes as fast as the server answers;
@@ -26,6 +27,7 @@ import argparse
 import asyncio
 import json
 import multiprocessing
+import os
 import random
 import socket
 import sqlite3
@@ -102,6 +104,14 @@ class Honest:
         self.finished = 0
         self.recorded = 0
         self.stop = asyncio.Event()
+        self.lags: list[float] = []  # this process's own event loop's lateness, a measure of its own share
+
+    async def watch_lag(self) -> None:
+        loop = asyncio.get_running_loop()
+        while not self.stop.is_set():
+            started = loop.time()
+            await asyncio.sleep(0.01)
+            self.lags.append(loop.time() - started - 0.01)
 
     async def play(self, number: int) -> None:
         rng = random.Random(number)
@@ -166,24 +176,40 @@ async def fill_rooms(port: int, stop: asyncio.Event, found: dict[str, Any]) -> N
     await asyncio.gather(*(ws.close() for ws in sockets), return_exceptions=True)
 
 
+async def open_idle(port: int, source: str) -> socket.socket | None:
+    """An idle websocket as cheaply as a client can hold one: the upgrade request on a bare socket,
+    nothing read or sent after the server's 101 (None: refused). The server sees what a websocket
+    library's client would make it see, without the attacker's own CPU crowding the machine."""
+    loop = asyncio.get_running_loop()
+    sock = socket.socket()
+    sock.setblocking(False)
+    try:
+        sock.bind((source, 0))
+        await asyncio.wait_for(loop.sock_connect(sock, ("127.0.0.1", port)), 15)
+        await loop.sock_sendall(sock, (
+            f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+        answer = await asyncio.wait_for(loop.sock_recv(sock, 4096), 15)
+    except (OSError, TimeoutError):
+        sock.close()
+        return None
+    if answer.startswith(b"HTTP/1.1 101"):
+        return sock
+    sock.close()
+    return None
+
+
 async def idle_sockets(port: int, stop: asyncio.Event, found: dict[str, Any], total: int) -> None:
-    held: list[ClientConnection] = []
-    refused = 0
-
-    async def one(source: str) -> None:
-        nonlocal refused
-        try:
-            held.append(await open_ws(port, source))
-        except Exception:
-            refused += 1
-
-    await asyncio.gather(*(one("127.0.0.70") for _ in range(total)))
+    opened = await asyncio.gather(*(open_idle(port, "127.0.0.70") for _ in range(total)))
+    held = [sock for sock in opened if sock is not None]
     from_one = len(held)
-    await asyncio.gather(*(one(f"127.0.0.{71 + n}") for n in range(16) for _ in range(64)))
+    opened = await asyncio.gather(*(open_idle(port, f"127.0.0.{71 + n}") for n in range(16) for _ in range(64)))
+    held += [sock for sock in opened if sock is not None]
     found.update(tried_from_one_address=total, accepted_from_one_address=from_one,
-                 accepted_from_16_more=len(held) - from_one, refused=refused)
+                 accepted_from_16_more=len(held) - from_one, refused=total + 1024 - len(held))
     await stop.wait()
-    await asyncio.gather(*(ws.close() for ws in held), return_exceptions=True)
+    for sock in held:
+        sock.close()
 
 
 async def slowloris(port: int, stop: asyncio.Event, found: dict[str, Any], total: int) -> None:
@@ -221,10 +247,10 @@ async def slowloris(port: int, stop: asyncio.Event, found: dict[str, Any], total
 
 
 async def spectators(port: int, stop: asyncio.Event, found: dict[str, Any], room: str) -> None:
-    joins = refused = 0
+    joins = refused = ignored = 0
 
     async def loop_one(source: str) -> None:
-        nonlocal joins, refused
+        nonlocal joins, refused, ignored
         try:
             ws = await open_ws(port, source)
         except Exception:
@@ -232,18 +258,25 @@ async def spectators(port: int, stop: asyncio.Event, found: dict[str, Any], room
         try:
             while not stop.is_set():
                 await ws.send(json.dumps({"type": "join", "room": room}))
-                while (message := json.loads(await ws.recv()))["type"] not in ("joined", "error"):
-                    pass
+                try:  # over the address's message rate the server answers once, then ignores the rest
+                    while (message := json.loads(await asyncio.wait_for(ws.recv(), 1.0)))["type"] not in (
+                            "joined", "error"):
+                        pass
+                except TimeoutError:
+                    ignored += 1
+                    continue
                 if message["type"] == "joined":
                     joins += 1
                 else:
                     refused += 1
                 await ws.send('{"type":"leave"}')
+        except Exception:
+            pass  # closed by the server (too many messages refused in a row)
         finally:
             await ws.close()
 
     await asyncio.gather(*(loop_one(f"127.0.0.{130 + n % 8}") for n in range(200)), return_exceptions=True)
-    found.update(joins=joins, refused=refused)
+    found.update(joins=joins, refused=refused, ignored=ignored)
 
 
 async def flood(port: int, stop: asyncio.Event, found: dict[str, Any], make: Callable[[random.Random], str],
@@ -286,6 +319,7 @@ def hostile(rng: random.Random) -> str:
 async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
     honest = Honest(server.port, args.honest, args.think)
     players = [asyncio.create_task(honest.play(n)) for n in range(args.honest)]
+    watcher = asyncio.create_task(honest.watch_lag())
     host = await open_ws(server.port, "127.0.0.200")
     await host.send('{"type":"create_room","name":"Watched"}')
     while (message := json.loads(await host.recv()))["type"] != "joined":
@@ -295,14 +329,20 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
     await asyncio.sleep(2)  # everyone connected and playing
     context = multiprocessing.get_context("fork")
     for number, name in enumerate(ATTACKS):
-        honest.window = []
+        if args.only and number and not any(word in name for word in args.only):
+            continue
+        honest.window, honest.lags = [], []
         errors_before = len(honest.errors)
         queue: Any = context.Queue()
         # The attacker is a process of its own: its work must not delay the honest players' own loop.
         attacker = context.Process(target=attack_process, args=(number, server.port, args, watched, queue))
         attacker.start()
+        cpu_before = cpu_seconds(server.process.pid)
+        started = time.time()
         await asyncio.sleep(args.seconds)
+        server_cpu = cpu_seconds(server.process.pid) - cpu_before
         window = sorted(honest.window)
+        own_lag = max(honest.lags, default=0.0)
         loop = asyncio.get_running_loop()
         try:
             found = await loop.run_in_executor(None, queue.get, True, 60)
@@ -312,12 +352,15 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
         row = {"attack": name, "moves": len(window), "errors": honest.errors[errors_before:],
                "p50_ms": 1000 * statistics.median(window) if window else None,
                "p99_ms": 1000 * window[min(len(window) - 1, int(len(window) * 0.99))] if window else None,
-               "max_ms": 1000 * window[-1] if window else None, "attack_got": found}
+               "max_ms": 1000 * window[-1] if window else None, "server_cpu_s": server_cpu,
+               "client_lag_max_ms": 1000 * own_lag,
+               "window": [round(started, 3), round(started + args.seconds, 3)], "attack_got": found}
         results.append(row)
-        log(f"{name}: {row['moves']} moves, p99 {fmt(row['p99_ms'])} ms; {found}")
+        log(f"{name}: {row['moves']} moves, p99 {fmt(row['p99_ms'])} ms, server CPU {server_cpu:.1f} s; {found}")
         await asyncio.sleep(1)
     honest.stop.set()
     await asyncio.wait(players, timeout=30)
+    watcher.cancel()
     await host.close()
     return {"rows": results, "finished": honest.finished, "recorded_messages": honest.recorded}
 
@@ -344,9 +387,19 @@ def attack_process(number: int, port: int, args: argparse.Namespace, watched: st
             await asyncio.wait_for(task, 30)
         except Exception as error:  # an attack that breaks is reported, the run goes on
             found["attack_error"] = f"{type(error).__name__}: {error}"
+        found["attacker_cpu_s"] = round(time.process_time(), 1)
         return found
 
     queue.put(asyncio.run(attack()))
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU time (user + system) process ``pid`` has used so far; 0 where /proc cannot say."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def fmt(value: float | None) -> str:
@@ -362,6 +415,8 @@ def main() -> int:
     parser.add_argument("--slowloris", type=int, default=1050, help="slow-header connections")
     parser.add_argument("--quick", action="store_true", help="small sizes: 20 honest, 6 s windows")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    parser.add_argument("--only", action="append", metavar="WORD",
+                        help="run only the attacks whose name has WORD (repeatable; the baseline always runs)")
     args = parser.parse_args()
     if args.quick:
         args.honest, args.seconds, args.idle, args.slowloris = 20, 6.0, 500, 200
@@ -378,10 +433,13 @@ def main() -> int:
     saved = sum(count for _, count in rows)
     print(f"\nThe attack suite at full size ({args.honest} honest players, a move every ~{args.think:g} s; "
           f"{args.seconds:g} s per attack; target p99 ≤ {TARGET_P99_MS:g} ms)")
-    print(f"{'attack':40} {'moves':>6} {'p50 ms':>7} {'p99 ms':>7} {'max ms':>7}  honest errors  what the attack got")
+    print(f"{'attack':40} {'moves':>6} {'p50 ms':>7} {'p99 ms':>7} {'max ms':>7} {'srv CPU':>7} {'lag ms':>6}  "
+          "honest errors  what the attack got")
     for row in outcome["rows"]:
         print(f"{row['attack']:40} {row['moves']:>6} {fmt(row['p50_ms']):>7} {fmt(row['p99_ms']):>7} "
-              f"{fmt(row['max_ms']):>7}  {len(row['errors']):>13}  {json.dumps(row['attack_got'])}")
+              f"{fmt(row['max_ms']):>7} {row['server_cpu_s']:>6.1f}s {row['client_lag_max_ms']:>6.0f}  "
+              f"{len(row['errors']):>13}  "
+              f"{json.dumps(row['attack_got'])}")
     same = "yes" if saved == outcome["finished"] else "NO"
     print(f"honest games finished {outcome['finished']}, games in the score file {saved} (each once: {same}; "
           f"'recorded' messages seen {outcome['recorded_messages']}); server log lines: {log_lines}")

@@ -195,6 +195,19 @@ class Guard:
         """A token bucket over all of one address's sockets: many sockets do not multiply the message rate."""
         return _take(self._messages, key, self.limits.address_burst, self.limits.address_rate, self.clock())
 
+    def spend_messages(self, key: str, count: float) -> None:
+        """Take ``count`` more from ``key``'s message allowance (into debt): a join refused for rate
+        costs a rejoin loop this much, so its sockets are silenced (``rate_limited``) well before
+        they have cost the server the address's whole message rate in refused joins."""
+        now = self.clock()
+        limits = self.limits
+        bucket = self._messages.get(key)
+        if bucket is None:
+            bucket = self._messages[key] = _Bucket(limits.address_burst, now)
+        refilled = min(limits.address_burst, bucket.allowance + (now - bucket.stamp) * limits.address_rate)
+        # in debt if need be (at most a burst's worth): a loop sending as fast as it is let waits it off
+        bucket.allowance, bucket.stamp = max(-limits.address_burst, refilled - count), now
+
     # joins --------------------------------------------------------------------------------------
     async def may_join(self, key: str) -> None:
         """Refuse a locked-out address (``locked_out``) or one joining too often (``too_many_joins``)."""
@@ -206,6 +219,7 @@ class Guard:
                                           f"address: try again in {wait} second{'s' if wait != 1 else ''}.")
         limits = self.limits
         if not _take(self._joins, key, limits.join_burst, limits.join_rate, now):
+            self.spend_messages(key, limits.refused_join_cost)
             raise Rejection("too_many_joins", f"Too many joins from your address: at most {limits.join_rate:g} a "
                                               "second. Wait a moment and try again.")
 

@@ -9,6 +9,7 @@ published on the room's channel and every process passes it on to its own socket
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any
 
 from noughts.web.protocol import encode
@@ -20,15 +21,26 @@ if TYPE_CHECKING:
 __all__ = ["Hub", "Presence", "with_presence"]
 
 Presence = tuple[int, int, int]  # connections in seat 0, in seat 1, watching
+PRESENCE_EVERY = 0.5  # seconds: people starting or stopping watching are shown to a room at most this often
 
 
 class Hub:
-    """The connections in each room of one process."""
+    """The connections in each room of one process.
+
+    A player coming or going is shown to the room at once; spectators coming and going change
+    only the number watching, which the room is shown at most every ``presence_every`` seconds
+    (one state for any number of changes): a spectator joining and leaving in a loop would
+    otherwise cost a state to everyone in the room twice a visit.
+    """
+
+    presence_every = PRESENCE_EVERY
 
     def __init__(self, rooms: RoomStore) -> None:
         self.rooms = rooms
         self.watching: dict[str, set[Connection]] = {}  # room code → connections in it
         self.connections = 0  # open websockets
+        self._presence_due: dict[str, asyncio.TimerHandle] = {}  # room → its coming show of who watches
+        self._showing: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
         """Begin serving (a shared hub connects and listens here)."""
@@ -62,6 +74,7 @@ class Hub:
         code = conn.room
         if code is None:
             return
+        watched = conn.seat is None
         conn.room = conn.seat = None
         others = self.watching.get(code)
         if others is None:
@@ -71,7 +84,28 @@ class Hub:
             del self.watching[code]
         await self._present(code)
         if others:
-            await self._show_presence(code)
+            if watched:
+                self.show_presence_soon(code)
+            else:
+                await self._show_presence(code)
+
+    def show_to(self, conn: Connection, room: Room) -> None:
+        """Send the room's state to ``conn`` alone (a spectator who just came in)."""
+        s0, s1, watchers = self.presence(room.code)
+        conn.push(encode(room.state((s0 > 0, s1 > 0), watchers)))
+
+    def show_presence_soon(self, code: str) -> None:
+        """The number watching room ``code`` changed: show it within ``presence_every``, once for all changes."""
+        if code not in self._presence_due:
+            self._presence_due[code] = asyncio.get_running_loop().call_later(
+                self.presence_every, self._show_presence_now, code)
+
+    def _show_presence_now(self, code: str) -> None:
+        del self._presence_due[code]
+        if code in self.watching:
+            task = asyncio.get_running_loop().create_task(self._show_presence(code))
+            self._showing.add(task)  # a task nobody references can be collected mid-flight
+            task.add_done_callback(self._showing.discard)
 
     async def _present(self, code: str) -> None:
         """This process's sockets in room ``code`` changed (a shared hub tells the others)."""

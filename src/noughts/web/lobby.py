@@ -324,7 +324,11 @@ class Lobby:
         await self.hub.attach(conn, code, seat)
         self.answer(conn, {"type": "joined", "room": code, "seat": seat, "token": held, "link": f"/r/{code}",
                            **self._share(conn, code)})
-        self.hub.broadcast(room)
+        if seat is None:  # the room is as it was: the newcomer sees it now, the others the count soon
+            self.hub.show_to(conn, room)
+            self.hub.show_presence_soon(code)
+        else:
+            self.hub.broadcast(room)
 
     def _share(self, conn: Connection, code: str) -> dict[str, str]:
         """The room's full link for a friend (``url``) and whether it works from other devices (``reach``)."""

@@ -73,6 +73,7 @@ class Limits:
     address_burst: int = 400  # messages from one address at once before its rate applies
     join_rate: float = 1.0  # joins a second, sustained, per address (a rejoin loop is slowed)
     join_burst: float = 30.0  # joins allowed at once before the rate applies
+    refused_join_cost: float = 10.0  # messages of its address's allowance a join refused for rate also costs
     failed_joins: int = 10  # joins of unknown codes or with wrong tokens before the address is locked out
     lockout: float = 60.0  # seconds of the first lockout; each next one lasts twice as long (at most an hour)
     connections_per_address: int = 64  # open connections (HTTP or websocket) from one address

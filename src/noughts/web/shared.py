@@ -551,6 +551,16 @@ class RedisHub(Hub):
             self.shown[code] = shown = (version, state)
         self._push_state(code, *shown)
 
+    def show_to(self, conn: Connection, room: Room) -> None:
+        written = room.written_state
+        state = written[1] if written is not None and written[0] == room.version else room.state()
+        shown = self.shown.get(room.code)
+        if shown is None or shown[0] <= room.version:
+            self.shown[room.code] = shown = (room.version, state)
+        text = encode(with_presence(shown[1], self.presence(room.code)))
+        conn.shown = (shown[0], text)
+        conn.push(text)
+
     def _push_state(self, code: str, version: int, state: dict[str, Any]) -> None:
         """Send a state to each socket in the room that has not had it (or a newer one) already."""
         text = encode(with_presence(state, self.presence(code)))
@@ -641,11 +651,15 @@ class RedisHub(Hub):
         elif kind == "p":
             presence = tuple(int(n) for n in event["p"])
             others = self.others.setdefault(code, {})
+            before = others.get(origin, (0, 0, 0))
             if any(presence):
                 others[origin] = (presence[0], presence[1], presence[2])
             else:
                 others.pop(origin, None)
-            self._reshow(code)
+            if presence[:2] == before[:2]:  # only the number watching changed: shown soon, once for many
+                self.show_presence_soon(code)
+            else:
+                self._reshow(code)
         elif kind == "m":
             self.push_local(code, event["m"], seated=bool(event["seated"]))
         elif kind == "c":

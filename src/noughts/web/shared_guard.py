@@ -193,6 +193,7 @@ class SharedGuard(Guard):
             raise Rejection("locked_out", f"Too many games joined that do not exist or with a wrong token from your "
                                           f"address: try again in {wait} second{'s' if wait != 1 else ''}.")
         if answer == "slow":
+            self.spend_messages(key, limits.refused_join_cost)
             raise Rejection("too_many_joins", f"Too many joins from your address: at most {limits.join_rate:g} a "
                                               "second. Wait a moment and try again.")
 
