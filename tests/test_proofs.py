@@ -139,7 +139,7 @@ def solve_value(board: Board, budget: Budget) -> int:
 def test_the_table_stays_within_its_limit_and_answers_right() -> None:
     geometry = Geometry.get(4, 5, 4)
     prover = Prover(geometry, solver._solver(geometry).orient)
-    prover.table_limit = 200
+    prover.table_limit = 40
     highest = 0
 
     def tick() -> None:
@@ -147,7 +147,7 @@ def test_the_table_stays_within_its_limit_and_answers_right() -> None:
         highest = max(highest, len(prover.table))
 
     assert not prover.proves(0, 0, True, tick)  # 4×5 with four in a row: a draw
-    assert prover.collections > 0 and highest <= 200
+    assert prover.collections > 0 and highest <= 40
 
 
 def test_a_proof_that_gives_up_forgets_what_it_added(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -166,7 +166,7 @@ def test_an_interrupted_proof_leaves_only_true_answers(monkeypatch: pytest.Monke
     monkeypatch.setattr(solver, "TRIM_ENTRIES", 10**9)
     solver.clear_cache()
     with pytest.raises(BudgetExceeded):
-        solver.solve(Board(4, 5, 4), max_nodes=150)
+        solver.solve(Board(4, 5, 4), max_nodes=60)
     geometry = Geometry.get(4, 5, 4)
     table = solver._solver(geometry).prover.table
     solved = [key for key, (pn, dn, _) in table.items() if pn == 0 or dn == 0]
