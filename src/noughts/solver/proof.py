@@ -329,7 +329,7 @@ class _Run:
         if prover.guess_moves and not or_node:
             guess = max(1, prover.live_cells - 1)
             taken = attacker | defender
-        for child_key, a, d in children:
+        for child_key, _, d in children:
             entry = get(child_key)
             if entry is None:
                 if guess > 1:
