@@ -494,6 +494,7 @@ def _pairing_text(board: Board) -> str:
     for defender, attacker in (("O", "X"), ("X", "O")):
         pairs = solver.pairing(board, defender)
         if pairs is None:
+            parts.extend(_set_matching_text(board, defender, attacker))
             continue
         if not pairs:
             parts.append(f"{attacker} has no line left to complete.")
@@ -506,6 +507,18 @@ def _pairing_text(board: Board) -> str:
         return ("no pairing covers every line here: the value was proved by search "
                 "(pairings deeper in the game cut it short)")
     return "\n".join(parts)
+
+
+def _set_matching_text(board: Board, defender: str, attacker: str) -> list[str]:
+    """Where no pairing holds: the set matching (Uiterwijk) that does, if one is found."""
+    from noughts.solver.matching import find_set_matching, set_matching_text
+
+    mine, theirs = (board.x, board.o) if defender == "X" else (board.o, board.x)
+    matching = find_set_matching(board.geometry, theirs, mine, defender_to_move=board.turn == defender)
+    if matching is None:
+        return []
+    how = "set matching (Uiterwijk)" if any(block.answers for block in matching.blocks) else "pairing"
+    return [f"{defender} stops {attacker} by {how}, with no search:", set_matching_text(board, defender, matching)]
 
 
 def _cmd_status(args: argparse.Namespace) -> int:
