@@ -23,6 +23,9 @@ What makes it fast on k-in-a-row boards:
   else is never worse).
 * Moves are tried attack first (cells on lines with more of the mover's marks), and positions
   in the opening are looked up by their canonical image under the board's symmetries.
+* On 4×n boards a defender's move not yet searched starts with as many disproof steps as the
+  attacker has live cells (1 if the move makes a threat and so forces the reply): with 1 for
+  every move, df-pn dropped a defender's reply once searched for every untried one.
 * The transposition table stays within a memory limit: when full, the entries whose subtrees
   cost least to search again are dropped (Nagai's SmallTreeGC), never the whole table.
 """
@@ -91,7 +94,7 @@ class Prover:
         # df-pn's numbers for a defender's move not yet searched: as many as the attacker's moves
         # after it (the live cells), or 1 if the move makes a threat (the reply is forced), so a
         # defender's reply once searched is not dropped for every untried one (measured on 4×7:
-        # 91,990 → 41,095 positions; on 5×5 and 5×6 with four it searched more, so 4×n only)
+        # 91,990 → 40,336 positions; on 5×5 and 5×6 with four it searched more, so 4×n only)
         self.guess_moves = self.any_shape
         self.live_cells = 1  # at the last position evaluated
 
