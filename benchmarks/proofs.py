@@ -27,6 +27,8 @@ PUBLISHED: dict[tuple[int, int, int], tuple[str, str]] = {
     (3, 3, 3): ("draw", "folklore; every tic-tac-toe analysis"),
     (4, 4, 4): ("draw", "Uiterwijk & van den Herik 2000"),
     (5, 5, 4): ("draw", "C. Y. Lee, in Berlekamp, Conway & Guy, *Winning Ways*"),
+    **{(4, cols, 4): ("draw", "reported in Charatsidis 2017") for cols in (5, 6, 7, 8)},
+    (4, 9, 4): ("first player wins", "Charatsidis 2017"),
     (5, 5, 5): ("draw", "Hales & Jewett pairing (*Winning Ways*: k×k with k ≥ 5)"),
     (6, 6, 6): ("draw", "Hales & Jewett pairing (*Winning Ways*: k×k with k ≥ 5)"),
     (7, 7, 7): ("draw", "Hales & Jewett pairing (*Winning Ways*: k×k with k ≥ 5)"),
