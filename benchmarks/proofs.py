@@ -1,5 +1,7 @@
 """The boards noughts proves: ``python benchmarks/proofs.py [--quick] [--markdown FILE] [--json FILE]``.
 
+``--boards 4x7k4,4x8k4`` measures only those boards (in that order).
+
 Each board is solved from the empty position in a fresh process (so the times are cold and the
 memory is that process's high-water mark, ``ru_maxrss``), by ``noughts.solver.solve``, and set
 beside the value published for it where one is known. The median of ``--runs`` runs is quoted
@@ -25,6 +27,8 @@ PUBLISHED: dict[tuple[int, int, int], tuple[str, str]] = {
     (3, 3, 3): ("draw", "folklore; every tic-tac-toe analysis"),
     (4, 4, 4): ("draw", "Uiterwijk & van den Herik 2000"),
     (5, 5, 4): ("draw", "C. Y. Lee, in Berlekamp, Conway & Guy, *Winning Ways*"),
+    **{(4, cols, 4): ("draw", "reported in Charatsidis 2017") for cols in (5, 6, 7, 8)},
+    (4, 9, 4): ("first player wins", "Charatsidis 2017"),
     (5, 5, 5): ("draw", "Hales & Jewett pairing (*Winning Ways*: k×k with k ≥ 5)"),
     (6, 6, 6): ("draw", "Hales & Jewett pairing (*Winning Ways*: k×k with k ≥ 5)"),
     (7, 7, 7): ("draw", "Hales & Jewett pairing (*Winning Ways*: k×k with k ≥ 5)"),
@@ -70,6 +74,20 @@ def measure(shape: tuple[int, int, int], cap: float) -> dict[str, float] | str:
     return result
 
 
+def _shapes(text: str) -> list[tuple[int, int, int]]:
+    """``4x7k4,4x8k4`` -> [(4, 7, 4), (4, 8, 4)]."""
+    shapes = []
+    for part in text.split(","):
+        try:
+            size, k = part.strip().lower().split("k")
+            rows, cols = size.split("x")
+            shape = (int(rows), int(cols), int(k))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"boards like 4x7k4,4x8k4, not {part!r:.20}") from None
+        shapes.append(shape)
+    return shapes
+
+
 def value_words(value: int) -> str:
     return {1: "first player wins", 0: "draw", -1: "second player wins"}[value]
 
@@ -81,11 +99,13 @@ def main() -> int:
     parser.add_argument("--cap", type=float, default=900.0, help="CPU seconds a board may take")
     parser.add_argument("--markdown", type=Path, help="also write the table to this file")
     parser.add_argument("--json", type=Path, help="also write the figures to this file, as JSON")
+    parser.add_argument("--boards", type=_shapes, metavar="RxCkK,...",
+                        help="only these boards, e.g. 4x7k4,4x8k4 (any board, in this order)")
     args = parser.parse_args()
     figures: dict[str, object] = {}
     rows = ["| board | k | noughts proves | plies | CPU s | positions | peak MB | published | source |",
             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for shape in BOARDS_QUICK if args.quick else BOARDS_FULL:
+    for shape in args.boards or (BOARDS_QUICK if args.quick else BOARDS_FULL):
         print(f"solving {shape[0]}×{shape[1]} k={shape[2]} ...", file=sys.stderr, flush=True)
         runs = [measure(shape, args.cap) for _ in range(args.runs)]
         good = [run for run in runs if isinstance(run, dict)]

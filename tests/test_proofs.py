@@ -139,7 +139,7 @@ def solve_value(board: Board, budget: Budget) -> int:
 def test_the_table_stays_within_its_limit_and_answers_right() -> None:
     geometry = Geometry.get(4, 5, 4)
     prover = Prover(geometry, solver._solver(geometry).orient)
-    prover.table_limit = 200
+    prover.table_limit = 40
     highest = 0
 
     def tick() -> None:
@@ -147,7 +147,7 @@ def test_the_table_stays_within_its_limit_and_answers_right() -> None:
         highest = max(highest, len(prover.table))
 
     assert not prover.proves(0, 0, True, tick)  # 4×5 with four in a row: a draw
-    assert prover.collections > 0 and highest <= 200
+    assert prover.collections > 0 and highest <= 40
 
 
 def test_a_proof_that_gives_up_forgets_what_it_added(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -166,7 +166,7 @@ def test_an_interrupted_proof_leaves_only_true_answers(monkeypatch: pytest.Monke
     monkeypatch.setattr(solver, "TRIM_ENTRIES", 10**9)
     solver.clear_cache()
     with pytest.raises(BudgetExceeded):
-        solver.solve(Board(4, 5, 4), max_nodes=150)
+        solver.solve(Board(4, 5, 4), max_nodes=60)
     geometry = Geometry.get(4, 5, 4)
     table = solver._solver(geometry).prover.table
     solved = [key for key, (pn, dn, _) in table.items() if pn == 0 or dn == 0]
@@ -282,3 +282,24 @@ def test_analyse_explain_draws_a_pairing_that_blocks_every_line(rows: int, cols:
     pairs = [set(cells) for cells in cells_of.values()]
     for window in Geometry(rows, cols, k).lines:
         assert any(pair <= set(window) for pair in pairs), window
+
+
+def test_the_defenders_move_guess_steers_the_search_but_never_the_answer() -> None:
+    """On boards k high with four or fewer df-pn starts an untried defender's move at the
+    attacker's live cells (1 for a threat): the same values as the plain search with the guess on
+    and off, in other numbers of positions (so the guess is in play)."""
+    nodes = {True: 0, False: 0}
+    for shape in ((3, 4, 3), (4, 3, 3)):
+        geometry = Geometry.get(*shape)
+        plain = plain_values(geometry)
+        boards = positions(geometry, random.Random(str(shape) + "guess"), 30)
+        for guess in (True, False):
+            prover = Prover(geometry, solver._solver(geometry).orient)
+            assert prover.guess_moves  # on by default here
+            prover.guess_moves = guess
+            for board in boards:
+                mover, other = sides(board)
+                assert prover_value(prover, mover, other) == plain(mover, other), str(board)
+            nodes[guess] += prover.nodes
+    assert nodes[True] != nodes[False], nodes
+    assert not Prover(Geometry.get(5, 5, 4), solver._solver(Geometry.get(5, 5, 4)).orient).guess_moves

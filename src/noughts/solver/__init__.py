@@ -39,8 +39,8 @@ k high with four in a row, of any shape, or after the defender's move), and sear
 moves that answer the opponent's double threats; a draw is then known exactly (its plies are
 the empty cells), and only a win or loss goes on to the alpha-beta search above for its
 distance, with its sign already known. That proves 5×5 and 6×6 with five in a row draws in
-milliseconds, 5×5 with four in about half a second, 4×7 with four in about 11 s and 4×8 with
-four in about 7 minutes (see docs/proofs.md).
+milliseconds, 5×5 with four in about half a second, 4×7 with four in about 6 s and 4×8 with
+four in about 2 minutes of CPU (see docs/proofs.md).
 
 Long searches report progress, can be stopped with Ctrl-C (the table only ever holds bounds of
 searches that finished, so it stays correct), and accept a :class:`~noughts.budget.Budget` of

@@ -23,6 +23,9 @@ What makes it fast on k-in-a-row boards:
   else is never worse).
 * Moves are tried attack first (cells on lines with more of the mover's marks), and positions
   in the opening are looked up by their canonical image under the board's symmetries.
+* On 4×n boards a defender's move not yet searched starts with as many disproof steps as the
+  attacker has live cells (1 if the move makes a threat and so forces the reply): with 1 for
+  every move, df-pn dropped a defender's reply once searched for every untried one.
 * The transposition table stays within a memory limit: when full, the entries whose subtrees
   cost least to search again are dropped (Nagai's SmallTreeGC), never the whole table.
 """
@@ -88,6 +91,12 @@ class Prover:
         # long, and on 7×7 with five each check cost twenty positions' time: there the fixed-shape
         # pairing where the attacker moves is kept
         self.any_shape = self.k <= 4 and min(geometry.rows, geometry.cols) <= self.k
+        # df-pn's numbers for a defender's move not yet searched: as many as the attacker's moves
+        # after it (the live cells), or 1 if the move makes a threat (the reply is forced), so a
+        # defender's reply once searched is not dropped for every untried one (measured on 4×7:
+        # 91,990 → 40,336 positions; on 5×5 and 5×6 with four it searched more, so 4×n only)
+        self.guess_moves = self.any_shape
+        self.live_cells = 1  # at the last position evaluated
 
     # ------------------------------------------------------------------------------------
     def proves(self, attacker: int, defender: int, attacker_to_move: bool, tick: Callable[[], None]) -> bool:
@@ -181,6 +190,7 @@ class Prover:
                         other_two |= cells
                         other_pairs.add(cells)
                     weight += (theirs << (k - c)) * spread
+        self.live_cells = live.bit_count()
         if threats:
             if threats & (threats - 1):
                 # two threats: the mover blocks one and the other side completes the other
@@ -318,10 +328,23 @@ class _Run:
         or_node = attacker_to_move
         mine: list[int] = []
         theirs: list[int] = []
-        for child_key, _, _ in children:
+        guess = 1
+        if prover.guess_moves and not or_node:
+            guess = max(1, prover.live_cells - 1)
+            taken = attacker | defender
+        for child_key, _, d in children:
             entry = get(child_key)
             if entry is None:
-                mine.append(1)
+                if guess > 1:
+                    bit = d ^ defender
+                    for line in prover.through[bit.bit_length() - 1]:
+                        if not line & attacker and (line & ~(taken | bit)).bit_count() == 1:
+                            mine.append(1)  # a threat: the attacker's reply is forced
+                            break
+                    else:
+                        mine.append(guess)
+                else:
+                    mine.append(1)
                 theirs.append(1)
             elif or_node:
                 mine.append(entry[0])
