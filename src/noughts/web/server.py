@@ -48,7 +48,7 @@ def listen(host: str, port: int) -> socket.socket:
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(address)
-        sock.listen(2048)
+        sock.listen(LISTEN_BACKLOG)
     except OSError as error:
         sock.close()
         reason = error.strerror or str(error)
@@ -56,6 +56,11 @@ def listen(host: str, port: int) -> socket.socket:
         raise NoughtsError(f"cannot listen on {host} port {port} ({reason}){hint}") from None
     return sock
 
+
+# A short queue of connections not yet accepted: the event loop accepts every queued connection in one
+# turn, so a burst of thousands (an idle-socket flood) stalled honest games for 0.4-0.9 s behind their
+# handshakes; with 64 the kernel holds the rest back (their clients retry) and the burst is spread out.
+LISTEN_BACKLOG = 64
 
 LOOPS = ("auto", "asyncio", "uvloop")  # --loop: auto is uvloop when it is installed, else asyncio
 
@@ -73,6 +78,7 @@ def _config(app: Starlette | str, limits: Limits, log_level: str,
     # X-Forwarded-For is believed only from --trusted-proxy peers, by the app (noughts.web.shield):
     # uvicorn's own default would believe it from any client on 127.0.0.1.
     options.setdefault("proxy_headers", False)
+    options.setdefault("backlog", LISTEN_BACKLOG)  # uvicorn listens again on our socket with this
     config = uvicorn.Config(app, log_level=log_level, access_log=False, lifespan="on", server_header=False,
                             ws_max_size=limits.max_frame_bytes, ws_per_message_deflate=False, use_colors=colours,
                             http="noughts.web.shield:GuardedHTTP", ws=WS_IMPLEMENTATIONS[ws], loop=loop,
