@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import cache
 
 import pytest
@@ -18,6 +17,7 @@ from noughts.solver.matching import (
     find_set_matching,
     holds,
 )
+from test_proofs import plain_values
 
 # boards and plies where the plain solver is cheap from every position: 3×4 with four (pairings
 # only), 3×4 with three (a first-player win: claims only where X has already spoilt it), 4×4 with
@@ -79,29 +79,6 @@ def test_every_claim_meets_the_conditions_and_the_plain_solver_agrees() -> None:
     # 3×4 with four: both sides everywhere; 3×4 with three: some 20; 4×4 and 4×5: both ways
     assert checked >= 2 * len(positions((3, 4, 4), 3)) + 18 + 2 + 2, checked
     assert set_blocks >= 8 + 2 + 2, set_blocks
-
-
-def plain_values(geometry: Geometry) -> Callable[[int, int], int]:
-    """value(mover, other): 1, 0 or -1 for the side to move, by a memoised search of every move."""
-    lines = geometry.line_masks
-    full = geometry.full
-    memo: dict[tuple[int, int], int] = {}
-
-    def value(mover: int, other: int) -> int:
-        found = memo.get((mover, other))
-        if found is not None:
-            return found
-        empty = full & ~(mover | other)
-        best = 0 if not empty else -1
-        while empty and best < 1:
-            bit = empty & -empty
-            empty ^= bit
-            after = mover | bit
-            best = 1 if any(after & line == line for line in lines) else max(best, -value(other, after))
-        memo[(mover, other)] = best
-        return best
-
-    return value
 
 
 def reachable(shape: tuple[int, int, int]) -> list[Board]:

@@ -76,6 +76,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from noughts.board import Board, Geometry
+from noughts.solver.pairing import _cells
 
 __all__ = [
     "Answer", "Block", "SetMatching", "draw_by_set_matching", "find_set_matching", "holds",
@@ -318,15 +319,6 @@ def _cover(lines: list[int], found: list[tuple[int, int]], budget: list[int]) ->
                     return True
                 found.pop()
     return False
-
-
-def _cells(mask: int) -> list[int]:
-    cells = []
-    while mask:
-        low = mask & -mask
-        cells.append(low.bit_length() - 1)
-        mask ^= low
-    return cells
 
 
 def draw_by_set_matching(board: Board) -> tuple[SetMatching, SetMatching] | None:
