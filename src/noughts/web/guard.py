@@ -199,14 +199,10 @@ class Guard:
         """Take ``count`` more from ``key``'s message allowance (into debt): a join refused for rate
         costs a rejoin loop this much, so its sockets are silenced (``rate_limited``) well before
         they have cost the server the address's whole message rate in refused joins."""
-        now = self.clock()
         limits = self.limits
-        bucket = self._messages.get(key)
-        if bucket is None:
-            bucket = self._messages[key] = _Bucket(limits.address_burst, now)
-        refilled = min(limits.address_burst, bucket.allowance + (now - bucket.stamp) * limits.address_rate)
+        bucket = _refilled(self._messages, key, limits.address_burst, limits.address_rate, self.clock())
         # in debt if need be (at most a burst's worth): a loop sending as fast as it is let waits it off
-        bucket.allowance, bucket.stamp = max(-limits.address_burst, refilled - count), now
+        bucket.allowance = max(-limits.address_burst, bucket.allowance - count)
 
     # joins --------------------------------------------------------------------------------------
     async def may_join(self, key: str) -> None:
@@ -303,13 +299,19 @@ class Guard:
                 del self._failures[key]
 
 
-def _take(buckets: dict[str, _Bucket], key: str, burst: float, rate: float, now: float) -> bool:
-    """Take one token from ``key``'s bucket (``burst`` at once, ``rate`` a second after), if there is one."""
+def _refilled(buckets: dict[str, _Bucket], key: str, burst: float, rate: float, now: float) -> _Bucket:
+    """``key``'s bucket (made full if new) with what ``rate`` has added to it since it was last looked at."""
     bucket = buckets.get(key)
     if bucket is None:
         bucket = buckets[key] = _Bucket(burst, now)
     bucket.allowance = min(burst, bucket.allowance + (now - bucket.stamp) * rate)
     bucket.stamp = now
+    return bucket
+
+
+def _take(buckets: dict[str, _Bucket], key: str, burst: float, rate: float, now: float) -> bool:
+    """Take one token from ``key``'s bucket (``burst`` at once, ``rate`` a second after), if there is one."""
+    bucket = _refilled(buckets, key, burst, rate, now)
     if bucket.allowance < 1:
         return False
     bucket.allowance -= 1
