@@ -149,6 +149,17 @@ class Honest:
 
 
 # the attacks -----------------------------------------------------------------------------------------
+async def joined_or_error(ws: ClientConnection) -> dict[str, Any] | None:
+    """The answer to a create or join (``joined`` or ``error``), None if none comes within a second:
+    over the address's message rate the server answers once, then ignores the rest."""
+    try:
+        while (message := json.loads(await asyncio.wait_for(ws.recv(), 1.0)))["type"] not in ("joined", "error"):
+            pass
+    except TimeoutError:
+        return None
+    return dict(message)
+
+
 async def fill_rooms(port: int, stop: asyncio.Event, found: dict[str, Any]) -> None:
     made = refused = 0
     sockets = []
@@ -160,11 +171,7 @@ async def fill_rooms(port: int, stop: asyncio.Event, found: dict[str, Any]) -> N
     while not stop.is_set():
         for ws in sockets:
             await ws.send('{"type":"create_room"}')
-            try:  # over the address's message rate the server answers once, then ignores the rest
-                while (message := json.loads(await asyncio.wait_for(ws.recv(), 1.0)))["type"] not in (
-                        "joined", "error"):
-                    pass
-            except TimeoutError:
+            if (message := await joined_or_error(ws)) is None:
                 refused += 1
                 continue
             if message["type"] == "joined":
@@ -258,11 +265,7 @@ async def spectators(port: int, stop: asyncio.Event, found: dict[str, Any], room
         try:
             while not stop.is_set():
                 await ws.send(json.dumps({"type": "join", "room": room}))
-                try:  # over the address's message rate the server answers once, then ignores the rest
-                    while (message := json.loads(await asyncio.wait_for(ws.recv(), 1.0)))["type"] not in (
-                            "joined", "error"):
-                        pass
-                except TimeoutError:
+                if (message := await joined_or_error(ws)) is None:
                     ignored += 1
                     continue
                 if message["type"] == "joined":
