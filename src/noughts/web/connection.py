@@ -15,10 +15,10 @@ import logging
 import struct
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from starlette.websockets import WebSocket, WebSocketDisconnect
+from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from noughts.web.guard import client_key
 from noughts.web.protocol import Limits, encode, error_message
@@ -26,7 +26,7 @@ from noughts.web.protocol import Limits, encode, error_message
 if TYPE_CHECKING:
     from noughts.web.lobby import Lobby
 
-__all__ = ["DIRECT_SEND", "OUTBOX", "Connection", "serve_socket", "text_frame"]
+__all__ = ["DIRECT_RECEIVE", "DIRECT_SEND", "OUTBOX", "Connection", "Inbox", "serve_socket", "text_frame"]
 
 log = logging.getLogger("noughts.web")
 
@@ -35,6 +35,10 @@ STATE_PREFIX = '{"type":"state"'  # how encode() begins a state: a snapshot that
 # The scope extension under which the server's websocket protocol offers to write a whole frame at once
 # (noughts.web.shield.GuardedWebSocket.write_frame): bytes in, False if it cannot now (then: the ASGI send).
 DIRECT_SEND = "noughts.write_frame"
+# The scope extension under which the server's websocket protocol offers to hand received events straight to
+# the app (noughts.web.shield.GuardedWebSocket.open_inbox): called once the socket is accepted, it returns the
+# socket's Inbox, read instead of the ASGI receive (no Starlette, uvicorn and asyncio.Queue layers a message).
+DIRECT_RECEIVE = "noughts.open_inbox"
 
 _last: tuple[str | None, bytes] = (None, b"")  # the last text framed: a room's state goes to each of its sockets
 
@@ -59,6 +63,56 @@ def text_frame(text: str) -> bytes:
     frame = head + payload
     _last = (text, frame)
     return frame
+
+
+class Inbox:
+    """A websocket's received events (ASGI ``websocket.receive`` / ``websocket.disconnect`` dicts), put
+    here by its protocol and taken by the app's reader, one at a time, in order.
+
+    It stands in for the protocol's ``asyncio.Queue`` (``put_nowait``, ``empty``, ``qsize``, ``get``),
+    so every event the protocol makes arrives as before; the reader gets an event already here without
+    waiting, and is woken through one future when the inbox was empty. ``resume`` is called whenever the
+    reader has taken every event: the protocol reads from its socket again if it had paused.
+    """
+
+    def __init__(self, resume: Callable[[], None]) -> None:
+        self.events: deque[dict[str, Any]] = deque()
+        self.waiter: asyncio.Future[None] | None = None
+        self.resume = resume
+
+    @property
+    def waiting(self) -> bool:
+        """The reader is waiting for an event (so what comes now is taken at once)."""
+        return self.waiter is not None
+
+    def put_nowait(self, event: dict[str, Any]) -> None:
+        self.events.append(event)
+        waiter = self.waiter
+        if waiter is not None:
+            self.waiter = None
+            if not waiter.done():
+                waiter.set_result(None)
+
+    def empty(self) -> bool:
+        return not self.events
+
+    def qsize(self) -> int:
+        return len(self.events)
+
+    async def get(self) -> dict[str, Any]:
+        events = self.events
+        while not events:
+            self.resume()
+            waiter = self.waiter = asyncio.get_running_loop().create_future()
+            try:
+                await waiter
+            finally:
+                if self.waiter is waiter:
+                    self.waiter = None
+        event = events.popleft()
+        if not events:
+            self.resume()
+        return event
 
 
 class Connection:
@@ -217,7 +271,7 @@ class _IdleTimer:
         else:  # busy with a message (a computer's move, say): look again when it is done
             self.expired = True
 
-    async def receive(self, ws: WebSocket) -> Any:
+    async def receive(self, get: Callable[[], Awaitable[Any]]) -> Any:
         if self.expired:
             raise _Idle
         due = self.last + self.limit
@@ -226,7 +280,7 @@ class _IdleTimer:
             self.timer = self.loop.call_at(due, self._check)
         self.waiting = asyncio.current_task()
         try:
-            event = await ws.receive()
+            event = await get()
         except asyncio.CancelledError:
             if self.expired:
                 raise _Idle from None
@@ -254,14 +308,18 @@ async def serve_socket(ws: WebSocket, lobby: Lobby) -> None:
     conn.push(lobby.welcome())
     conn.push(lobby.recorder.scores)
     idle = _IdleTimer(conn, limits)
+    # With our own protocol, events come straight from it (see Inbox); with the others, through the ASGI receive.
+    open_inbox: Callable[[], Inbox] | None = (ws.scope.get("extensions") or {}).get(DIRECT_RECEIVE)
+    get = open_inbox().get if open_inbox is not None else ws.receive
     try:
         while conn.open:
             try:
-                event = await idle.receive(ws)
+                event = await idle.receive(get)
             except _Idle:
                 conn.close(1001, "idle: no message for a long time")
                 break
             if event["type"] == "websocket.disconnect":
+                ws.client_state = WebSocketState.DISCONNECTED  # as Starlette's receive does
                 break
             own = conn.allow(limits)
             if not own or not lobby.guard.allow_message(conn.address):

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.frames import Frame, Opcode
 from websockets.protocol import State
 
 try:
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 else:
     _Protocol = object
 
-from noughts.web.connection import DIRECT_SEND
+from noughts.web.connection import DIRECT_RECEIVE, DIRECT_SEND, Inbox
 from noughts.web.guard import Guard, TrustedProxies, client_key, host_allowed
 
 if TYPE_CHECKING:
@@ -256,21 +257,43 @@ class StallGuard(_Protocol):
 class GuardedWebSocket(StallGuard, WebSocketsSansIOProtocol):
     """uvicorn's websockets sans-I/O protocol with the stall guard (the default: the cheapest a message).
 
-    It also offers the app :meth:`write_frame` (scope extension ``noughts.write_frame``): a frame
-    written straight to the socket, without the ASGI send's layers, whenever that is allowed. And
-    what clients send most, whole short text frames, is read here (:meth:`_take_texts`) rather than
-    by the websockets library's general parser; anything else still goes to it, unchanged.
+    It also offers the app two short cuts past the ASGI layers: :meth:`write_frame` (scope extension
+    ``noughts.write_frame``), a frame written straight to the socket whenever that is allowed, and
+    :meth:`open_inbox` (``noughts.open_inbox``), the socket's received events handed straight to the
+    app's reader (:class:`~noughts.web.connection.Inbox`) instead of through uvicorn's queue and the
+    ASGI receive. And what clients send most, whole short text frames (and the pongs answering the
+    keepalive pings), is read here (:meth:`_take_texts`) rather than by the websockets library's
+    general parser; anything else still goes to it, unchanged.
     """
+
+    inbox: Inbox | None = None
+
+    def open_inbox(self) -> Inbox:
+        """From now on the app reads this socket's events from the returned inbox (events already
+        queued for it come first)."""
+        inbox = Inbox(self._read_again)
+        while not self.queue.empty():
+            inbox.put_nowait(self.queue.get_nowait())
+        self.queue = inbox  # type: ignore[assignment]  # uvicorn puts every event it makes here
+        self.inbox = inbox
+        return inbox
+
+    def _read_again(self) -> None:
+        """The app has taken every event: read from the socket again if reading was paused for it."""
+        if self.read_paused:
+            self.read_paused = False
+            self.transport.resume_reading()
 
     def data_received(self, data: bytes) -> None:
         if not self._take_texts(data):
             super().data_received(data)
 
     def _take_texts(self, data: bytes) -> bool:
-        """If ``data`` is only whole, masked, final text frames of valid UTF-8 within the size limit,
-        with nothing else pending, queue their texts for the app as uvicorn does and say True.
+        """If ``data`` is only whole, masked, final text frames of valid UTF-8 within the size limit
+        (and pongs), with nothing else pending, queue their texts for the app as uvicorn does, answer
+        the pongs as uvicorn does, and say True.
 
-        Otherwise (a control frame, a fragment, part of a frame, binary, too big, bad UTF-8, the
+        Otherwise (another control frame, a fragment, part of a frame, binary, too big, bad UTF-8, the
         connection not open, anything buffered) take nothing and say False: uvicorn and websockets
         then read ``data`` as always, with all their checks and answers.
         """
@@ -290,28 +313,43 @@ class GuardedWebSocket(StallGuard, WebSocketsSansIOProtocol):
         if getattr(waiting, "__name__", None) != "at_eof":
             return False
         limit = conn.max_message_size
-        texts = []
+        texts: list[str | bytes] = []  # a text, or a pong's payload
         at, end = 0, len(data)
         while at < end:
-            if end - at < 6 or data[at] != 0x81 or data[at + 1] < 0x80:  # FIN, no RSV bits, text; masked
+            first = data[at]
+            if end - at < 6 or (first != 0x81 and first != 0x8A) or data[at + 1] < 0x80:  # FIN, no RSV; masked
                 return False
             size, head = data[at + 1] & 0x7F, at + 2
-            if size == 126:
+            if first == 0x8A:  # a pong: a control frame's payload is at most 125 bytes, in one frame
+                if size > 125:
+                    return False
+            elif size == 126:
                 size, head = int.from_bytes(data[head:head + 2], "big"), head + 2
             elif size == 127:
                 return False
             start = head + 4
             if (limit is not None and size > limit) or start + size > end:
                 return False
-            try:
-                texts.append(apply_mask(data[start:start + size], data[head:start]).decode())
-            except UnicodeDecodeError:
-                return False
+            payload = apply_mask(data[start:start + size], data[head:start])
+            if first == 0x8A:
+                texts.append(payload)
+            else:
+                try:
+                    texts.append(payload.decode())
+                except UnicodeDecodeError:
+                    return False
             at = start + size
+        inbox = self.inbox
+        taken_at_once = inbox is not None and inbox.waiting  # its reader takes these now: reading goes on
+        queued = False
         for text in texts:
-            self.queue.put_nowait({"type": "websocket.receive", "text": text})
-        if not self.read_paused:  # as uvicorn does: the next read waits until the app has taken these
-            self.read_paused = True
+            if type(text) is str:
+                self.queue.put_nowait({"type": "websocket.receive", "text": text})
+                queued = True
+            else:
+                self.handle_pong(Frame(Opcode.PONG, text))
+        if queued and not taken_at_once and not self.read_paused:  # as uvicorn does: the next read waits
+            self.read_paused = True                                 # until the app has taken these
             self.transport.pause_reading()
         return True
 
@@ -320,6 +358,7 @@ class GuardedWebSocket(StallGuard, WebSocketsSansIOProtocol):
         scope = getattr(self, "scope", None)  # (none if the handshake was refused)
         if scope is not None:
             scope["extensions"][DIRECT_SEND] = self.write_frame
+            scope["extensions"][DIRECT_RECEIVE] = self.open_inbox
 
     def write_frame(self, frame: bytes) -> bool:
         """Write a whole server frame now; False (nothing written) unless the websocket is open and the
