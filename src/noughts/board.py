@@ -550,7 +550,8 @@ class Board:
     @property
     def cells(self) -> tuple[str | None, ...]:
         """The mark in every cell, in reading order."""
-        return tuple(self[c] for c in range(self._geometry.size))
+        x, o = self._x, self._o  # (read here, not through self[c]: the web server draws every board it sends)
+        return tuple("X" if x >> c & 1 else "O" if o >> c & 1 else None for c in range(self._geometry.size))
 
     # moves ----------------------------------------------------------------------------
     def play(self, cell: int | str) -> Board:

@@ -49,8 +49,11 @@ class Hub:
         """Stop serving."""
 
     def local_presence(self, code: str) -> Presence:
-        conns = self.watching.get(code, ())
-        return (sum(c.seat == 0 for c in conns), sum(c.seat == 1 for c in conns), sum(c.seat is None for c in conns))
+        counts = [0, 0, 0]  # seat 0, seat 1, watching (index 2: a seat of None)
+        for conn in self.watching.get(code, ()):
+            seat = conn.seat
+            counts[2 if seat is None else seat] += 1
+        return counts[0], counts[1], counts[2]
 
     def presence(self, code: str) -> Presence:
         """Who is in the room, over every process (here: this one)."""

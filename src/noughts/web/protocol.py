@@ -18,6 +18,7 @@ noughts.web.protocol.Rejection: There is no cell 900: no board here has that man
 from __future__ import annotations
 
 import json
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -105,7 +106,14 @@ class Rejection(NoughtsError):
 
 def encode(message: dict[str, Any]) -> str:
     """A message as compact JSON text (what goes on the wire)."""
-    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+    return "".join(_encode(message, 0)) if _encode is not None else _ENCODER.encode(message)
+
+
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+# json.dumps with options builds an encoder (and its C part) for every message: made once here instead.
+# (No check for a message that contains itself: the server's messages are trees it builds.)
+_encode = c_make_encoder(None, _ENCODER.default, encode_basestring, None, ":", ",", False, False, True) \
+    if c_make_encoder is not None else None
 
 
 def error_message(code: str, message: str, re: str | None) -> dict[str, Any]:
@@ -151,7 +159,6 @@ def parse(text: str, limits: Limits) -> dict[str, Any]:
     if kind not in MESSAGE_TYPES:
         raise Rejection("unknown_type", f"There is no message type {kind[:30]!r}; the types are "
                                         f"{', '.join(MESSAGE_TYPES)}.")
-    data = _Fields(data)
     message: dict[str, Any] = {"type": kind}
     request = data.get("id")
     if request is not None:  # the same id twice is the same request: the server answers it once
@@ -192,7 +199,8 @@ def parse(text: str, limits: Limits) -> dict[str, Any]:
             if mark not in ("X", "O"):
                 raise Rejection("bad_field", "'mark' must be \"X\" or \"O\".")
             message["mark"] = mark
-    unknown = [field for field in data if field not in data.read]
+    fields = _FIELDS[kind]
+    unknown = [field for field in data if field not in fields]
     if unknown:
         raise Rejection("unknown_field", f"A {kind} message has no field {unknown[0][:30]!r}.")
     return message
@@ -217,25 +225,27 @@ def _shape(data: dict[str, Any]) -> dict[str, int]:
     return shape
 
 
-class _Fields(dict[str, Any]):
-    """A message's fields, noting which ones :func:`parse` looked at: any other field is refused."""
+def _fields_of(kind: str) -> frozenset[str]:
+    """The fields :func:`parse` reads in a message of type ``kind``: any other field is refused."""
+    fields = {"type", "id"}
+    if kind in ("play_computer", "create_room", "players"):
+        fields |= {"rows", "cols", "k"}
+    if kind == "play_computer":
+        fields.add("opponent")
+    if kind in ("play_computer", "create_room"):
+        fields.add("first")
+    if kind in ("play_computer", "create_room", "join"):
+        fields.add("name")
+    if kind == "join":
+        fields |= {"room", "token"}
+    if kind == "move":
+        fields |= {"cell", "game", "ply", "mark"}
+    if kind == "undo":
+        fields.add("game")
+    return frozenset(fields)
 
-    def __init__(self, data: dict[str, Any]) -> None:
-        super().__init__(data)
-        self.read = {"type"}
 
-    def get(self, key: str, default: Any = None) -> Any:
-        self.read.add(key)
-        return super().get(key, default)
-
-    def __getitem__(self, key: str) -> Any:
-        self.read.add(key)
-        return super().__getitem__(key)
-
-    def __contains__(self, key: object) -> bool:
-        if isinstance(key, str):
-            self.read.add(key)
-        return super().__contains__(key)
+_FIELDS = {kind: _fields_of(kind) for kind in MESSAGE_TYPES}
 
 
 def _opponent(value: object) -> str:
