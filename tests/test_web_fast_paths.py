@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+import urllib.request
 from typing import Any
 
 import pytest
@@ -288,3 +289,106 @@ def test_text_frames_read_without_the_general_parser_and_everything_else_with_it
     finally:
         shield.GuardedWebSocket._take_texts = take_texts  # type: ignore[method-assign]
     assert taken.count(True) >= 1 and taken.count(False) >= 4
+
+
+def test_an_inbox_hands_events_over_in_order_and_reading_resumes_only_when_it_is_empty() -> None:
+    from noughts.web.connection import Inbox
+
+    resumed = []
+
+    async def scenario() -> list[Any]:
+        inbox = Inbox(lambda: resumed.append(inbox.qsize()))
+        inbox.put_nowait({"n": 1})  # before the reader asks: kept
+        inbox.put_nowait({"n": 2})
+        assert not inbox.waiting and inbox.qsize() == 2 and not inbox.empty()
+        taken = [await inbox.get()]  # already here: no wait, and one still queued, so reading stays paused
+        assert resumed == []
+        taken.append(await inbox.get())
+        assert resumed == [0]  # the last one taken: read again
+        reader = asyncio.ensure_future(inbox.get())
+        await asyncio.sleep(0)
+        assert inbox.waiting  # waiting on an empty inbox: what comes is taken at once
+        inbox.put_nowait({"n": 3})
+        assert not inbox.waiting
+        taken.append(await reader)
+        reader = asyncio.ensure_future(inbox.get())  # a reader cancelled while waiting (the idle timer)
+        await asyncio.sleep(0)
+        reader.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await reader
+        assert not inbox.waiting
+        inbox.put_nowait({"n": 4})  # kept for the next reader, not lost with the cancelled one
+        taken.append(await inbox.get())
+        return [event["n"] for event in taken]
+
+    assert asyncio.run(scenario()) == [1, 2, 3, 4]
+
+
+def test_the_server_reads_a_socket_s_messages_from_its_inbox_not_through_the_asgi_receive() -> None:
+    from noughts.web import shield
+
+    receives = []
+    receive = shield.GuardedWebSocket.receive
+
+    async def counted(self: shield.GuardedWebSocket) -> Any:
+        event = await receive(self)
+        receives.append(event["type"])
+        return event
+
+    shield.GuardedWebSocket.receive = counted  # type: ignore[method-assign]
+    try:
+        with running(scores=False, notify=lambda line: None) as base:
+            with ws_connect(base.replace("http", "ws") + "/ws", open_timeout=10) as ws:
+                assert _until(ws, "welcome")
+                for number in range(5):
+                    ws.send(json.dumps({"type": "ping", "id": f"p{number}"}))
+                    assert _until(ws, "pong")["id"] == f"p{number}"
+                ws.send(json.dumps({"type": "play_computer", "opponent": "easy", "first": "me"}))
+                assert _until(ws, "state")["moves"] == []
+                ws.send('{"type":"move","cell":4,"game":1}')
+                assert _until(ws, "state")["moves"][0] == 4
+            deadline = time.monotonic() + 10  # the hang-up came through too: the socket is counted out
+            while _connections(base) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert _connections(base) == 0
+    finally:
+        shield.GuardedWebSocket.receive = receive  # type: ignore[method-assign]
+    assert receives == ["websocket.connect"]  # the accept's; every message (and the hang-up) came by the inbox
+
+
+def _connections(base: str) -> int:
+    with urllib.request.urlopen(base + "/healthz", timeout=10) as reply:
+        return int(json.load(reply)["connections"])
+
+
+def test_pongs_are_read_on_the_fast_path_and_answered_as_uvicorn_does() -> None:
+    from noughts.web import shield
+
+    pongs, taken = [], []
+    handle_pong, take_texts = shield.GuardedWebSocket.handle_pong, shield.GuardedWebSocket._take_texts
+
+    def pong(self: shield.GuardedWebSocket, event: Any) -> None:
+        pongs.append(bytes(event.data))
+        handle_pong(self, event)
+
+    def counted(self: shield.GuardedWebSocket, data: bytes) -> bool:
+        took = take_texts(self, data)
+        taken.append(took)
+        return took
+
+    shield.GuardedWebSocket.handle_pong = pong  # type: ignore[method-assign]
+    shield.GuardedWebSocket._take_texts = counted  # type: ignore[method-assign]
+    try:
+        with running(scores=False, notify=lambda line: None) as base:
+            raw = _Raw(base)
+            raw.message(), raw.message()
+            ping = _masked(b'{"type":"ping","id":"after"}')
+            raw.sock.sendall(_masked(b"\x01\x02\x03\x04", opcode=0xA) + ping)  # a pong, then a text: one read
+            assert raw.message()["id"] == "after" and taken[-1] is True
+            raw.sock.sendall(_masked(b"x" * 126, opcode=0xA))  # too long for a control frame: websockets says so
+            assert raw.closed_with() == 1002 and taken[-1] is False
+            raw.sock.close()
+    finally:
+        shield.GuardedWebSocket.handle_pong = handle_pong  # type: ignore[method-assign]
+        shield.GuardedWebSocket._take_texts = take_texts  # type: ignore[method-assign]
+    assert pongs == [b"\x01\x02\x03\x04"]  # unmasked, and handed over once
