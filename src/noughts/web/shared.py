@@ -158,6 +158,35 @@ def _unavailable(error: RedisError) -> Rejection:
     return Rejection("unavailable", "The server cannot reach its game store just now; try again in a moment.")
 
 
+def pack_commands(commands: list[tuple[Any, ...]]) -> bytes | None:
+    """Commands in Redis's protocol (RESP), as redis-py's ``pack_commands`` writes them, in one go;
+    None when an argument is one this does not handle (then redis-py packs them).
+
+    (redis-py packs each argument with several calls: for a room's write, more than the rest of the
+    library's work for it.)
+    """
+    parts: list[bytes] = []
+    for command in commands:
+        if not command or not isinstance(command[0], str) or " " in command[0]:  # ("CONFIG GET": two words)
+            return None
+        parts.append(b"*%d\r\n" % len(command))
+        for argument in command:
+            kind = type(argument)
+            if kind is str:
+                data = argument.encode()
+            elif kind is bytes:
+                data = argument
+            elif kind is int or kind is float:  # (not bool: redis-py refuses it)
+                data = repr(argument).encode()
+            else:
+                return None
+            parts.append(b"$%d\r\n%s\r\n" % (len(data), data))
+    return b"".join(parts)
+
+
+_compact_ascii = json.JSONEncoder(separators=(",", ":")).encode  # a room as kept in Redis (made once)
+
+
 class Batch:
     """Commands go to Redis over one connection of their own, in order, many per round trip.
 
@@ -219,7 +248,9 @@ class Batch:
         if self._connection is None:
             self._connection = await self.client.connection_pool.get_connection()  # type: ignore[no-untyped-call]
         connection = self._connection
-        await connection.send_packed_command(connection.pack_commands([command for command, _ in batch]),
+        commands = [command for command, _ in batch]
+        packed = pack_commands(commands)
+        await connection.send_packed_command(packed if packed is not None else connection.pack_commands(commands),
                                              check_health=False)
         for _, future in batch:
             try:
@@ -315,10 +346,9 @@ class RedisRoomStore:
         read = room.stored_version
         version = room.version if read is None else max(room.version, read + 1)
         code = room.code
-        body = json.dumps({**room.to_dict(), "version": version}, separators=(",", ":"))
+        body = _compact_ascii({**room.to_dict(), "version": version})
         state = room.state()
-        event = json.dumps({"t": "s", "o": self.process, "v": version, "s": state}, separators=(",", ":"),
-                           ensure_ascii=False)
+        event = encode({"t": "s", "o": self.process, "v": version, "s": state})
         keys = [self.key(code), self.index, self.presence_key(code)]
         args: list[Any] = [f"{version}|{body}", "" if read is None else str(read), int(self.ttl * 1000) + GRACE_MS,
                 repr(room.touched), self.max_rooms, code, self.process, self.channel(code), event]
@@ -590,7 +620,7 @@ class RedisHub(Hub):
         task.add_done_callback(self._forgetting.discard)
 
     def _event(self, kind: str, **fields: Any) -> str:
-        return json.dumps({"t": kind, "o": self.process, **fields}, separators=(",", ":"), ensure_ascii=False)
+        return encode({"t": kind, "o": self.process, **fields})
 
     def _send(self, *commands: tuple[Any, ...]) -> asyncio.Future[None]:
         """Send commands in order (with the room store's); the future is done once all are answered."""
