@@ -18,10 +18,10 @@ noughts.web.protocol.Rejection: There is no cell 900: no board here has that man
 from __future__ import annotations
 
 import json
-from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 import re
 import unicodedata
 from dataclasses import dataclass
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 from noughts.board import Geometry

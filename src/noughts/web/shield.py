@@ -271,9 +271,11 @@ class GuardedWebSocket(StallGuard, WebSocketsSansIOProtocol):
     def open_inbox(self) -> Inbox:
         """From now on the app reads this socket's events from the returned inbox (events already
         queued for it come first)."""
+        if self.inbox is not None:
+            return self.inbox
         inbox = Inbox(self._read_again)
         while not self.queue.empty():
-            inbox.put_nowait(self.queue.get_nowait())
+            inbox.put_nowait(dict(self.queue.get_nowait()))
         self.queue = inbox  # type: ignore[assignment]  # uvicorn puts every event it makes here
         self.inbox = inbox
         return inbox
@@ -343,7 +345,7 @@ class GuardedWebSocket(StallGuard, WebSocketsSansIOProtocol):
         taken_at_once = inbox is not None and inbox.waiting  # its reader takes these now: reading goes on
         queued = False
         for text in texts:
-            if type(text) is str:
+            if isinstance(text, str):
                 self.queue.put_nowait({"type": "websocket.receive", "text": text})
                 queued = True
             else:
