@@ -262,7 +262,8 @@ class Tally:
         self.shared_connected = connected  # games started, over every client process
         self.latencies: dict[str, list[float]] = {"computer": [], "room": []}
         self.finished = 0  # games the clients saw end, over the whole run
-        self.recorded = 0  # `recorded` messages to a game's first seat
+        self.recorded = 0  # `recorded` messages to a game's first seat: saved
+        self.not_saved: dict[str, int] = {}  # `recorded` messages saying the game was not saved, by reason
         self.errors: list[str] = []
         self.reopened = 0  # sockets opened again because the last attempt never opened
         self.reopen_causes: dict[str, int] = {}
@@ -376,7 +377,12 @@ class Seat(asyncio.Protocol):
         elif payload.startswith(ERROR):
             self.game.failed(f"server error: {payload[:160]!r}")
         elif payload.startswith(RECORDED) and self.seat == 0:
-            self.game.tally.recorded += 1
+            told = json.loads(payload)
+            if told.get("game_id") is not None:
+                self.game.tally.recorded += 1
+            else:  # not saved, and the player told why (the score store not keeping up, say)
+                why = str(told.get("message"))[:60]
+                self.game.tally.not_saved[why] = self.game.tally.not_saved.get(why, 0) + 1
 
 
 class Game:
@@ -394,6 +400,7 @@ class Game:
         self.room: str | None = None
         self.invited = False
         self.counted = 0  # the last game whose end was counted
+        self.rematched = 0  # the last game whose rematch was asked for
 
     async def start(self) -> None:
         for seat in range(1 if self.kind == "computer" else 2):
@@ -499,7 +506,9 @@ class Game:
         if seat.busy or seat.waiting is not None:
             return
         if result is not None:
-            if seat.seat == 0:
+            # once a game: under load a socket may be shown a game's end again after its rematch was asked
+            if seat.seat == 0 and self.rematched < state["game"]:
+                self.rematched = state["game"]
                 seat.busy = True
                 self.loop.call_later(self.think(), self.rematch, seat)
             return
@@ -578,6 +587,7 @@ async def play_share(port: int, numbers: list[int], think: float, seed: int, sta
         task.cancel()
     await asyncio.sleep(0.1)
     return {"latencies": tally.latencies, "finished": tally.finished, "recorded": tally.recorded,
+            "not_saved": tally.not_saved,
             "errors": tally.errors, "connected": tally.connected, "client_cpu": cpu, "sent": tally.sent,
             "answered": tally.answered, "lost": lost, "unfinished": unfinished,
             "reopened": tally.reopened, "reopen_causes": tally.reopen_causes,
@@ -668,6 +678,8 @@ def run_level(server: Server, games: int, seconds: float, mean_think: float, see
         "redis_us_per_move": in_redis / len(latencies) * 1e6 if redis is not None and latencies else None,
         "errors": errors[:5], "error_count": len(errors),
         "finished_games": sum(p["finished"] for p in parts), "recorded_messages": sum(p["recorded"] for p in parts),
+        "not_saved": {why: sum(p["not_saved"].get(why, 0) for p in parts)
+                      for why in {w for p in parts for w in p["not_saved"]}},
         "moves_sent": sum(p["sent"] for p in parts), "moves_answered": sum(p["answered"] for p in parts),
         "lost": sum(p["lost"] for p in parts), "not_finished": sum(p["unfinished"] for p in parts),
         "reopened": sum(p["reopened"] for p in parts), "reopen_causes": causes,
@@ -799,7 +811,9 @@ def main() -> int:
                        "us_per_move": statistics.median(cpu_runs) if cpu_runs else None, "us_per_move_runs": cpu_runs,
                        "redis_us_per_move": statistics.median(redis_runs) if redis_runs else None,
                        "held_games": held if setup.scale else None, "finished_games": finished,
-                       "recorded_games": server.recorded, "recorded_keys": server.recorded_keys, "db": args.db,
+                       "told_saved": sum(r["recorded_messages"] for r in rows),
+                   "told_not_saved": sum(sum(r["not_saved"].values()) for r in rows),
+                   "recorded_games": server.recorded, "recorded_keys": server.recorded_keys, "db": args.db,
                        "moves_per_s_per_game": statistics.median(r["moves_per_s"] / r["games"] for r in rows
                                                                  if r["kind"] == "cpu") if cpu_runs else None}
             summaries.append(summary)
@@ -842,7 +856,9 @@ def print_table(title: str, results: list[dict[str, Any]]) -> None:
               f"{fmt(r['p99_ms']):>7} {fmt(r['max_ms']):>7} {r['server_cpu']:>10.0%} "
               f"{fmt(r['server_us_per_move'], 0):>8} {redis_cpu:>9} {fmt(r['redis_us_per_move'], 0):>8} "
               f"{r['client_cpu']:>10.0%} {r['lost']:>5}  {what}")
-        print(f"{'':>6} games started {r['connected']}, finished {r['finished_games']}, moves sent "
+        print(f"{'':>6} games started {r['connected']}, finished {r['finished_games']}, told saved "
+              f"{r['recorded_messages']}, told not saved {sum(r['not_saved'].values())} {r['not_saved'] or ''}, "
+              "moves sent "
               f"{r['moves_sent']}, answered {r['moves_answered']}, lost {r['lost']}; sockets opened again "
               f"{r['reopened']} {r['reopen_causes'] or ''}; connections dropped at a full listen queue "
               f"{r['listen_overflows']} (machine-wide); clients' CPU over the whole run "
@@ -869,7 +885,8 @@ def print_summary(summaries: list[dict[str, Any]], think: float) -> None:
                                                       "distinct game keys")
         check += f" ({s['db']})"
         print(f"  {s['setup']:<40} {fmt(s['us_per_move'], 0):>5} µs a move ({runs}){redis}; p99 held: {held}; "
-              f"{s['finished_games']} games finished, recorded: {check}")
+              f"{s['finished_games']} games finished, recorded: {check}; players told {s['told_saved']} saved, "
+              f"{s['told_not_saved']} not saved")
     for s in summaries:
         if s["us_per_move"] and s["moves_per_s_per_game"] and s["held_games"] is not None:
             rate = s["moves_per_s_per_game"] * 10_000
