@@ -880,9 +880,14 @@ def print_summary(summaries: list[dict[str, Any]], think: float) -> None:
         runs = ", ".join(f"{u:.0f}" for u in s["us_per_move_runs"])
         redis = f", Redis {s['redis_us_per_move']:.0f} µs" if s["redis_us_per_move"] else ""
         recorded = s["recorded_games"]
-        check = "n/a" if recorded is None else ("all, once" if recorded == s["finished_games"] == s["recorded_keys"]
-                                                 else f"MISMATCH: {recorded} recorded, {s['recorded_keys']} "
-                                                      "distinct game keys")
+        if recorded is None:
+            check = "n/a"
+        elif recorded == s["finished_games"] == s["recorded_keys"]:
+            check = "all, once"
+        elif recorded == s["recorded_keys"] == s["finished_games"] - s["told_not_saved"]:
+            check = f"{recorded}, once each: every other finished game's players were told it was not saved"
+        else:
+            check = f"MISMATCH: {recorded} recorded, {s['recorded_keys']} distinct game keys"
         check += f" ({s['db']})"
         print(f"  {s['setup']:<40} {fmt(s['us_per_move'], 0):>5} µs a move ({runs}){redis}; p99 held: {held}; "
               f"{s['finished_games']} games finished, recorded: {check}; players told {s['told_saved']} saved, "
