@@ -756,9 +756,6 @@ def main() -> int:
     summaries = []
     results = []
     defences = args.defences == "deployed"
-    if defences and args.capacity_games:
-        log("no capacity run with --defences deployed: without think time a client passes the message rate limit")
-        args.capacity_games = 0
     most_games = max([*levels, args.cpu_games, args.capacity_games])
     addresses = 2 * most_games if defences else 1
     postgres = Postgres() if args.db == "postgresql" else None
@@ -770,8 +767,11 @@ def main() -> int:
                             sockets=max(10_000, 2 * most_games), db=postgres.fresh_url() if postgres else None)
             rows = []
 
+            servers = [server]
+
             def run(games: int, think: float, kind: str, setup: Setup = setup, server: Server = server,
-                    rows: list[dict[str, Any]] = rows, redis: RedisServer | None = redis) -> dict[str, Any]:
+                    rows: list[dict[str, Any]] = rows, redis: RedisServer | None = redis,
+                    addresses: int = addresses) -> dict[str, Any]:
                 log(f"{setup.title}: {games} games, think {think:g} s ({kind}), measuring for {args.seconds:g} s")
                 result = run_level(server, games, args.seconds, think, seed=len(rows), redis=redis,
                                    processes=args.client_processes, addresses=addresses,
@@ -799,11 +799,18 @@ def main() -> int:
                             break
                         held = games
                     if args.capacity_games:
-                        run(args.capacity_games, 0.0, "capacity")
+                        # a server of its own with the defences off: without think time a client passes
+                        # the message rate limit, as a flood would
+                        server.stop()
+                        servers.append(Server(redis.url if redis else None, setup.workers, setup.loop, args.ws,
+                                              defences=False, db=postgres.fresh_url() if postgres else None))
+                        run(args.capacity_games, 0.0, "capacity", server=servers[-1], addresses=1)
             finally:
-                server.stop()
+                servers[-1].stop()
                 if redis is not None:
                     redis.stop()
+            recorded = [s.recorded for s in servers]
+            keys = [s.recorded_keys for s in servers]
             cpu_runs = [r["server_us_per_move"] for r in rows if r["kind"] == "cpu" and r["server_us_per_move"]]
             redis_runs = [r["redis_us_per_move"] for r in rows if r["kind"] == "cpu" and r["redis_us_per_move"]]
             finished = sum(r["finished_games"] for r in rows)
@@ -812,8 +819,9 @@ def main() -> int:
                        "redis_us_per_move": statistics.median(redis_runs) if redis_runs else None,
                        "held_games": held if setup.scale else None, "finished_games": finished,
                        "told_saved": sum(r["recorded_messages"] for r in rows),
-                   "told_not_saved": sum(sum(r["not_saved"].values()) for r in rows),
-                   "recorded_games": server.recorded, "recorded_keys": server.recorded_keys, "db": args.db,
+                       "told_not_saved": sum(sum(r["not_saved"].values()) for r in rows),
+                       "recorded_games": None if None in recorded else sum(n or 0 for n in recorded),
+                       "recorded_keys": None if None in keys else sum(n or 0 for n in keys), "db": args.db,
                        "moves_per_s_per_game": statistics.median(r["moves_per_s"] / r["games"] for r in rows
                                                                  if r["kind"] == "cpu") if cpu_runs else None}
             summaries.append(summary)
