@@ -18,6 +18,27 @@ folder and ``--workers`` (default 2) server processes sharing one port and the r
 the one process of the default setup, at the same levels, as its peer. Server CPU is then the
 workers' and the supervisor's together; Redis's own CPU is reported beside it. CPU per move is
 the server's CPU over the window divided by the clients' moves answered in it.
+
+The server runs as deployed (``--defences deployed``, the default): every per-address cap, rate
+limit and timeout at its default, only the totals of rooms and connections sized for the run,
+and every client socket connects from an address of its own (``127.1.0.0/16`` and up: all of
+127/8 is this machine), as players on their own machines would; ``--defences off`` is the old
+setup, everyone from 127.0.0.1 with no limits (the no-think capacity run always uses it, on a
+server of its own). A socket that does not open within 10 s, or is closed or refused before its
+handshake, is opened again after about a second, doubling, as the page does; a game whose
+socket has not opened after 6 attempts counts as never started. Each level reports the games
+started, finished, and told saved or not saved, the moves sent, answered and lost, the sockets
+opened again and why, and the connections the kernel dropped at a full listen queue (those
+clients wait for TCP to retry: seconds, up to minutes). That counter is the network namespace's:
+run under ``unshare -n sh -c 'ip link set lo up; …'`` (root) to have one of the run's own.
+After each setup the score store is counted: every game the clients saw finish must be there
+once (distinct game keys), but for those whose players were told it was not saved (a score
+store not keeping up). ``--db postgresql`` records into a PostgreSQL server started for the run
+(tests/pg_server.py, with fsync on) instead of a SQLite file.
+
+Issue 12's scenario is ``--redis --only-redis --levels 10000 --cpu-runs 0``: 10,000 games over 2
+workers and Redis, each player moving every 3 s on average; 15,000 client sockets, so the
+descriptor limit must allow that many in the client process and half as many in each worker.
 """
 
 from __future__ import annotations
