@@ -915,6 +915,10 @@ def print_summary(summaries: list[dict[str, Any]], think: float) -> None:
             check = "all, once"
         elif recorded == s["recorded_keys"] == s["finished_games"] - s["told_not_saved"]:
             check = f"{recorded}, once each: every other finished game's players were told it was not saved"
+        elif recorded == s["recorded_keys"]:  # none twice, but not the games the clients saw end
+            check = (f"MISMATCH: {recorded} recorded once each, against {s['finished_games']} seen finished less "
+                     f"{s['told_not_saved']} told not saved (a game's last move unanswered in time is recorded "
+                     "but not seen: see lost)")
         else:
             check = f"MISMATCH: {recorded} recorded, {s['recorded_keys']} distinct game keys"
         check += f" ({s['db']})"
