@@ -435,7 +435,7 @@ class Game:
                     lambda: Seat(self, seat), "127.0.0.1", self.port, local_addr=(self.tally.address(self, seat), 0)),
                     OPEN_TIMEOUT)
             except (TimeoutError, OSError) as error:
-                if not self.again(seat, f"could not connect: {error or type(error).__name__}"):
+                if not self.again(seat, f"could not connect: {str(error) or type(error).__name__}"):
                     return
                 await asyncio.sleep(self.pause(seat))
                 continue
