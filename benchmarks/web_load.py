@@ -36,7 +36,8 @@ once (distinct game keys), but for those whose players were told it was not save
 store not keeping up). ``--db postgresql`` records into a PostgreSQL server started for the run
 (tests/pg_server.py, with fsync on) instead of a SQLite file.
 
-Issue 12's scenario is ``--redis --only-redis --levels 10000 --cpu-runs 0``: 10,000 games over 2
+Issue 12's scenario is ``--scenario`` (``--redis --only-redis --levels 10000 --cpu-runs 0
+--capacity-games 0``): 10,000 games over 2
 workers and Redis, each player moving every 3 s on average; 15,000 client sockets, so the
 descriptor limit must allow that many in the client process and half as many in each worker.
 """
@@ -751,11 +752,19 @@ def main() -> int:
                              "server started for the run (Debian's postgresql, as the tests start it)")
     parser.add_argument("--connect-rate", type=float, default=300.0,
                         help="games started a second while a level ramps up (default 300)")
+    parser.add_argument("--scenario", action="store_true",
+                        help="issue 12's scenario: 10,000 games over 2 workers and Redis, 3 s think, the "
+                             "defences as deployed (--redis --only-redis --levels 10000 --cpu-runs 0 "
+                             "--capacity-games 0 --workers 2 --think 3)")
     parser.add_argument("--only-redis", action="store_true",
                         help="with --redis, skip the one-process setups (the scenario of issue 12 alone)")
     parser.add_argument("--no-asyncio", action="store_true",
                         help="skip the peers on asyncio's own event loop (uvloop is the default when installed)")
     args = parser.parse_args()
+    if args.scenario:
+        args.redis = args.only_redis = True
+        args.levels, args.cpu_runs, args.capacity_games, args.workers, args.think = "10000", 0, 0, 2, 3.0
+        args.defences = "deployed"
     if args.quick:
         args.seconds = min(args.seconds, 5.0)
     if args.levels is None:
