@@ -37,9 +37,9 @@ store not keeping up). ``--db postgresql`` records into a PostgreSQL server star
 (tests/pg_server.py, with fsync on) instead of a SQLite file.
 
 Issue 12's scenario is ``--scenario`` (``--redis --only-redis --levels 10000 --cpu-runs 0
---capacity-games 0``): 10,000 games over 2
-workers and Redis, each player moving every 3 s on average; 15,000 client sockets, so the
-descriptor limit must allow that many in the client process and half as many in each worker.
+--capacity-games 0``): 10,000 games over 2 workers and Redis, each player moving every 3 s on
+average; 15,000 client sockets, so the descriptor limit must allow that many in the client
+process and half as many in each worker.
 """
 
 from __future__ import annotations
