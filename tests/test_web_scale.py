@@ -756,3 +756,37 @@ def test_per_address_limits_hold_over_every_process_on_one_redis(redis_url: str,
     finally:
         one.stop()
         two.stop()
+
+
+def test_a_process_whose_pooled_redis_connections_are_all_busy_still_beats_its_heart(redis_url: str) -> None:
+    """Under load every pooled connection may be taken (the per-address checks of a burst of new
+    sockets, each waiting on a lagging event loop): the heartbeat must not queue behind them, or the
+    other processes take a live process for dead and drop its players from every room (seen in
+    benchmarks/web_load.py at 1,000-10,000 games on a busy machine)."""
+    from noughts.web.shared import RedisHub
+
+    async def scenario() -> tuple[float, float]:
+        store = RedisRoomStore(open_redis(redis_url, connections=2))
+        hub = RedisHub(store, heartbeat=0.05)
+        reader = redis.asyncio.Redis.from_url(redis_url)
+        await hub.start()
+        await asyncio.sleep(0.2)  # beating
+        pool = store.client.connection_pool
+        pool.timeout, busy = 0.1, []
+        with contextlib.suppress(redis.exceptions.ConnectionError):
+            while True:  # every pooled connection in use (the subscription holds one for good)
+                busy.append(await pool.get_connection())
+        assert busy
+        key = f"{store.prefix}processes"
+        before = await reader.zscore(key, hub.process)
+        await asyncio.sleep(0.6)  # twelve heartbeats
+        after = await reader.zscore(key, hub.process)
+        for connection in busy:
+            await pool.release(connection)
+        await asyncio.wait_for(hub.stop(), 10)
+        await reader.aclose()
+        assert before is not None and after is not None
+        return before, after
+
+    before, after = run(scenario())
+    assert after - before > 0.3  # the last beat landed within the last few of the twelve

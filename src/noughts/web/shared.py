@@ -425,6 +425,7 @@ class RedisHub(Hub):
         self._tasks: list[asyncio.Task[None]] = []
         self._forgetting: set[asyncio.Task[None]] = set()
         self.pubsub: Any = None
+        self.beating: Redis | None = None  # the heartbeat's own connection (see _beat)
 
     def channel(self, code: str) -> str:
         return self.store.channel(code)
@@ -454,6 +455,9 @@ class RedisHub(Hub):
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        if self.beating is not None:
+            with contextlib.suppress(RedisError, OSError):
+                await self.beating.aclose()
         with contextlib.suppress(RedisError, OSError):
             async with self.client.pipeline(transaction=False) as pipe:
                 for code in self.published:
@@ -702,7 +706,13 @@ class RedisHub(Hub):
         clocks may differ). A process found buried while alive (its loop stalled past its lease)
         writes its presence again.
         """
-        beat = self.client.register_script(_BEAT)
+        # A connection of its own: under load every pooled one may be taken for seconds (the per-address
+        # checks of a burst of new sockets), and a heartbeat queued behind them would have this live
+        # process taken for dead and its players dropped from every room.
+        pool = self.client.connection_pool
+        self.beating = Redis(connection_pool=BlockingConnectionPool(
+            max_connections=1, timeout=None, connection_class=pool.connection_class, **pool.connection_kwargs))
+        beat = self.beating.register_script(_BEAT)
         keys = [f"{self.prefix}processes"]
         first = True
         while True:
