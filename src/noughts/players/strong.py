@@ -92,6 +92,55 @@ class _OutOfBudget(Exception):
     """The phase used up its share of the budget."""
 
 
+_PN_INFINITY = 1 << 60
+
+
+class _PNode:
+    """A node of the proof-number search: the move that leads to it, its proof and disproof numbers."""
+
+    __slots__ = ("cell", "children", "dn", "extra", "last", "left", "pn")
+
+    def __init__(self, cell: int, left: int, last: int | None) -> None:
+        self.cell = cell
+        self.left = left  # attacker moves left
+        self.last = last  # the attacker's last move (threes must build on it)
+        self.pn = self.dn = 1
+        self.children: list[_PNode] | None = None
+        self.extra: tuple[int, ...] = ()  # a proved leaf: its attacker cells (first move first)
+
+    def proved(self, cells: tuple[int, ...]) -> None:
+        self.pn, self.dn, self.extra, self.children = 0, _PN_INFINITY, cells, None
+
+    def disproved(self) -> None:
+        self.pn, self.dn, self.children = _PN_INFINITY, 0, []
+
+    def expand(self, cells: list[int], left: int, last: int | None, attacking_child: int) -> None:
+        self.children = [_PNode(cell, left, cell if attacking_child else last) for cell in cells]
+        if attacking_child:  # an OR node: one child proves it, all must fail to disprove it
+            self.pn, self.dn = 1, len(cells)
+        else:
+            self.pn, self.dn = len(cells), 1
+
+
+def _pn_update(node: _PNode, attacking: bool) -> None:
+    children = node.children
+    assert children
+    if attacking:
+        node.pn = min(c.pn for c in children)
+        node.dn = min(_PN_INFINITY, sum(c.dn for c in children))
+    else:
+        node.pn = min(_PN_INFINITY, sum(c.pn for c in children))
+        node.dn = min(c.dn for c in children)
+
+
+def _by_pn(node: _PNode) -> int:
+    return node.pn
+
+
+def _by_dn(node: _PNode) -> int:
+    return node.dn
+
+
 class _Tables:
     """Windows (the board's lines of k cells) and per-cell lookups, cached per shape."""
 
@@ -467,7 +516,7 @@ class _State:
         key = (self.hash, attacker, focus)
         if self.failed_vct.get(key, -1) >= depth:
             return None
-        found = self.vcf(attacker, min(depth * 2, _VCF_DEPTH))
+        found = self.vcf(attacker)
         if found is not None:
             return found
         moves = sorted(self.four_moves(attacker), key=lambda c: (-self.potential(attacker, c), c))
@@ -505,7 +554,7 @@ class _State:
             makers = self.open_four_makers(attacker)
             if not makers:
                 return False
-            if self.vcf(defender, 12) is not None:
+            if self.vcf(defender) is not None:
                 return False
             replies = self.defences(defender)
         counts, other = self.counts[attacker], self.counts[defender]
@@ -521,6 +570,128 @@ class _State:
             if not won:
                 return False
         return True
+
+    # proof-number search over threats ----------------------------------------------------------
+    def pn_vct(self, attacker: int, depth: int, prefer: tuple[int, ...] = ()) -> int | None:
+        """:meth:`vct` by proof-number search: the same tree (fours and threes, every defence), best first.
+
+        Depth-first search spends most of its positions on the defender's many answers to threes
+        deep in lines that fail; proof-number search (Allis) always expands the position that
+        most cheaply proves or disproves the root, so the narrow forcing lines (fours: one
+        answer each) are followed first and a deep win is found in a fraction of the positions.
+        Disproved attacker positions go into the shared table of failed attacks.
+        """
+        defender = 3 - attacker
+        root = _PNode(-1, depth, None)
+        stack = [root]  # the path from the root; stack[i] is an attacker node for even i
+        while root.pn and root.dn:
+            node = stack[-1]
+            attacking = len(stack) % 2 == 1
+            if node.children is None:
+                self._pn_expand(node, attacking, attacker, prefer if len(stack) == 1 else ())
+                # back up: only as far as the values change (the most-proving path is unchanged above)
+                while len(stack) > 1:
+                    child = stack.pop()
+                    self.undo(child.cell, defender if len(stack) % 2 == 0 else attacker)
+                    parent = stack[-1]
+                    before = parent.pn, parent.dn
+                    _pn_update(parent, len(stack) % 2 == 1)
+                    if not parent.dn and len(stack) % 2 == 1:
+                        self.failed_vct[(self.hash, attacker, parent.last)] = parent.left
+                    if (parent.pn, parent.dn) == before:
+                        break
+                continue
+            children = node.children
+            if attacking:
+                chosen = min(children, key=_by_pn)
+                self.play(chosen.cell, attacker)
+            else:
+                chosen = min(children, key=_by_dn)
+                self.play(chosen.cell, defender)
+            stack.append(chosen)
+        if root.dn:  # proved
+            self._pn_collect(root, True)
+            return root.extra[0] if root.children is None else min(
+                (c for c in root.children if not c.pn), key=lambda c: c.cell).cell
+        return None
+
+    def _pn_expand(self, node: _PNode, attacking: bool, attacker: int, prefer: tuple[int, ...]) -> None:
+        """Give ``node`` (the position on the board) its children, or its value when it is decided."""
+        defender = 3 - attacker
+        left, last = node.left, node.last
+        if attacking:
+            wins = self.win_cells(attacker)
+            if wins:
+                node.proved((min(wins),))
+                return
+            blocks = self.win_cells(defender)
+            if len(blocks) > 1 or left <= 0:
+                node.disproved()
+                return
+            if blocks:
+                node.expand([min(blocks)], left - 1, None, 1)
+                return
+            makers = self.open_four_makers(attacker)
+            if makers:
+                node.proved((min(makers),))
+                return
+            key = (self.hash, attacker, last)
+            if self.failed_vct.get(key, -1) >= left:
+                node.disproved()
+                return
+            saved, self.proof = self.proof, set()
+            found = self.vcf(attacker)
+            cells, self.proof = self.proof, saved
+            if found is not None:
+                node.proved((found, *cells))
+                return
+            moves = sorted(self.four_moves(attacker), key=lambda c: (-self.potential(attacker, c), c))
+            if left > 1:
+                fours = set(moves)
+                moves += sorted((c for c in self.three_moves(attacker, last) if c not in fours),
+                                key=lambda c: (-self.potential(attacker, c), c))
+            if prefer:
+                first = [c for c in prefer if c in moves]
+                moves = first + [c for c in moves if c not in first]
+            if not moves:
+                self.failed_vct[key] = left
+                node.disproved()
+                return
+            node.expand(moves, left - 1, None, 1)
+            return
+        if self.win_cells(defender):
+            node.disproved()
+            return
+        wins = self.win_cells(attacker)
+        if len(wins) >= 2:
+            node.proved(tuple(wins))
+            return
+        if wins:
+            node.expand(sorted(wins), left, node.cell, 0)
+            return
+        if left <= 0 or not self.open_four_makers(attacker) or self.vcf(defender) is not None:
+            node.disproved()
+            return
+        counts, other = self.counts[attacker], self.counts[defender]
+        cell_windows, low = self.cell_windows, self.k - 3
+
+        def blocked(cell: int) -> tuple[int, int]:  # the reply that spoils most of the attacker's windows first
+            return -sum(counts[w] for w in cell_windows[cell] if counts[w] >= low and not other[w]), cell
+
+        node.expand(sorted(self.defences(defender), key=blocked), left, node.cell, 0)
+
+    def _pn_collect(self, node: _PNode, attacking: bool) -> None:
+        """Add the attacker's cells of a proved tree (its moves and winning cells) to :attr:`proof`."""
+        self.proof.update(node.extra)
+        if node.children is None:
+            return
+        if attacking:
+            chosen = min((c for c in node.children if not c.pn), key=lambda c: c.cell)
+            self.proof.add(chosen.cell)
+            self._pn_collect(chosen, False)
+        else:
+            for child in node.children:
+                self._pn_collect(child, True)
 
     # the pattern evaluation ------------------------------------------------------------------
     def candidates(self) -> list[int]:
