@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import heapq
 import random
+from collections.abc import Callable
 from typing import ClassVar
 
 from noughts.board import Board, Geometry, keep_newest
@@ -66,6 +67,10 @@ _LOOK_EVERY = 32  # positions between looks at the budget
 _VCF_DEPTH = 30  # attacker's fours in a row, at most
 _DEFENCE_CANDIDATES = 10  # cells tried when looking for a move that stops the opponent's threats
 _MAX_VCT_DEPTH = 7  # attacker moves in a VCT, at most
+_DFS_VCT_DEPTH = 3  # deeper VCTs are looked for by proof-number search (the depth-first one's cost explodes)
+_VCF_FOCUS = True
+_PN_VCF_ATTACK = 30
+_PN_VCF_DEFENCE = 30
 _COUNTER_THREES = 12  # threes of our own tried against the opponent's win by threats
 _WIN = 1 << 40
 _WIDTH = 8  # moves tried at each node of the alpha-beta search
@@ -98,13 +103,14 @@ _PN_INFINITY = 1 << 60
 class _PNode:
     """A node of the proof-number search: the move that leads to it, its proof and disproof numbers."""
 
-    __slots__ = ("cell", "children", "dn", "extra", "last", "left", "pn")
+    __slots__ = ("cell", "children", "dn", "dn_limit", "extra", "last", "left", "pn", "pn_limit")
 
     def __init__(self, cell: int, left: int, last: int | None) -> None:
         self.cell = cell
         self.left = left  # attacker moves left
         self.last = last  # the attacker's last move (threes must build on it)
         self.pn = self.dn = 1
+        self.pn_limit = self.dn_limit = _PN_INFINITY  # df-pn: search below this node until a number reaches its limit
         self.children: list[_PNode] | None = None
         self.extra: tuple[int, ...] = ()  # a proved leaf: its attacker cells (first move first)
 
@@ -131,6 +137,27 @@ def _pn_update(node: _PNode, attacking: bool) -> None:
     else:
         node.pn = min(_PN_INFINITY, sum(c.pn for c in children))
         node.dn = min(c.dn for c in children)
+
+
+def _two_best(children: list[_PNode], key: Callable[[_PNode], int]) -> tuple[_PNode, int]:
+    """The child with the smallest ``key`` (the first of equals) and the second smallest ``key``."""
+    best, second = None, _PN_INFINITY
+    best_value = _PN_INFINITY + 1
+    for child in children:
+        value = key(child)
+        if value < best_value:
+            best, second, best_value = child, best_value, value
+        elif value < second:
+            second = value
+    assert best is not None
+    return best, min(second, _PN_INFINITY)
+
+
+_EPSILON = 4  # 1 + 1/_EPSILON: how far past the second-best sibling a subtree may go (Pawlewicz and Lew's 1+ε)
+
+
+def _widened(second: int) -> int:
+    return second + 1 + second // _EPSILON
 
 
 def _by_pn(node: _PNode) -> int:
@@ -186,6 +213,8 @@ class _Tables:
             tuple(r * cols + c for dr, dc in _DIRECTIONS for step in (-2, -1, 1, 2)
                   for r, c in ((row + dr * step, col + dc * step),) if 0 <= r < rows and 0 <= c < cols)
             for row, col in (divmod(cell, cols) for cell in range(geometry.size)))
+        # the cells sharing a window with each cell (a four that builds on the previous one lies there)
+        self.related = tuple(frozenset(c for w in ws for c in self.windows[w]) for ws in self.cell_windows)
         self.step = [self.weight[marks + 1] - self.weight[marks] for marks in range(k)]
         # each window's direction as a bit (0 for a window of one cell): threats in two directions cross
         self.direction_bit = tuple(
@@ -231,6 +260,7 @@ class _State:
         self.failed_vcf: dict[tuple[int, int], int] = {}
         self.failed_vct: dict[tuple[int, int, int | None], int] = {}
         self.proof: set[int] = set()  # the attacker's cells in the forced wins found (where to defend)
+        self.pn_estimate = 0  # the proof number of the last proof-number search's root (when cut short)
         self.table: dict[int, tuple[int, int, int, int]] = {}  # alpha-beta: depth, value, bound, best move
         self.root = 0  # alpha-beta: the side whose move is being chosen
         self.packed = list(tables.empty_score)  # both sides' pattern scores per cell (see _Tables)
@@ -423,13 +453,29 @@ class _State:
         candidates = {cell for w in self.level[side][self.k - 3] for cell in windows[w] if not owner[cell]}
         if focus is not None:
             candidates &= {cell for w in self.cell_windows[focus] for cell in windows[w]}
-        threes = []
-        for cell in sorted(candidates):
-            self.play(cell, side)
-            if self.makes_open_four_threat(side, cell):
-                threes.append(cell)
-            self.undo(cell, side)
-        return threes
+        return [cell for cell in sorted(candidates) if self.makes_three(side, cell)]
+
+    def makes_three(self, side: int, cell: int) -> bool:
+        """:meth:`makes_open_four_threat` for ``cell`` not yet played (as if ``side`` had played it)."""
+        counts, other, want = self.counts[side], self.counts[3 - side], self.k - 2
+        owner, windows, cell_windows = self.owner, self.windows, self.cell_windows
+        through = set(cell_windows[cell])
+        for w in through:
+            if counts[w] + 1 != want or other[w]:
+                continue
+            for e in windows[w]:
+                if owner[e] or e == cell:
+                    continue
+                partners: set[int] = set()
+                for w2 in cell_windows[e]:
+                    if other[w2] or counts[w2] + (w2 in through) != want:
+                        continue
+                    for c in windows[w2]:
+                        if c != e and c != cell and not owner[c]:
+                            partners.add(c)
+                if len(partners) >= 2:
+                    return True
+        return False
 
     def counter_threes(self, side: int, limit: int) -> list[int]:
         """Up to ``limit`` cells after which ``side`` has fours to make, in the most windows first.
@@ -454,8 +500,11 @@ class _State:
         return sum(attack[counts[w]] for w in self.cell_windows[cell] if not other[w])
 
     # searches --------------------------------------------------------------------------
-    def vcf(self, attacker: int, depth: int = _VCF_DEPTH) -> int | None:
-        """A first move of a win by continuous fours for ``attacker``, as if it were its move."""
+    def vcf(self, attacker: int, depth: int = _VCF_DEPTH, focus: int | None = None) -> int | None:
+        """A first move of a win by continuous fours for ``attacker``, as if it were its move.
+
+        With ``focus``, only fours sharing a window with that cell (the previous four).
+        """
         defender = 3 - attacker
         wins = self.win_cells(attacker)
         if wins:
@@ -463,12 +512,15 @@ class _State:
         blocks = self.win_cells(defender)
         if len(blocks) > 1 or depth <= 0:
             return None
-        key = (self.hash, attacker)
+        key = (self.hash, attacker) if focus is None else (self.hash, attacker + 2 + 4 * focus)
         if self.failed_vcf.get(key, -1) >= depth:
             return None
         moves = self.four_moves(attacker)
         if blocks:
             moves &= blocks
+        if focus is not None and _VCF_FOCUS:
+            near = self.tables.related[focus]
+            moves = {c for c in moves if c in near}
         for cell in sorted(moves, key=lambda c: (-self.potential(attacker, c), c)):
             self.play(cell, attacker)
             wins = self.completions(attacker, cell)
@@ -479,7 +531,7 @@ class _State:
             else:
                 block = wins.pop()
                 self.play(block, defender)
-                won = self.vcf(attacker, depth - 1) is not None
+                won = self.vcf(attacker, depth - 1, cell) is not None
                 self.undo(block, defender)
             self.undo(cell, attacker)
             if won:
@@ -584,36 +636,48 @@ class _State:
         defender = 3 - attacker
         root = _PNode(-1, depth, None)
         stack = [root]  # the path from the root; stack[i] is an attacker node for even i
-        while root.pn and root.dn:
-            node = stack[-1]
-            attacking = len(stack) % 2 == 1
-            if node.children is None:
-                self._pn_expand(node, attacking, attacker, prefer if len(stack) == 1 else ())
-                # back up: only as far as the values change (the most-proving path is unchanged above)
-                while len(stack) > 1:
-                    child = stack.pop()
-                    self.undo(child.cell, defender if len(stack) % 2 == 0 else attacker)
-                    parent = stack[-1]
-                    before = parent.pn, parent.dn
-                    _pn_update(parent, len(stack) % 2 == 1)
-                    if not parent.dn and len(stack) % 2 == 1:
-                        self.failed_vct[(self.hash, attacker, parent.last)] = parent.left
-                    if (parent.pn, parent.dn) == before:
-                        break
-                continue
-            children = node.children
-            if attacking:
-                chosen = min(children, key=_by_pn)
-                self.play(chosen.cell, attacker)
-            else:
-                chosen = min(children, key=_by_dn)
-                self.play(chosen.cell, defender)
-            stack.append(chosen)
+        self.pn_estimate = root.pn
+        try:
+            self._pn_search(root, stack, attacker, prefer)
+        finally:
+            self.pn_estimate = root.pn  # cut short: how far the attacker is from a proof
         if root.dn:  # proved
             self._pn_collect(root, True)
             return root.extra[0] if root.children is None else min(
                 (c for c in root.children if not c.pn), key=lambda c: c.cell).cell
         return None
+
+    def _pn_search(self, root: _PNode, stack: list[_PNode], attacker: int, prefer: tuple[int, ...]) -> None:
+        defender = 3 - attacker
+        while root.pn and root.dn:
+            node = stack[-1]
+            attacking = len(stack) % 2 == 1
+            if node.children is not None:  # go down to the most-proving child, with df-pn's thresholds
+                children = node.children
+                if attacking:
+                    chosen, second = _two_best(children, _by_pn)
+                    chosen.pn_limit = min(node.pn_limit, _widened(second))
+                    chosen.dn_limit = node.dn_limit - node.dn + chosen.dn
+                    self.play(chosen.cell, attacker)
+                else:
+                    chosen, second = _two_best(children, _by_dn)
+                    chosen.dn_limit = min(node.dn_limit, _widened(second))
+                    chosen.pn_limit = node.pn_limit - node.pn + chosen.pn
+                    self.play(chosen.cell, defender)
+                stack.append(chosen)
+                continue
+            self._pn_expand(node, attacking, attacker, prefer if len(stack) == 1 else ())
+            # back up only while a node's numbers leave its thresholds (df-pn: no walk back to the root)
+            while len(stack) > 1:
+                top = stack[-1]
+                if top.pn and top.dn and top.pn < top.pn_limit and top.dn < top.dn_limit:
+                    break
+                stack.pop()
+                self.undo(top.cell, defender if len(stack) % 2 == 0 else attacker)
+                parent = stack[-1]
+                _pn_update(parent, len(stack) % 2 == 1)
+                if not parent.dn and len(stack) % 2 == 1:
+                    self.failed_vct[(self.hash, attacker, parent.last)] = parent.left
 
     def _pn_expand(self, node: _PNode, attacking: bool, attacker: int, prefer: tuple[int, ...]) -> None:
         """Give ``node`` (the position on the board) its children, or its value when it is decided."""
@@ -640,7 +704,7 @@ class _State:
                 node.disproved()
                 return
             saved, self.proof = self.proof, set()
-            found = self.vcf(attacker)
+            found = self.vcf(attacker, _PN_VCF_ATTACK)
             cells, self.proof = self.proof, saved
             if found is not None:
                 node.proved((found, *cells))
@@ -669,7 +733,7 @@ class _State:
         if wins:
             node.expand(sorted(wins), left, node.cell, 0)
             return
-        if left <= 0 or not self.open_four_makers(attacker) or self.vcf(defender) is not None:
+        if left <= 0 or not self.open_four_makers(attacker) or self.vcf(defender, _PN_VCF_DEFENCE) is not None:
             node.disproved()
             return
         counts, other = self.counts[attacker], self.counts[defender]
@@ -900,6 +964,7 @@ class _Chooser:
         self.proof: set[int] = set()  # the cells of the opponent's forced win, when one was found
         self.failed_vcf: dict[tuple[int, int], int] = {}
         self.failed_vct: dict[tuple[int, int, int | None], int] = {}
+        self.estimates: dict[int, int] = {}  # defence: the opponent's proof number when its deep check was cut short
 
     def _state(self, parts: int, *, scored: bool = False) -> _State:
         left = self.budget.nodes_left()
@@ -965,7 +1030,11 @@ class _Chooser:
         def deepening() -> None:
             for depth in range(2, _MAX_VCT_DEPTH + 1):
                 state.proof.clear()
-                move = state.vct(attacker, depth)
+                if depth <= _DFS_VCT_DEPTH:
+                    move = state.vct(attacker, depth)
+                else:  # deeper wins are found by proof-number search straight at the deepest depth
+                    depth = _MAX_VCT_DEPTH
+                    move = state.pn_vct(attacker, depth)
                 self.proof = state.proof
                 if move is not None:
                     found.append((move, depth))
@@ -1056,7 +1125,7 @@ class _Chooser:
             standing[cell] = trial
         # VCF and VCT to depth 2 are cheap; then straight to the depth of the attack found (a defence
         # that holds only below it is no defence), trying first the attacks that refuted other defences.
-        depths = [1, 2, *range(max(3, self.threat_depth), _MAX_VCT_DEPTH + 1)]
+        depths = [1, 2, *range(max(3, self.threat_depth), _DFS_VCT_DEPTH + 1), _MAX_VCT_DEPTH]
         refutations: dict[int, int] = {}  # the opponent's first moves that refuted a defence: how often
         try:
             for depth in depths:
@@ -1073,8 +1142,11 @@ class _Chooser:
                         trial.counted = trial.nodes
                         prefer = tuple(sorted(refutations, key=lambda c: (-refutations[c], c))[:3])
                         try:
-                            found = trial.vcf(them) if depth == 1 else trial.vct(them, depth, prefer=prefer)
+                            found = (trial.vcf(them) if depth == 1 else trial.vct(them, depth, prefer=prefer)
+                                     if depth <= _DFS_VCT_DEPTH else trial.pn_vct(them, depth, prefer=prefer))
                         except _OutOfBudget:
+                            if depth > _DFS_VCT_DEPTH:
+                                self.estimates[cell] = trial.pn_estimate
                             rebuilt = trial_after(cell)  # the interrupted search left its moves on the board
                             assert rebuilt is not None  # it was standing: they had no win at once
                             standing[cell] = rebuilt
@@ -1096,4 +1168,9 @@ class _Chooser:
         finally:
             _charge(self.budget, checks)
         best = max(held.values())
-        return self._searched([cell for cell in options if held[cell] == best])
+        tied = [cell for cell in options if held[cell] == best]
+        estimated = [self.estimates[cell] for cell in tied if cell in self.estimates]
+        if len(estimated) == len(tied) > 1:  # all cut short in the deepest check: the attacks hardest to prove
+            hardest = max(estimated)
+            tied = [cell for cell in tied if self.estimates[cell] * 4 >= hardest * 3]
+        return self._searched(tied)
