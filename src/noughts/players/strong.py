@@ -633,7 +633,6 @@ class _State:
         answer each) are followed first and a deep win is found in a fraction of the positions.
         Disproved attacker positions go into the shared table of failed attacks.
         """
-        defender = 3 - attacker
         root = _PNode(-1, depth, None)
         stack = [root]  # the path from the root; stack[i] is an attacker node for even i
         self.pn_estimate = root.pn
