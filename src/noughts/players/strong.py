@@ -1124,7 +1124,7 @@ class _Chooser:
             standing[cell] = trial
         # VCF and VCT to depth 2 are cheap; then straight to the depth of the attack found (a defence
         # that holds only below it is no defence), trying first the attacks that refuted other defences.
-        depths = [1, 2, *range(max(3, self.threat_depth), _DFS_VCT_DEPTH + 1), _MAX_VCT_DEPTH]
+        depths = [1, *range(2, _DFS_VCT_DEPTH + 1)] + ([_MAX_VCT_DEPTH] if _DFS_VCT_DEPTH < _MAX_VCT_DEPTH else [])
         refutations: dict[int, int] = {}  # the opponent's first moves that refuted a defence: how often
         try:
             for depth in depths:
@@ -1167,9 +1167,4 @@ class _Chooser:
         finally:
             _charge(self.budget, checks)
         best = max(held.values())
-        tied = [cell for cell in options if held[cell] == best]
-        estimated = [self.estimates[cell] for cell in tied if cell in self.estimates]
-        if len(estimated) == len(tied) > 1:  # all cut short in the deepest check: the attacks hardest to prove
-            hardest = max(estimated)
-            tied = [cell for cell in tied if self.estimates[cell] * 4 >= hardest * 3]
-        return self._searched(tied)
+        return self._searched([cell for cell in options if held[cell] == best])
