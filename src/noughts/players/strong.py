@@ -453,6 +453,9 @@ class _State:
         candidates = {cell for w in self.level[side][self.k - 3] for cell in windows[w] if not owner[cell]}
         if focus is not None:
             candidates &= {cell for w in self.cell_windows[focus] for cell in windows[w]}
+        self.nodes += len(candidates)  # each cell tested counts as a position, as when it was placed to test it
+        if self.nodes >= self.next_look:
+            self._look()
         return [cell for cell in sorted(candidates) if self.makes_three(side, cell)]
 
     def makes_three(self, side: int, cell: int) -> bool:
