@@ -14,12 +14,14 @@ search over threats only ("threat-space search"); this player uses the same idea
    the tempo).
 4. **VCT** (victory by continuous threats): fours and threes; after a three the defender may
    play any cell of the lines that threaten, or a four of their own, and must not have a VCF
-   of their own. Iterative deepening within a share of the budget.
+   of their own. Depth first with iterative deepening to 3 of our moves, then proof-number
+   search (df-pn style, best first: it follows the narrow forcing lines first) at 7, within a
+   share of the budget.
 5. **Defend against the opponent's VCT** the same way as against their VCF; the defences tried
    include every empty cell of the opponent's proof (where its attack can be broken) and our own
    threes (a four of ours answers their next three and takes the tempo). They are checked
-   breadth first: the opponent's VCF, its VCT to depth 2, then straight at the depth of the
-   attack found and deeper, for every defence still standing, the opponent's moves that refuted
+   breadth first: the opponent's VCF, its VCT to depth 2 and 3, then at 7 by proof-number
+   search, for every defence still standing, the opponent's moves that refuted
    other defences first; each round shares what is left of the budget equally between the
    defences still to check, so the budget goes to the defences that hold rather than to the
    first few tried.
@@ -260,7 +262,6 @@ class _State:
         self.failed_vcf: dict[tuple[int, int], int] = {}
         self.failed_vct: dict[tuple[int, int, int | None], int] = {}
         self.proof: set[int] = set()  # the attacker's cells in the forced wins found (where to defend)
-        self.pn_estimate = 0  # the proof number of the last proof-number search's root (when cut short)
         self.table: dict[int, tuple[int, int, int, int]] = {}  # alpha-beta: depth, value, bound, best move
         self.root = 0  # alpha-beta: the side whose move is being chosen
         self.packed = list(tables.empty_score)  # both sides' pattern scores per cell (see _Tables)
@@ -638,11 +639,7 @@ class _State:
         """
         root = _PNode(-1, depth, None)
         stack = [root]  # the path from the root; stack[i] is an attacker node for even i
-        self.pn_estimate = root.pn
-        try:
-            self._pn_search(root, stack, attacker, prefer)
-        finally:
-            self.pn_estimate = root.pn  # cut short: how far the attacker is from a proof
+        self._pn_search(root, stack, attacker, prefer)
         if root.dn:  # proved
             self._pn_collect(root, True)
             return root.extra[0] if root.children is None else min(
@@ -966,7 +963,6 @@ class _Chooser:
         self.proof: set[int] = set()  # the cells of the opponent's forced win, when one was found
         self.failed_vcf: dict[tuple[int, int], int] = {}
         self.failed_vct: dict[tuple[int, int, int | None], int] = {}
-        self.estimates: dict[int, int] = {}  # defence: the opponent's proof number when its deep check was cut short
 
     def _state(self, parts: int, *, scored: bool = False) -> _State:
         left = self.budget.nodes_left()
@@ -1147,8 +1143,6 @@ class _Chooser:
                             found = (trial.vcf(them) if depth == 1 else trial.vct(them, depth, prefer=prefer)
                                      if depth <= _DFS_VCT_DEPTH else trial.pn_vct(them, depth, prefer=prefer))
                         except _OutOfBudget:
-                            if depth > _DFS_VCT_DEPTH:
-                                self.estimates[cell] = trial.pn_estimate
                             rebuilt = trial_after(cell)  # the interrupted search left its moves on the board
                             assert rebuilt is not None  # it was standing: they had no win at once
                             standing[cell] = rebuilt
