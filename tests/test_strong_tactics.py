@@ -176,3 +176,63 @@ def test_it_answers_a_win_by_threats_with_a_three_of_its_own() -> None:
         assert player.last_reason == "defend-vct", moves
         assert chosen not in losing and (holding is None or chosen in holding), (moves, chosen)
         assert not vcf_wins(board.play(board.parse_cell(chosen)), 8)  # X has no win by fours either
+
+
+# A position from a game strong lost as O against minimax (benchmarks/strong.py at bd6b2f0, game 7,
+# ply 9), O to move: X wins by threats (fours and threes) five moves deep were it X's move. The
+# depth-first search needed 107,000 positions to find that, more than its share of 40,000, so the
+# previous version saw no threat and played a quiet move (f9). Proof-number search finds it in
+# about 8,000. (The position is lost whatever O plays: the attack started earlier.)
+UNSEEN_ATTACK = "f8 j6 e9 i5 d10 g7 f10 h4 k7"
+
+
+def test_it_sees_a_win_by_threats_that_depth_first_search_could_not_afford() -> None:
+    board = replay(UNSEEN_ATTACK)
+    player = strong(40_000)
+    player.choose(board)
+    assert player.last_reason == "defend-vct"
+
+
+def test_proof_number_search_agrees_with_the_depth_first_search() -> None:
+    """Both search the same tree of threats, so with budget to spare they find a win at the same depths."""
+    from noughts.budget import Budget as Unlimited
+    from noughts.players.strong import _State
+
+    checked = wins = 0
+    for moves in (UNSEEN_ATTACK, *(moves for moves, *_ in VCT_DEFENCES)):
+        board = replay(moves)
+        for cell in sorted(_State(board, Unlimited()).frontier)[::7]:
+            after = board.play(cell)  # X to move: does X win by threats within three of its moves?
+            depth_first = _State(after, Unlimited()).vct(1, 3)
+            best_first = _State(after, Unlimited()).pn_vct(1, 3)
+            assert (depth_first is None) == (best_first is None), (moves, board.cell_name(cell))
+            checked += 1
+            wins += depth_first is not None
+    assert checked > 20 and 0 < wins < checked, (checked, wins)
+
+
+def test_threes_found_without_placing_a_mark_are_the_threes_found_by_placing_it() -> None:
+    from noughts.budget import Budget as Unlimited
+    from noughts.players.strong import _State
+
+    rng = random.Random(5)
+    checked = threes = 0
+    for _ in range(25):
+        board = Board(SIZE, SIZE, K)
+        for _ in range(rng.randrange(6, 30)):  # random marks in the middle, where lines cross
+            board = board.play(rng.choice([c for c in range(SIZE * SIZE) if board[c] is None
+                                           and abs(c // SIZE - 7) <= 3 and abs(c % SIZE - 7) <= 3]))
+            if board.is_over:
+                break
+        if board.is_over:
+            continue
+        state = _State(board, Unlimited())
+        for side in (1, 2):
+            for cell in sorted(state.frontier):
+                state.play(cell, side)
+                placed = state.makes_open_four_threat(side, cell)
+                state.undo(cell, side)
+                assert state.makes_three(side, cell) == placed, (str(board), side, cell)
+                checked += 1
+                threes += placed
+    assert checked > 1_000 and 50 < threes < checked, (checked, threes)

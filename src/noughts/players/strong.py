@@ -14,12 +14,14 @@ search over threats only ("threat-space search"); this player uses the same idea
    the tempo).
 4. **VCT** (victory by continuous threats): fours and threes; after a three the defender may
    play any cell of the lines that threaten, or a four of their own, and must not have a VCF
-   of their own. Iterative deepening within a share of the budget.
+   of their own. Depth first with iterative deepening to 3 of our moves, then proof-number
+   search (df-pn style, best first: it follows the narrow forcing lines first) at 7, within a
+   share of the budget.
 5. **Defend against the opponent's VCT** the same way as against their VCF; the defences tried
    include every empty cell of the opponent's proof (where its attack can be broken) and our own
    threes (a four of ours answers their next three and takes the tempo). They are checked
-   breadth first: the opponent's VCF, its VCT to depth 2, then straight at the depth of the
-   attack found and deeper, for every defence still standing, the opponent's moves that refuted
+   breadth first: the opponent's VCF, its VCT to depth 2 and 3, then at 7 by proof-number
+   search, for every defence still standing, the opponent's moves that refuted
    other defences first; each round shares what is left of the budget equally between the
    defences still to check, so the budget goes to the defences that hold rather than to the
    first few tried.
@@ -47,6 +49,7 @@ from __future__ import annotations
 
 import heapq
 import random
+from collections.abc import Callable
 from typing import ClassVar
 
 from noughts.board import Board, Geometry, keep_newest
@@ -66,6 +69,10 @@ _LOOK_EVERY = 32  # positions between looks at the budget
 _VCF_DEPTH = 30  # attacker's fours in a row, at most
 _DEFENCE_CANDIDATES = 10  # cells tried when looking for a move that stops the opponent's threats
 _MAX_VCT_DEPTH = 7  # attacker moves in a VCT, at most
+_DFS_VCT_DEPTH = 3  # deeper VCTs are looked for by proof-number search (the depth-first one's cost explodes)
+_VCF_FOCUS = True
+_PN_VCF_ATTACK = 30
+_PN_VCF_DEFENCE = 30
 _COUNTER_THREES = 12  # threes of our own tried against the opponent's win by threats
 _WIN = 1 << 40
 _WIDTH = 8  # moves tried at each node of the alpha-beta search
@@ -90,6 +97,77 @@ _LOW = (1 << _PACK) - 1
 
 class _OutOfBudget(Exception):
     """The phase used up its share of the budget."""
+
+
+_PN_INFINITY = 1 << 60
+
+
+class _PNode:
+    """A node of the proof-number search: the move that leads to it, its proof and disproof numbers."""
+
+    __slots__ = ("cell", "children", "dn", "dn_limit", "extra", "last", "left", "pn", "pn_limit")
+
+    def __init__(self, cell: int, left: int, last: int | None) -> None:
+        self.cell = cell
+        self.left = left  # attacker moves left
+        self.last = last  # the attacker's last move (threes must build on it)
+        self.pn = self.dn = 1
+        self.pn_limit = self.dn_limit = _PN_INFINITY  # df-pn: search below this node until a number reaches its limit
+        self.children: list[_PNode] | None = None
+        self.extra: tuple[int, ...] = ()  # a proved leaf: its attacker cells (first move first)
+
+    def proved(self, cells: tuple[int, ...]) -> None:
+        self.pn, self.dn, self.extra, self.children = 0, _PN_INFINITY, cells, None
+
+    def disproved(self) -> None:
+        self.pn, self.dn, self.children = _PN_INFINITY, 0, []
+
+    def expand(self, cells: list[int], left: int, last: int | None, attacking_child: int) -> None:
+        self.children = [_PNode(cell, left, cell if attacking_child else last) for cell in cells]
+        if attacking_child:  # an OR node: one child proves it, all must fail to disprove it
+            self.pn, self.dn = 1, len(cells)
+        else:
+            self.pn, self.dn = len(cells), 1
+
+
+def _pn_update(node: _PNode, attacking: bool) -> None:
+    children = node.children
+    assert children
+    if attacking:
+        node.pn = min(c.pn for c in children)
+        node.dn = min(_PN_INFINITY, sum(c.dn for c in children))
+    else:
+        node.pn = min(_PN_INFINITY, sum(c.pn for c in children))
+        node.dn = min(c.dn for c in children)
+
+
+def _two_best(children: list[_PNode], key: Callable[[_PNode], int]) -> tuple[_PNode, int]:
+    """The child with the smallest ``key`` (the first of equals) and the second smallest ``key``."""
+    best, second = None, _PN_INFINITY
+    best_value = _PN_INFINITY + 1
+    for child in children:
+        value = key(child)
+        if value < best_value:
+            best, second, best_value = child, best_value, value
+        elif value < second:
+            second = value
+    assert best is not None
+    return best, min(second, _PN_INFINITY)
+
+
+_EPSILON = 4  # 1 + 1/_EPSILON: how far past the second-best sibling a subtree may go (Pawlewicz and Lew's 1+ε)
+
+
+def _widened(second: int) -> int:
+    return second + 1 + second // _EPSILON
+
+
+def _by_pn(node: _PNode) -> int:
+    return node.pn
+
+
+def _by_dn(node: _PNode) -> int:
+    return node.dn
 
 
 class _Tables:
@@ -137,6 +215,8 @@ class _Tables:
             tuple(r * cols + c for dr, dc in _DIRECTIONS for step in (-2, -1, 1, 2)
                   for r, c in ((row + dr * step, col + dc * step),) if 0 <= r < rows and 0 <= c < cols)
             for row, col in (divmod(cell, cols) for cell in range(geometry.size)))
+        # the cells sharing a window with each cell (a four that builds on the previous one lies there)
+        self.related = tuple(frozenset(c for w in ws for c in self.windows[w]) for ws in self.cell_windows)
         self.step = [self.weight[marks + 1] - self.weight[marks] for marks in range(k)]
         # each window's direction as a bit (0 for a window of one cell): threats in two directions cross
         self.direction_bit = tuple(
@@ -374,13 +454,32 @@ class _State:
         candidates = {cell for w in self.level[side][self.k - 3] for cell in windows[w] if not owner[cell]}
         if focus is not None:
             candidates &= {cell for w in self.cell_windows[focus] for cell in windows[w]}
-        threes = []
-        for cell in sorted(candidates):
-            self.play(cell, side)
-            if self.makes_open_four_threat(side, cell):
-                threes.append(cell)
-            self.undo(cell, side)
-        return threes
+        self.nodes += len(candidates)  # each cell tested counts as a position, as when it was placed to test it
+        if self.nodes >= self.next_look:
+            self._look()
+        return [cell for cell in sorted(candidates) if self.makes_three(side, cell)]
+
+    def makes_three(self, side: int, cell: int) -> bool:
+        """:meth:`makes_open_four_threat` for ``cell`` not yet played (as if ``side`` had played it)."""
+        counts, other, want = self.counts[side], self.counts[3 - side], self.k - 2
+        owner, windows, cell_windows = self.owner, self.windows, self.cell_windows
+        through = set(cell_windows[cell])
+        for w in through:
+            if counts[w] + 1 != want or other[w]:
+                continue
+            for e in windows[w]:
+                if owner[e] or e == cell:
+                    continue
+                partners: set[int] = set()
+                for w2 in cell_windows[e]:
+                    if other[w2] or counts[w2] + (w2 in through) != want:
+                        continue
+                    for c in windows[w2]:
+                        if c != e and c != cell and not owner[c]:
+                            partners.add(c)
+                if len(partners) >= 2:
+                    return True
+        return False
 
     def counter_threes(self, side: int, limit: int) -> list[int]:
         """Up to ``limit`` cells after which ``side`` has fours to make, in the most windows first.
@@ -405,8 +504,11 @@ class _State:
         return sum(attack[counts[w]] for w in self.cell_windows[cell] if not other[w])
 
     # searches --------------------------------------------------------------------------
-    def vcf(self, attacker: int, depth: int = _VCF_DEPTH) -> int | None:
-        """A first move of a win by continuous fours for ``attacker``, as if it were its move."""
+    def vcf(self, attacker: int, depth: int = _VCF_DEPTH, focus: int | None = None) -> int | None:
+        """A first move of a win by continuous fours for ``attacker``, as if it were its move.
+
+        With ``focus``, only fours sharing a window with that cell (the previous four).
+        """
         defender = 3 - attacker
         wins = self.win_cells(attacker)
         if wins:
@@ -414,12 +516,15 @@ class _State:
         blocks = self.win_cells(defender)
         if len(blocks) > 1 or depth <= 0:
             return None
-        key = (self.hash, attacker)
+        key = (self.hash, attacker) if focus is None else (self.hash, attacker + 2 + 4 * focus)
         if self.failed_vcf.get(key, -1) >= depth:
             return None
         moves = self.four_moves(attacker)
         if blocks:
             moves &= blocks
+        if focus is not None and _VCF_FOCUS:
+            near = self.tables.related[focus]
+            moves = {c for c in moves if c in near}
         for cell in sorted(moves, key=lambda c: (-self.potential(attacker, c), c)):
             self.play(cell, attacker)
             wins = self.completions(attacker, cell)
@@ -430,7 +535,7 @@ class _State:
             else:
                 block = wins.pop()
                 self.play(block, defender)
-                won = self.vcf(attacker, depth - 1) is not None
+                won = self.vcf(attacker, depth - 1, cell) is not None
                 self.undo(block, defender)
             self.undo(cell, attacker)
             if won:
@@ -467,7 +572,7 @@ class _State:
         key = (self.hash, attacker, focus)
         if self.failed_vct.get(key, -1) >= depth:
             return None
-        found = self.vcf(attacker, min(depth * 2, _VCF_DEPTH))
+        found = self.vcf(attacker)
         if found is not None:
             return found
         moves = sorted(self.four_moves(attacker), key=lambda c: (-self.potential(attacker, c), c))
@@ -505,7 +610,7 @@ class _State:
             makers = self.open_four_makers(attacker)
             if not makers:
                 return False
-            if self.vcf(defender, 12) is not None:
+            if self.vcf(defender) is not None:
                 return False
             replies = self.defences(defender)
         counts, other = self.counts[attacker], self.counts[defender]
@@ -521,6 +626,135 @@ class _State:
             if not won:
                 return False
         return True
+
+    # proof-number search over threats ----------------------------------------------------------
+    def pn_vct(self, attacker: int, depth: int, prefer: tuple[int, ...] = ()) -> int | None:
+        """:meth:`vct` by proof-number search: the same tree (fours and threes, every defence), best first.
+
+        Depth-first search spends most of its positions on the defender's many answers to threes
+        deep in lines that fail; proof-number search (Allis) always expands the position that
+        most cheaply proves or disproves the root, so the narrow forcing lines (fours: one
+        answer each) are followed first and a deep win is found in a fraction of the positions.
+        Disproved attacker positions go into the shared table of failed attacks.
+        """
+        root = _PNode(-1, depth, None)
+        stack = [root]  # the path from the root; stack[i] is an attacker node for even i
+        self._pn_search(root, stack, attacker, prefer)
+        if root.dn:  # proved
+            self._pn_collect(root, True)
+            return root.extra[0] if root.children is None else min(
+                (c for c in root.children if not c.pn), key=lambda c: c.cell).cell
+        return None
+
+    def _pn_search(self, root: _PNode, stack: list[_PNode], attacker: int, prefer: tuple[int, ...]) -> None:
+        defender = 3 - attacker
+        while root.pn and root.dn:
+            node = stack[-1]
+            attacking = len(stack) % 2 == 1
+            if node.children is not None:  # go down to the most-proving child, with df-pn's thresholds
+                children = node.children
+                if attacking:
+                    chosen, second = _two_best(children, _by_pn)
+                    chosen.pn_limit = min(node.pn_limit, _widened(second))
+                    chosen.dn_limit = node.dn_limit - node.dn + chosen.dn
+                    self.play(chosen.cell, attacker)
+                else:
+                    chosen, second = _two_best(children, _by_dn)
+                    chosen.dn_limit = min(node.dn_limit, _widened(second))
+                    chosen.pn_limit = node.pn_limit - node.pn + chosen.pn
+                    self.play(chosen.cell, defender)
+                stack.append(chosen)
+                continue
+            self._pn_expand(node, attacking, attacker, prefer if len(stack) == 1 else ())
+            # back up only while a node's numbers leave its thresholds (df-pn: no walk back to the root)
+            while len(stack) > 1:
+                top = stack[-1]
+                if top.pn and top.dn and top.pn < top.pn_limit and top.dn < top.dn_limit:
+                    break
+                stack.pop()
+                self.undo(top.cell, defender if len(stack) % 2 == 0 else attacker)
+                parent = stack[-1]
+                _pn_update(parent, len(stack) % 2 == 1)
+                if not parent.dn and len(stack) % 2 == 1:
+                    self.failed_vct[(self.hash, attacker, parent.last)] = parent.left
+
+    def _pn_expand(self, node: _PNode, attacking: bool, attacker: int, prefer: tuple[int, ...]) -> None:
+        """Give ``node`` (the position on the board) its children, or its value when it is decided."""
+        defender = 3 - attacker
+        left, last = node.left, node.last
+        if attacking:
+            wins = self.win_cells(attacker)
+            if wins:
+                node.proved((min(wins),))
+                return
+            blocks = self.win_cells(defender)
+            if len(blocks) > 1 or left <= 0:
+                node.disproved()
+                return
+            if blocks:
+                node.expand([min(blocks)], left - 1, None, 1)
+                return
+            makers = self.open_four_makers(attacker)
+            if makers:
+                node.proved((min(makers),))
+                return
+            key = (self.hash, attacker, last)
+            if self.failed_vct.get(key, -1) >= left:
+                node.disproved()
+                return
+            saved, self.proof = self.proof, set()
+            found = self.vcf(attacker, _PN_VCF_ATTACK)
+            cells, self.proof = self.proof, saved
+            if found is not None:
+                node.proved((found, *cells))
+                return
+            moves = sorted(self.four_moves(attacker), key=lambda c: (-self.potential(attacker, c), c))
+            if left > 1:
+                fours = set(moves)
+                moves += sorted((c for c in self.three_moves(attacker, last) if c not in fours),
+                                key=lambda c: (-self.potential(attacker, c), c))
+            if prefer:
+                first = [c for c in prefer if c in moves]
+                moves = first + [c for c in moves if c not in first]
+            if not moves:
+                self.failed_vct[key] = left
+                node.disproved()
+                return
+            node.expand(moves, left - 1, None, 1)
+            return
+        if self.win_cells(defender):
+            node.disproved()
+            return
+        wins = self.win_cells(attacker)
+        if len(wins) >= 2:
+            node.proved(tuple(wins))
+            return
+        if wins:
+            node.expand(sorted(wins), left, node.cell, 0)
+            return
+        if left <= 0 or not self.open_four_makers(attacker) or self.vcf(defender, _PN_VCF_DEFENCE) is not None:
+            node.disproved()
+            return
+        counts, other = self.counts[attacker], self.counts[defender]
+        cell_windows, low = self.cell_windows, self.k - 3
+
+        def blocked(cell: int) -> tuple[int, int]:  # the reply that spoils most of the attacker's windows first
+            return -sum(counts[w] for w in cell_windows[cell] if counts[w] >= low and not other[w]), cell
+
+        node.expand(sorted(self.defences(defender), key=blocked), left, node.cell, 0)
+
+    def _pn_collect(self, node: _PNode, attacking: bool) -> None:
+        """Add the attacker's cells of a proved tree (its moves and winning cells) to :attr:`proof`."""
+        self.proof.update(node.extra)
+        if node.children is None:
+            return
+        if attacking:
+            chosen = min((c for c in node.children if not c.pn), key=lambda c: c.cell)
+            self.proof.add(chosen.cell)
+            self._pn_collect(chosen, False)
+        else:
+            for child in node.children:
+                self._pn_collect(child, True)
 
     # the pattern evaluation ------------------------------------------------------------------
     def candidates(self) -> list[int]:
@@ -794,7 +1028,11 @@ class _Chooser:
         def deepening() -> None:
             for depth in range(2, _MAX_VCT_DEPTH + 1):
                 state.proof.clear()
-                move = state.vct(attacker, depth)
+                if depth <= _DFS_VCT_DEPTH:
+                    move = state.vct(attacker, depth)
+                else:  # deeper wins are found by proof-number search straight at the deepest depth
+                    depth = _MAX_VCT_DEPTH
+                    move = state.pn_vct(attacker, depth)
                 self.proof = state.proof
                 if move is not None:
                     found.append((move, depth))
@@ -885,7 +1123,7 @@ class _Chooser:
             standing[cell] = trial
         # VCF and VCT to depth 2 are cheap; then straight to the depth of the attack found (a defence
         # that holds only below it is no defence), trying first the attacks that refuted other defences.
-        depths = [1, 2, *range(max(3, self.threat_depth), _MAX_VCT_DEPTH + 1)]
+        depths = [1, *range(2, _DFS_VCT_DEPTH + 1)] + ([_MAX_VCT_DEPTH] if _DFS_VCT_DEPTH < _MAX_VCT_DEPTH else [])
         refutations: dict[int, int] = {}  # the opponent's first moves that refuted a defence: how often
         try:
             for depth in depths:
@@ -902,7 +1140,8 @@ class _Chooser:
                         trial.counted = trial.nodes
                         prefer = tuple(sorted(refutations, key=lambda c: (-refutations[c], c))[:3])
                         try:
-                            found = trial.vcf(them) if depth == 1 else trial.vct(them, depth, prefer=prefer)
+                            found = (trial.vcf(them) if depth == 1 else trial.vct(them, depth, prefer=prefer)
+                                     if depth <= _DFS_VCT_DEPTH else trial.pn_vct(them, depth, prefer=prefer))
                         except _OutOfBudget:
                             rebuilt = trial_after(cell)  # the interrupted search left its moves on the board
                             assert rebuilt is not None  # it was standing: they had no win at once
