@@ -93,25 +93,29 @@ class Transport:
         return self.protocol
 
 
-def test_a_burst_of_new_connections_has_a_few_requests_read_per_turn_and_none_cut_off_while_waiting() -> None:
-    async def app(scope: Any, receive: Any, send: Any) -> None:
-        await send({"type": "http.response.start", "status": 204, "headers": []})
-        await send({"type": "http.response.body", "body": b""})
+async def _no_content(scope: Any, receive: Any, send: Any) -> None:
+    await send({"type": "http.response.start", "status": 204, "headers": []})
+    await send({"type": "http.response.body", "body": b""})
 
+
+def _guarded(config: uvicorn.Config, state: ServerState, guard: Guard, number: int) -> GuardedHTTP:
+    """The server's HTTP protocol on a new connection from ``192.0.2.number``."""
+    protocol = GuardedHTTP(config=config, server_state=state, app_state={GUARD: guard},
+                           _loop=asyncio.get_running_loop())
+    transport = Transport(number)
+    transport.set_protocol(protocol)
+    protocol.connection_made(transport)  # type: ignore[arg-type]
+    return protocol
+
+
+def test_a_burst_of_new_connections_has_a_few_requests_read_per_turn_and_none_cut_off_while_waiting() -> None:
     async def scenario() -> tuple[int, int, int]:
         # the request deadline is far shorter than the wait: waiting at the turnstile is not being slow
         limits = Limits(handshakes_per_slice=3, slice_seconds=0.01, handshake_timeout=0.005)
         guard = Guard(limits)
-        config = uvicorn.Config(app, log_level="warning", lifespan="off")
+        config = uvicorn.Config(_no_content, log_level="warning", lifespan="off")
         state = ServerState()
-        protocols = []
-        for number in range(30):
-            protocol = GuardedHTTP(config=config, server_state=state, app_state={GUARD: guard},
-                                   _loop=asyncio.get_running_loop())
-            transport = Transport(number)
-            transport.set_protocol(protocol)
-            protocol.connection_made(transport)  # type: ignore[arg-type]
-            protocols.append(protocol)
+        protocols = [_guarded(config, state, guard, number) for number in range(30)]
         for protocol in protocols:  # every request arrives in the same turn of the loop
             protocol.data_received(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         read_at_once = sum(protocol.scope is not None for protocol in protocols)
@@ -129,6 +133,35 @@ def test_a_burst_of_new_connections_has_a_few_requests_read_per_turn_and_none_cu
     assert read_at_once == 3  # (uvicorn alone reads all 30 in this turn: 30 handshakes' work at once)
     assert paused == 27  # the others are not read meanwhile
     assert read == 30  # each in its turn, none taken for a slow client
+
+
+def test_waiting_at_the_turnstile_moves_a_request_deadline_on_by_the_wait_and_no_more() -> None:
+    async def scenario() -> tuple[float, bool, bool]:
+        limits = Limits(handshakes_per_slice=1, slice_seconds=0.1, handshake_timeout=0.2)
+        guard = Guard(limits)
+        config = uvicorn.Config(_no_content, log_level="warning", lifespan="off")
+        state = ServerState()
+        first, slow = (_guarded(config, state, guard, number) for number in range(2))
+        await asyncio.sleep(0.15)  # the slow client used 0.15 s of its 0.2 before its first bytes
+        first.data_received(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        slow.data_received(b"GET /healthz HT")  # waits its turn: the allowance went to the first
+        for _ in range(100):
+            if slow.held is None:
+                break
+            await asyncio.sleep(0.005)
+        assert slow.deadline is not None
+        left = slow.deadline.when() - asyncio.get_running_loop().time()
+        open_when_let_in = not slow.transport.is_closing()
+        await asyncio.sleep(0.1)
+        cut_off = slow.transport.is_closing()
+        for protocol in (first, slow):
+            protocol.connection_lost(None)
+        return left, open_when_let_in, cut_off
+
+    left, open_when_let_in, cut_off = asyncio.run(scenario())
+    assert open_when_let_in  # its deadline (0.2 s) passed while it waited: not its slowness
+    assert left <= 0.06  # but it has only what it had left, not a new 0.2 s (a slowloris would wait to gain it)
+    assert cut_off
 
 
 def test_a_crowd_of_spectators_joining_at_once_is_served_a_few_per_turn_and_a_players_move_goes_first() -> None:

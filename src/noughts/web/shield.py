@@ -166,6 +166,7 @@ class GuardedHTTP(H11Protocol):
     deadline: asyncio.TimerHandle | None = None
     entered = False  # the first request has passed the turnstile
     held: bytes | None = None  # what came before it did
+    left: float | None = None  # and how long the client then had left to finish its request's headers
 
     def data_received(self, data: bytes) -> None:
         if self.held is not None:
@@ -175,6 +176,8 @@ class GuardedHTTP(H11Protocol):
             self.entered = True
             if not self.guard.turnstile.enter(self._enter):
                 self.held = data
+                if self.deadline is not None:
+                    self.left = self.deadline.when() - self.loop.time()
                 self.transport.pause_reading()
                 return
         super().data_received(data)
@@ -185,7 +188,10 @@ class GuardedHTTP(H11Protocol):
         if self.transport.is_closing() or data is None:
             return False
         self.transport.resume_reading()
-        self._arm()  # the deadline is for the client's slowness, not for the wait
+        if self.left is not None:  # the deadline is for the client's slowness, not for the wait: it is moved on
+            if self.deadline is not None:
+                self.deadline.cancel()
+            self.deadline = self.loop.call_later(max(self.left, 0.0), self._too_slow)
         super().data_received(data)
         return True
 
