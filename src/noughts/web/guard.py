@@ -5,7 +5,7 @@ their /64 network: one machine is handed a whole /64). The lobby asks it before 
 or joined; the uvicorn protocols in :mod:`noughts.web.shield` ask it before a connection is
 served. Also here: the hosts a server answers to (:func:`default_allowed_hosts`), one log line
 per cause per interval (:class:`LogLimiter`), the open-file limit (:func:`raise_descriptor_limit`) and
-the turnstile that lets a burst of new connections in a few at a time (:class:`Turnstile`).
+the turnstile that serves a burst (new connections, spectators' messages) a few at a time (:class:`Turnstile`).
 Nothing here imports a web package.
 
 With rooms in Redis (``--redis``), :class:`noughts.web.shared_guard.SharedGuard` keeps the
