@@ -141,10 +141,12 @@ def test_waiting_at_the_turnstile_moves_a_request_deadline_on_by_the_wait_and_no
         guard = Guard(limits)
         config = uvicorn.Config(_no_content, log_level="warning", lifespan="off")
         state = ServerState()
-        first, slow = (_guarded(config, state, guard, number) for number in range(2))
+        first, slow, loris = (_guarded(config, state, guard, number) for number in range(3))
         await asyncio.sleep(0.15)  # the slow client used 0.15 s of its 0.2 before its first bytes
         first.data_received(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-        slow.data_received(b"GET /healthz HT")  # waits its turn: the allowance went to the first
+        slow.data_received(b"GET /healthz HTTP/1.1\r\n")  # waits its turn: the allowance went to the first
+        loris.data_received(b"G")  # no line end: nothing it sent can be served yet, so it never waits here
+        assert loris.held is None and slow.held is not None
         for _ in range(100):
             if slow.held is None:
                 break
@@ -154,7 +156,7 @@ def test_waiting_at_the_turnstile_moves_a_request_deadline_on_by_the_wait_and_no
         open_when_let_in = not slow.transport.is_closing()
         await asyncio.sleep(0.1)
         cut_off = slow.transport.is_closing()
-        for protocol in (first, slow):
+        for protocol in (first, slow, loris):
             protocol.connection_lost(None)
         return left, open_when_let_in, cut_off
 

@@ -172,7 +172,9 @@ class GuardedHTTP(H11Protocol):
         if self.held is not None:
             self.held += data
             return
-        if not self.entered and self.guard is not None:
+        # Only a chunk with a line end can complete a request's headers: bytes before it are only buffered
+        # (cheap), so a client sending a byte at a time neither waits here nor gains time by waiting.
+        if not self.entered and self.guard is not None and b"\n" in data:
             self.entered = True
             if not self.guard.turnstile.enter(self._enter):
                 self.held = data
