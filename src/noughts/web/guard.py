@@ -4,7 +4,8 @@ A :class:`Guard` is one process's book of every address it has seen lately (IPv6
 their /64 network: one machine is handed a whole /64). The lobby asks it before a room is made
 or joined; the uvicorn protocols in :mod:`noughts.web.shield` ask it before a connection is
 served. Also here: the hosts a server answers to (:func:`default_allowed_hosts`), one log line
-per cause per interval (:class:`LogLimiter`) and the open-file limit (:func:`raise_descriptor_limit`).
+per cause per interval (:class:`LogLimiter`), the open-file limit (:func:`raise_descriptor_limit`) and
+the turnstile that serves a burst (new connections, spectators' messages) a few at a time (:class:`Turnstile`).
 Nothing here imports a web package.
 
 With rooms in Redis (``--redis``), :class:`noughts.web.shared_guard.SharedGuard` keeps the
@@ -20,12 +21,14 @@ process together (``--workers N`` does not give an address N times its share).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import ipaddress
 import logging
 import math
 import socket
 import time
+from collections import deque
 from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -36,8 +39,8 @@ from noughts.web.protocol import Limits, Rejection
 if TYPE_CHECKING:
     from noughts.web.rooms import RoomStore
 
-__all__ = ["LOOPBACK_NAMES", "Guard", "LogLimiter", "TrustedProxies", "client_key", "default_allowed_hosts",
-           "host_allowed", "install_log_limiter", "raise_descriptor_limit"]
+__all__ = ["LOOPBACK_NAMES", "Guard", "LogLimiter", "TrustedProxies", "Turnstile", "client_key",
+           "default_allowed_hosts", "host_allowed", "install_log_limiter", "raise_descriptor_limit"]
 
 log = logging.getLogger("noughts.web")
 
@@ -148,6 +151,7 @@ class Guard:
         self._open_by: dict[object, str] = {}
         self._forwarded: dict[object, str] = {}  # websockets through a trusted proxy → their client's address
         self.max_open = _open_file_budget()  # every connection holds a descriptor
+        self.turnstile = Turnstile(limits.handshakes_per_slice, limits.slice_seconds)  # new connections' requests
 
     # rooms ------------------------------------------------------------------------------------
     def rooms_of(self, key: str) -> int:
@@ -297,6 +301,76 @@ class Guard:
         for key, failures in list(self._failures.items()):
             if now >= failures.until and now - failures.last > limits.lockout * 60:
                 del self._failures[key]
+
+
+class Turnstile:
+    """What comes in bursts, served ``per_turn`` at a time: new connections' first requests (a
+    websocket's handshake, a page), and messages from sockets in no seat (spectators).
+
+    A few hundred sockets opened at once (a spectator loop's, say) each cost the server about a
+    millisecond to handshake, and their requests all arrive together; then they all join and
+    leave together. Served as they come, one turn of the event loop takes 50–150 ms in which no
+    player's move is read. Here at most ``per_turn`` go in until a timer ``every`` seconds later
+    gives a new allowance (a timer runs at most once a turn of the loop, so no turn serves more);
+    the others wait in the order they came, and each allowance lets the first of them in.
+    Below ``per_turn`` at once nobody waits.
+    """
+
+    def __init__(self, per_turn: int, every: float) -> None:
+        self.per_turn, self.every = max(1, per_turn), every
+        self._used = 0  # requests let in since the last allowance
+        self._waiting: deque[Callable[[], bool]] = deque()
+        self._timer: asyncio.TimerHandle | None = None
+
+    @property
+    def waiting(self) -> int:
+        return len(self._waiting)
+
+    def enter(self, go: Callable[[], bool]) -> bool:
+        """True: serve the request now. False: it waits, and ``go()`` is called at its turn (``go``
+        says False if it has gone meanwhile: its place goes to the next)."""
+        if self._now():
+            return True
+        self._waiting.append(go)
+        return False
+
+    async def turn(self) -> None:
+        """Wait for a place (at once while the allowance lasts and nobody waits)."""
+        if self._now():
+            return
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        def go() -> bool:
+            if waiter.done():  # cancelled: its connection went
+                return False
+            waiter.set_result(None)
+            return True
+
+        self._waiting.append(go)
+        await waiter
+
+    def _now(self) -> bool:
+        if self._timer is None:
+            self._timer = asyncio.get_running_loop().call_later(self.every, self._allow)
+        if not self._waiting and self._used < self.per_turn:
+            self._used += 1
+            return True
+        return False
+
+    def _allow(self) -> None:
+        """A new allowance: the first who wait go in; the timer stops once nobody comes."""
+        self._timer = None
+        used, waiting = 0, self._waiting
+        while waiting and used < self.per_turn:
+            go = waiting.popleft()
+            try:
+                used += go()  # (False: closed while it waited)
+            except Exception:  # one request's failure must not leave the others waiting for ever
+                log.exception("serving a connection that waited its turn failed")
+                used += 1
+        self._used = used
+        if used or waiting:
+            self._timer = asyncio.get_running_loop().call_later(self.every, self._allow)
 
 
 def _refilled(buckets: dict[str, _Bucket], key: str, burst: float, rate: float, now: float) -> _Bucket:

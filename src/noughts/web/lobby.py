@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from noughts.errors import NoughtsError
 from noughts.match import PERSON, Match
 from noughts.store import Recorded
-from noughts.web.guard import Guard
+from noughts.web.guard import Guard, Turnstile
 from noughts.web.pace import Pace
 from noughts.web.protocol import Limits, Rejection, encode, error_message, parse
 from noughts.web.rooms import Conflict, Kind, Room, RoomStore, new_code, new_token
@@ -81,6 +81,9 @@ class Lobby:
         self._answers: weakref.WeakKeyDictionary[Connection, _Answers] = weakref.WeakKeyDictionary()
         self._shapes: OrderedDict[Shape, asyncio.Future[dict[str, str | None]]] = OrderedDict()
         self.pace = Pace()  # which computer players answer so fast that their moves are made on the event loop
+        # Messages from sockets in no seat, a few a turn of the event loop: a crowd of spectators joining and
+        # leaving together waits its turn, and the players' moves (never held here) go on meanwhile.
+        self.unseated = Turnstile(limits.unseated_per_slice, limits.slice_seconds)
 
     # lifecycle ------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -143,6 +146,8 @@ class Lobby:
     # one message ----------------------------------------------------------------------------
     async def handle(self, conn: Connection, text: str) -> None:
         """Act on one message; whatever goes wrong, the person gets a sentence and the server goes on."""
+        if conn.seat is None:
+            await self.unseated.turn()
         kind = None
         answers = self._answers.get(conn)
         request: str | None = None

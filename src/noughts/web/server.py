@@ -106,10 +106,12 @@ def app_from_environment() -> Starlette:
     options = json.loads(os.environ[OPTIONS_VARIABLE])
     limits = Limits(**options["limits"])
     install_log_limiter(limits.log_every)
-    return create_app(options["db"], scores=options["scores"], limits=limits, redis=options["redis"],
-                      allowed_hosts=options["allowed_hosts"], public_url=options.get("public_url"),
-                      listen_host=options.get("host", "127.0.0.1"),
-                      trusted_proxies=options.get("trusted_proxies", ()))
+    app = create_app(options["db"], scores=options["scores"], limits=limits, redis=options["redis"],
+                     allowed_hosts=options["allowed_hosts"], public_url=options.get("public_url"),
+                     listen_host=options.get("host", "127.0.0.1"),
+                     trusted_proxies=options.get("trusted_proxies", ()))
+    app.state.freeze_heap = True  # a process of its own: see noughts.web.app.freeze_heap
+    return app
 
 
 def answered_names(host: str, allowed_hosts: list[str] | None, public_url: str | None) -> list[str]:
@@ -167,6 +169,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, s
         if workers == 1:
             app = create_app(db, scores=scores, limits=limits, redis=redis, allowed_hosts=hosts,
                              public_url=public_url, listen_host=host, trusted_proxies=proxies)
+            app.state.freeze_heap = True  # the process is the server's own: see noughts.web.app.freeze_heap
             print(f"noughts web: open http://{shown}:{bound}/ in a browser{everywhere};{shared} Ctrl-C stops "
                   "the server.", flush=True)
             # uvicorn shuts down gracefully on Ctrl-C, then raises it again: stopping is the normal end here

@@ -160,10 +160,43 @@ BUSY = _busy_response(SECURITY_HEADERS)  # written straight to the socket: no re
 
 
 class GuardedHTTP(H11Protocol):
-    """uvicorn's HTTP/1.1 protocol with per-address connection limits and a deadline for each request's headers."""
+    """uvicorn's HTTP/1.1 protocol with per-address connection limits, a deadline for each request's headers,
+    and the guard's turnstile before a new connection's first request is read (a burst is served a few a turn)."""
 
     guard: Guard | None = None
     deadline: asyncio.TimerHandle | None = None
+    entered = False  # the first request has passed the turnstile
+    held: bytes | None = None  # what came before it did
+    left: float | None = None  # and how long the client then had left to finish its request's headers
+
+    def data_received(self, data: bytes) -> None:
+        if self.held is not None:
+            self.held += data
+            return
+        # Only a chunk with a line end can complete a request's headers: bytes before it are only buffered
+        # (cheap), so a client sending a byte at a time neither waits here nor gains time by waiting.
+        if not self.entered and self.guard is not None and b"\n" in data:
+            self.entered = True
+            if not self.guard.turnstile.enter(self._enter):
+                self.held = data
+                if self.deadline is not None:
+                    self.left = self.deadline.when() - self.loop.time()
+                self.transport.pause_reading()
+                return
+        super().data_received(data)
+
+    def _enter(self) -> bool:
+        """Its turn: read what was held (False: the connection closed while it waited)."""
+        data, self.held = self.held, None
+        if self.transport.is_closing() or data is None:
+            return False
+        self.transport.resume_reading()
+        if self.left is not None:  # the deadline is for the client's slowness, not for the wait: it is moved on
+            if self.deadline is not None:
+                self.deadline.cancel()
+            self.deadline = self.loop.call_later(max(self.left, 0.0), self._too_slow)
+        super().data_received(data)
+        return True
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -199,7 +232,7 @@ class GuardedHTTP(H11Protocol):
         self.deadline = None
         # Still here (not handed to a websocket) and no whole request since connecting or the last response.
         if self.transport.get_protocol() is self and self.conn.their_state is h11.IDLE \
-                and not self.transport.is_closing():
+                and not self.transport.is_closing() and self.held is None:  # (waiting at the turnstile: not slow)
             log.info("closed a connection that did not finish its request's headers in time")
             self.transport.close()
 
