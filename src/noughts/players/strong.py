@@ -14,9 +14,9 @@ search over threats only ("threat-space search"); this player uses the same idea
    the tempo).
 4. **VCT** (victory by continuous threats): fours and threes; after a three the defender may
    play any cell of the lines that threaten, or a four of their own, and must not have a VCF
-   of their own. Depth first with iterative deepening to 3 of our moves, then proof-number
-   search (df-pn style, best first: it follows the narrow forcing lines first) at 7, within a
-   share of the budget.
+   of their own. Depth first with iterative deepening to 5 of our moves (3 when looking for
+   the opponent's), then proof-number search (df-pn style, best first: it follows the narrow
+   forcing lines first) at 7, within a share of the budget.
 5. **Defend against the opponent's VCT** the same way as against their VCF; the defences tried
    include every empty cell of the opponent's proof (where its attack can be broken) and our own
    threes (a four of ours answers their next three and takes the tempo). They are checked
@@ -70,6 +70,7 @@ _VCF_DEPTH = 30  # attacker's fours in a row, at most
 _DEFENCE_CANDIDATES = 10  # cells tried when looking for a move that stops the opponent's threats
 _MAX_VCT_DEPTH = 7  # attacker moves in a VCT, at most
 _DFS_VCT_DEPTH = 3  # deeper VCTs are looked for by proof-number search (the depth-first one's cost explodes)
+_OWN_DFS_VCT_DEPTH = 5  # our own attack: depth-first further (its wins are mostly shallow and cheap), then proof-number
 _VCF_FOCUS = True
 _PN_VCF_ATTACK = 30
 _PN_VCF_DEFENCE = 30
@@ -1005,7 +1006,7 @@ class _Chooser:
         if isinstance(found, int):
             return found, "vcf"
         # our win by threats, deepening
-        found, _ = self._deepening_vct(me, 5)
+        found, _ = self._deepening_vct(me, 5, _OWN_DFS_VCT_DEPTH)
         if found is not None:
             return found, "vct"
         # their win by fours or threats, were it their move
@@ -1020,7 +1021,7 @@ class _Chooser:
             return self._searched([cell for _, cell in ranked[:_ROOT_WIDTH]]), "search"
         return self._defend(ranked, theirs), reason
 
-    def _deepening_vct(self, attacker: int, parts: int) -> tuple[int | None, int]:
+    def _deepening_vct(self, attacker: int, parts: int, dfs_depth: int = _DFS_VCT_DEPTH) -> tuple[int | None, int]:
         """A VCT for ``attacker`` by iterative deepening on a share of the budget, and its depth."""
         state = self._state(parts)
         found: list[tuple[int, int]] = []
@@ -1028,7 +1029,7 @@ class _Chooser:
         def deepening() -> None:
             for depth in range(2, _MAX_VCT_DEPTH + 1):
                 state.proof.clear()
-                if depth <= _DFS_VCT_DEPTH:
+                if depth <= dfs_depth:
                     move = state.vct(attacker, depth)
                 else:  # deeper wins are found by proof-number search straight at the deepest depth
                     depth = _MAX_VCT_DEPTH
