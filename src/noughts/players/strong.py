@@ -545,6 +545,19 @@ class _State:
         self.failed_vcf[key] = depth
         return None
 
+    def _attack_moves(self, attacker: int, focus: int | None, threes: bool, prefer: tuple[int, ...]) -> list[int]:
+        """The attacker's fours (and, with ``threes``, its threes near ``focus``), the most promising
+        first, the moves of ``prefer`` (refutations found earlier) before all."""
+        moves = sorted(self.four_moves(attacker), key=lambda c: (-self.potential(attacker, c), c))
+        if threes:
+            fours = set(moves)
+            moves += sorted((c for c in self.three_moves(attacker, focus) if c not in fours),
+                            key=lambda c: (-self.potential(attacker, c), c))
+        if prefer:
+            first = [c for c in prefer if c in moves]
+            moves = first + [c for c in moves if c not in first]
+        return moves
+
     def vct(self, attacker: int, depth: int, focus: int | None = None, prefer: tuple[int, ...] = ()) -> int | None:
         """A first move of a win by fours and threes for ``attacker`` within ``depth`` of its moves.
 
@@ -576,14 +589,7 @@ class _State:
         found = self.vcf(attacker)
         if found is not None:
             return found
-        moves = sorted(self.four_moves(attacker), key=lambda c: (-self.potential(attacker, c), c))
-        if depth > 1:
-            fours = set(moves)
-            moves += sorted((c for c in self.three_moves(attacker, focus) if c not in fours),
-                            key=lambda c: (-self.potential(attacker, c), c))
-        if prefer:
-            first = [c for c in prefer if c in moves]
-            moves = first + [c for c in moves if c not in first]
+        moves = self._attack_moves(attacker, focus, depth > 1, prefer)
         for cell in moves:
             self.play(cell, attacker)
             won = self._defender_loses(attacker, depth - 1, cell)
@@ -709,14 +715,7 @@ class _State:
             if found is not None:
                 node.proved((found, *cells))
                 return
-            moves = sorted(self.four_moves(attacker), key=lambda c: (-self.potential(attacker, c), c))
-            if left > 1:
-                fours = set(moves)
-                moves += sorted((c for c in self.three_moves(attacker, last) if c not in fours),
-                                key=lambda c: (-self.potential(attacker, c), c))
-            if prefer:
-                first = [c for c in prefer if c in moves]
-                moves = first + [c for c in moves if c not in first]
+            moves = self._attack_moves(attacker, last, left > 1, prefer)
             if not moves:
                 self.failed_vct[key] = left
                 node.disproved()
