@@ -119,7 +119,10 @@ def main() -> None:
     parser.add_argument("--think", type=float, default=6.0, help="mean seconds between a socket's messages "
                                                                   "(default 6: about 200 messages a second)")
     parser.add_argument("--runs", type=int, default=3, help="runs; the median is reported (default 3)")
+    parser.add_argument("--quick", action="store_true", help="one run of 300 sockets")
     args = parser.parse_args()
+    if args.quick:
+        args.sockets, args.runs = 300, 1
     costs = []
     for _ in range(args.runs):
         rate, cost = measure(args.sockets, args.think)
