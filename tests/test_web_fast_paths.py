@@ -232,7 +232,8 @@ class _Raw:
                 return int.from_bytes(payload[:2], "big") if payload else -1
 
 
-def test_text_frames_read_without_the_general_parser_and_everything_else_with_it() -> None:
+def test_text_frames_read_without_the_general_parser_and_everything_else_with_it(
+        capfd: pytest.CaptureFixture[str]) -> None:
     from noughts.web import shield
 
     taken = []
@@ -289,6 +290,8 @@ def test_text_frames_read_without_the_general_parser_and_everything_else_with_it
     finally:
         shield.GuardedWebSocket._take_texts = take_texts  # type: ignore[method-assign]
     assert taken.count(True) >= 1 and taken.count(False) >= 4
+    # text that is not UTF-8, read by the general parser too, is closed with no traceback in the log
+    assert "Traceback" not in capfd.readouterr().err
 
 
 def test_an_inbox_hands_events_over_in_order_and_reading_resumes_only_when_it_is_empty() -> None:

@@ -388,6 +388,20 @@ class GuardedWebSocket(StallGuard, WebSocketsSansIOProtocol):
             self.transport.pause_reading()
         return True
 
+    def send_receive_event_to_app(self) -> None:
+        """As uvicorn's, but a text message that is not UTF-8 closes the socket with 1007 (RFC 6455
+        §8.1) quietly: uvicorn logs a traceback for it, and anyone can send one."""
+        if self.curr_msg_data_type == "text" and not self.close_sent:
+            try:
+                b"".join(self.frames).decode()
+            except UnicodeDecodeError:
+                self.frames = []
+                log.debug("a websocket sent text that is not UTF-8: closed with 1007")
+                self.conn.send_close(1007)
+                self.handle_parser_exception()
+                return
+        super().send_receive_event_to_app()
+
     def handle_connect(self, event: Any) -> None:
         super().handle_connect(event)
         scope = getattr(self, "scope", None)  # (none if the handshake was refused)
