@@ -28,6 +28,21 @@ def _until(ws: Any, kind: str) -> dict[str, Any]:
             return message
 
 
+def _results_of(monkeypatch: pytest.MonkeyPatch, method: str) -> list[Any]:
+    """What every call of ``GuardedWebSocket.<method>`` returns from now on, in order."""
+    from noughts.web import shield
+
+    original = getattr(shield.GuardedWebSocket, method)
+    results: list[Any] = []
+
+    def recorded(self: shield.GuardedWebSocket, *args: Any) -> Any:
+        results.append(result := original(self, *args))
+        return result
+
+    monkeypatch.setattr(shield.GuardedWebSocket, method, recorded)
+    return results
+
+
 @pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore:The .websockets. implementation is deprecated")
 @pytest.mark.parametrize("implementation", ["websockets-sansio", "websockets", "wsproto"])
 def test_each_websocket_implementation_plays_a_game_and_is_guarded(implementation: str) -> None:
@@ -153,28 +168,15 @@ def test_messages_go_straight_to_the_socket_until_its_buffer_fills_then_queue_in
     assert asyncio.run(scenario()) == ["a", "b", "c", "d", "e"]
 
 
-def test_the_server_writes_a_game_s_messages_straight_to_the_socket() -> None:
-    from noughts.web import shield
-
-    direct = []
-    write_frame = shield.GuardedWebSocket.write_frame
-
-    def counted(self: shield.GuardedWebSocket, frame: bytes) -> bool:
-        written = write_frame(self, frame)
-        direct.append(written)
-        return written
-
-    shield.GuardedWebSocket.write_frame = counted  # type: ignore[method-assign]
-    try:
-        with running(scores=False, notify=lambda line: None) as base, \
-                ws_connect(base.replace("http", "ws") + "/ws", open_timeout=10) as ws:
-            assert _until(ws, "welcome")
-            ws.send(json.dumps({"type": "play_computer", "opponent": "easy", "first": "me"}))
-            assert _until(ws, "state")["moves"] == []
-            ws.send('{"type":"move","cell":4,"game":1}')
-            assert _until(ws, "state")["moves"][0] == 4
-    finally:
-        shield.GuardedWebSocket.write_frame = write_frame  # type: ignore[method-assign]
+def test_the_server_writes_a_game_s_messages_straight_to_the_socket(monkeypatch: pytest.MonkeyPatch) -> None:
+    direct = _results_of(monkeypatch, "write_frame")
+    with running(scores=False, notify=lambda line: None) as base, \
+            ws_connect(base.replace("http", "ws") + "/ws", open_timeout=10) as ws:
+        assert _until(ws, "welcome")
+        ws.send(json.dumps({"type": "play_computer", "opponent": "easy", "first": "me"}))
+        assert _until(ws, "state")["moves"] == []
+        ws.send('{"type":"move","cell":4,"game":1}')
+        assert _until(ws, "state")["moves"][0] == 4
     assert len(direct) >= 5 and all(direct)  # welcome, scores, joined, two states
 
 
@@ -233,62 +235,49 @@ class _Raw:
 
 
 def test_text_frames_read_without_the_general_parser_and_everything_else_with_it(
-        capfd: pytest.CaptureFixture[str]) -> None:
-    from noughts.web import shield
-
-    taken = []
-    take_texts = shield.GuardedWebSocket._take_texts
-
-    def counted(self: shield.GuardedWebSocket, data: bytes) -> bool:
-        took = take_texts(self, data)
-        taken.append(took)
-        return took
-
+        monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]) -> None:
+    taken = _results_of(monkeypatch, "_take_texts")
     ping = b'{"type":"ping","id":"a"}'
     padded = b'{"type":"ping","id":"b"' + b" " * 300 + b"}"  # a 16-bit length
-    shield.GuardedWebSocket._take_texts = counted  # type: ignore[method-assign]
-    try:
-        with running(scores=False, notify=lambda line: None) as base:
-            raw = _Raw(base)
-            assert raw.message()["type"] == "welcome"
-            assert raw.message()["type"] == "scores"
-            raw.sock.sendall(_masked(ping) + _masked(padded))  # two frames in one read: both taken, in order
-            assert [raw.message().get("id") for _ in range(2)] == ["a", "b"]
-            assert taken[-1] is True
-            whole = _masked(ping.replace(b'"a"', b'"c"'))
-            raw.sock.sendall(whole[:5])  # part of a frame: left to websockets, which waits for the rest
-            time.sleep(0.2)
-            raw.sock.sendall(whole[5:])
-            assert raw.message()["id"] == "c" and taken[-2:] == [False, False]
-            raw.sock.sendall(_masked(b"hi", opcode=0x9) + _masked(ping.replace(b'"a"', b'"d"')))  # a ping first
-            assert raw.message()["id"] == "d" and taken[-1] is False
-            raw.sock.sendall(_masked(b"not json", fin=False))  # a fragment: websockets joins the message
-            raw.sock.sendall(_masked(b"", opcode=0x0))
-            assert raw.message()["code"] == "bad_json"
-            raw.sock.sendall(_masked(b'{"type":"ping"}\xff'))  # not UTF-8: closed as the RFC says
-            assert raw.closed_with() == 1007
-            raw.sock.close()
-            # The rest of a frame is never read as frames of its own, even when it looks like one
-            # (here its payload, masked with zeros, is a whole ping frame; it is not UTF-8 text).
-            inner = _masked(ping)
-            outer = _masked(inner, mask=bytes(4))
+    with running(scores=False, notify=lambda line: None) as base:
+        raw = _Raw(base)
+        assert raw.message()["type"] == "welcome"
+        assert raw.message()["type"] == "scores"
+        raw.sock.sendall(_masked(ping) + _masked(padded))  # two frames in one read: both taken, in order
+        assert [raw.message().get("id") for _ in range(2)] == ["a", "b"]
+        assert taken[-1] is True
+        whole = _masked(ping.replace(b'"a"', b'"c"'))
+        raw.sock.sendall(whole[:5])  # part of a frame: left to websockets, which waits for the rest
+        time.sleep(0.2)
+        raw.sock.sendall(whole[5:])
+        assert raw.message()["id"] == "c" and taken[-2:] == [False, False]
+        raw.sock.sendall(_masked(b"hi", opcode=0x9) + _masked(ping.replace(b'"a"', b'"d"')))  # a ping first
+        assert raw.message()["id"] == "d" and taken[-1] is False
+        raw.sock.sendall(_masked(b"not json", fin=False))  # a fragment: websockets joins the message
+        raw.sock.sendall(_masked(b"", opcode=0x0))
+        assert raw.message()["code"] == "bad_json"
+        raw.sock.sendall(_masked(b'{"type":"ping"}\xff'))  # not UTF-8: closed as the RFC says
+        assert raw.closed_with() == 1007
+        raw.sock.close()
+        # The rest of a frame is never read as frames of its own, even when it looks like one
+        # (here its payload, masked with zeros, is a whole ping frame; it is not UTF-8 text).
+        inner = _masked(ping)
+        outer = _masked(inner, mask=bytes(4))
+        raw = _Raw(base)
+        raw.message(), raw.message()
+        raw.sock.sendall(outer[:6])
+        time.sleep(0.2)
+        raw.sock.sendall(outer[6:])
+        assert raw.closed_with() == 1007
+        raw.sock.close()
+        unmasked = b"\0\0\0\0" + ping  # read as masked, its first bytes would be a mask of zeros
+        for frame, code in [(bytes((0x81, len(unmasked))) + unmasked + b"    ", 1002),  # not masked
+                            (b"\x81\xff" + (70_000).to_bytes(8, "big") + b"\0" * 70_004, 1009)]:  # too big
             raw = _Raw(base)
             raw.message(), raw.message()
-            raw.sock.sendall(outer[:6])
-            time.sleep(0.2)
-            raw.sock.sendall(outer[6:])
-            assert raw.closed_with() == 1007
+            raw.sock.sendall(frame)
+            assert raw.closed_with() == code
             raw.sock.close()
-            unmasked = b"\0\0\0\0" + ping  # read as masked, its first bytes would be a mask of zeros
-            for frame, code in [(bytes((0x81, len(unmasked))) + unmasked + b"    ", 1002),  # not masked
-                                (b"\x81\xff" + (70_000).to_bytes(8, "big") + b"\0" * 70_004, 1009)]:  # too big
-                raw = _Raw(base)
-                raw.message(), raw.message()
-                raw.sock.sendall(frame)
-                assert raw.closed_with() == code
-                raw.sock.close()
-    finally:
-        shield.GuardedWebSocket._take_texts = take_texts  # type: ignore[method-assign]
     assert taken.count(True) >= 1 and taken.count(False) >= 4
     # text that is not UTF-8, read by the general parser too, is closed with no traceback in the log
     assert "Traceback" not in capfd.readouterr().err
@@ -364,36 +353,27 @@ def _connections(base: str) -> int:
         return int(json.load(reply)["connections"])
 
 
-def test_pongs_are_read_on_the_fast_path_and_answered_as_uvicorn_does() -> None:
+def test_pongs_are_read_on_the_fast_path_and_answered_as_uvicorn_does(monkeypatch: pytest.MonkeyPatch) -> None:
     from noughts.web import shield
 
-    pongs, taken = [], []
-    handle_pong, take_texts = shield.GuardedWebSocket.handle_pong, shield.GuardedWebSocket._take_texts
+    pongs = []
+    handle_pong = shield.GuardedWebSocket.handle_pong
 
     def pong(self: shield.GuardedWebSocket, event: Any) -> None:
         pongs.append(bytes(event.data))
         handle_pong(self, event)
 
-    def counted(self: shield.GuardedWebSocket, data: bytes) -> bool:
-        took = take_texts(self, data)
-        taken.append(took)
-        return took
-
-    shield.GuardedWebSocket.handle_pong = pong  # type: ignore[method-assign]
-    shield.GuardedWebSocket._take_texts = counted  # type: ignore[method-assign]
-    try:
-        with running(scores=False, notify=lambda line: None) as base:
-            raw = _Raw(base)
-            raw.message(), raw.message()
-            ping = _masked(b'{"type":"ping","id":"after"}')
-            raw.sock.sendall(_masked(b"\x01\x02\x03\x04", opcode=0xA) + ping)  # a pong, then a text: one read
-            assert raw.message()["id"] == "after" and taken[-1] is True
-            raw.sock.sendall(_masked(b"x" * 126, opcode=0xA))  # too long for a control frame: websockets says so
-            assert raw.closed_with() == 1002 and taken[-1] is False
-            raw.sock.close()
-    finally:
-        shield.GuardedWebSocket.handle_pong = handle_pong  # type: ignore[method-assign]
-        shield.GuardedWebSocket._take_texts = take_texts  # type: ignore[method-assign]
+    monkeypatch.setattr(shield.GuardedWebSocket, "handle_pong", pong)
+    taken = _results_of(monkeypatch, "_take_texts")
+    with running(scores=False, notify=lambda line: None) as base:
+        raw = _Raw(base)
+        raw.message(), raw.message()
+        ping = _masked(b'{"type":"ping","id":"after"}')
+        raw.sock.sendall(_masked(b"\x01\x02\x03\x04", opcode=0xA) + ping)  # a pong, then a text: one read
+        assert raw.message()["id"] == "after" and taken[-1] is True
+        raw.sock.sendall(_masked(b"x" * 126, opcode=0xA))  # too long for a control frame: websockets says so
+        assert raw.closed_with() == 1002 and taken[-1] is False
+        raw.sock.close()
     assert pongs == [b"\x01\x02\x03\x04"]  # unmasked, and handed over once
 
 
