@@ -71,9 +71,6 @@ _DEFENCE_CANDIDATES = 10  # cells tried when looking for a move that stops the o
 _MAX_VCT_DEPTH = 7  # attacker moves in a VCT, at most
 _DFS_VCT_DEPTH = 3  # deeper VCTs are looked for by proof-number search (the depth-first one's cost explodes)
 _OWN_DFS_VCT_DEPTH = 5  # our own attack: depth-first further (its wins are mostly shallow and cheap), then proof-number
-_VCF_FOCUS = True
-_PN_VCF_ATTACK = 30
-_PN_VCF_DEFENCE = 30
 _COUNTER_THREES = 12  # threes of our own tried against the opponent's win by threats
 _WIN = 1 << 40
 _WIDTH = 8  # moves tried at each node of the alpha-beta search
@@ -523,7 +520,7 @@ class _State:
         moves = self.four_moves(attacker)
         if blocks:
             moves &= blocks
-        if focus is not None and _VCF_FOCUS:
+        if focus is not None:
             near = self.tables.related[focus]
             moves = {c for c in moves if c in near}
         for cell in sorted(moves, key=lambda c: (-self.potential(attacker, c), c)):
@@ -710,7 +707,7 @@ class _State:
                 node.disproved()
                 return
             saved, self.proof = self.proof, set()
-            found = self.vcf(attacker, _PN_VCF_ATTACK)
+            found = self.vcf(attacker)
             cells, self.proof = self.proof, saved
             if found is not None:
                 node.proved((found, *cells))
@@ -732,7 +729,7 @@ class _State:
         if wins:
             node.expand(sorted(wins), left, node.cell, 0)
             return
-        if left <= 0 or not self.open_four_makers(attacker) or self.vcf(defender, _PN_VCF_DEFENCE) is not None:
+        if left <= 0 or not self.open_four_makers(attacker) or self.vcf(defender) is not None:
             node.disproved()
             return
         counts, other = self.counts[attacker], self.counts[defender]
