@@ -58,12 +58,14 @@ def log(message: str) -> None:
 class Server:
     """``noughts web`` in a process of its own, stopped with SIGTERM at the end."""
 
-    def __init__(self, folder: str) -> None:
+    def __init__(self, folder: str, trace: str | None = None) -> None:
         self.port = free_port()
         self.db = str(Path(folder) / "noughts.db")
         self.log = open(Path(folder) / "server.log", "w+")  # noqa: SIM115 - read back at the end
+        # with --trace, through the probe (benchmarks/web_probe.py), which writes the loop's turns at the end
+        start = [str(HERE / "web_probe.py"), trace] if trace else ["-m", "noughts"]
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "noughts", "web", "--port", str(self.port), "--db", self.db],
+            [sys.executable, *start, "web", "--port", str(self.port), "--db", self.db],
             env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin", "NO_COLOR": "1"},
             stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 60
@@ -100,6 +102,7 @@ class Honest:
     def __init__(self, port: int, players: int, think: float) -> None:
         self.port, self.players, self.think = port, players, think
         self.window: list[float] = []
+        self.moves: list[tuple[float, float]] = []  # every move's (sent, round trip), time.monotonic, for --trace
         self.errors: list[str] = []
         self.finished = 0
         self.recorded = 0
@@ -119,7 +122,7 @@ class Honest:
         try:
             await ws.send(json.dumps({"type": "play_computer", "opponent": "easy", "first": "me",
                                       "name": f"honest{number}"}))
-            sent, started = None, 0.0
+            sent, started, sent_at = None, 0.0, 0.0
             async for text in ws:
                 message = json.loads(text)
                 kind = message["type"]
@@ -130,6 +133,7 @@ class Honest:
                 elif kind == "state":
                     if sent is not None and len(message["moves"]) > sent:
                         self.window.append(time.perf_counter() - started)
+                        self.moves.append((sent_at, self.window[-1]))
                         sent = None
                     if message["result"] is not None:
                         self.finished += 1
@@ -140,7 +144,7 @@ class Honest:
                     elif message["turn"] == message["seats"][0]["mark"] and sent is None:
                         await asyncio.sleep(self.think * rng.uniform(0.5, 1.5))
                         sent = len(message["moves"])
-                        started = time.perf_counter()
+                        started, sent_at = time.perf_counter(), time.monotonic()
                         free = [cell for cell, mark in enumerate(message["cells"]) if mark is None]
                         await ws.send(json.dumps({"type": "move", "cell": rng.choice(free),
                                                   "game": message["game"]}))
@@ -341,7 +345,7 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
         attacker = context.Process(target=attack_process, args=(number, server.port, args, watched, queue))
         attacker.start()
         cpu_before = cpu_seconds(server.process.pid)
-        started = time.time()
+        started, began = time.time(), time.monotonic()
         await asyncio.sleep(args.seconds)
         server_cpu = cpu_seconds(server.process.pid) - cpu_before
         window = sorted(honest.window)
@@ -357,7 +361,8 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
                "p99_ms": 1000 * window[min(len(window) - 1, int(len(window) * 0.99))] if window else None,
                "max_ms": 1000 * window[-1] if window else None, "server_cpu_s": server_cpu,
                "client_lag_max_ms": 1000 * own_lag,
-               "window": [round(started, 3), round(started + args.seconds, 3)], "attack_got": found}
+               "window": [round(started, 3), round(started + args.seconds, 3)], "attack_got": found,
+               "monotonic": [began, began + args.seconds]}
         results.append(row)
         log(f"{name}: {row['moves']} moves, p99 {fmt(row['p99_ms'])} ms, server CPU {server_cpu:.1f} s; {found}")
         await asyncio.sleep(1)
@@ -365,7 +370,8 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
     await asyncio.wait(players, timeout=30)
     watcher.cancel()
     await host.close()
-    return {"rows": results, "finished": honest.finished, "recorded_messages": honest.recorded}
+    return {"rows": results, "finished": honest.finished, "recorded_messages": honest.recorded,
+            "moves": honest.moves}
 
 
 ATTACKS = ["none (baseline)", "rooms: one address fills rooms", "idle websockets",
@@ -418,6 +424,8 @@ def main() -> int:
     parser.add_argument("--slowloris", type=int, default=1050, help="slow-header connections")
     parser.add_argument("--quick", action="store_true", help="small sizes: 20 honest, 6 s windows")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    parser.add_argument("--trace", metavar="DIR", help="probe the server's event loop (benchmarks/web_probe.py) "
+                        "and write its trace and every honest move's time there, with a report of the slowest")
     parser.add_argument("--only", action="append", metavar="WORD",
                         help="run only the attacks whose name has WORD (repeatable; the baseline always runs)")
     args = parser.parse_args()
@@ -425,7 +433,10 @@ def main() -> int:
         args.honest, args.seconds, args.idle, args.slowloris = 20, 6.0, 500, 200
     raise_file_limit()
     with tempfile.TemporaryDirectory(prefix="noughts-web-attacks-") as folder:
-        server = Server(folder)
+        trace = str(Path(args.trace) / "server.json") if args.trace else None
+        if args.trace:
+            Path(args.trace).mkdir(parents=True, exist_ok=True)
+        server = Server(folder, trace)
         try:
             outcome = asyncio.run(run(args, server))
         finally:
@@ -446,8 +457,14 @@ def main() -> int:
     same = "yes" if saved == outcome["finished"] else "NO"
     print(f"honest games finished {outcome['finished']}, games in the score file {saved} (each once: {same}; "
           f"'recorded' messages seen {outcome['recorded_messages']}); server log lines: {log_lines}")
+    moves = outcome.pop("moves")
     if args.json:
         Path(args.json).write_text(json.dumps({**outcome, "saved": saved, "log_lines": log_lines}, indent=1))
+    if args.trace:
+        from web_probe import report
+
+        Path(args.trace, "moves.json").write_text(json.dumps({"moves": moves, "rows": outcome["rows"]}))
+        report(args.trace)
     return 0
 
 

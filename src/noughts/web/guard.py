@@ -151,7 +151,9 @@ class Guard:
         self._open_by: dict[object, str] = {}
         self._forwarded: dict[object, str] = {}  # websockets through a trusted proxy → their client's address
         self.max_open = _open_file_budget()  # every connection holds a descriptor
-        self.turnstile = Turnstile(limits.handshakes_per_slice, limits.slice_seconds)  # new connections' requests
+        # bursts of new connections' requests and of spectators' messages, through one turnstile (see Turnstile)
+        self.turnstile = Turnstile(limits.unseated_per_slice, limits.slice_seconds)
+        self.handshake_cost = 1.0 / max(1, limits.handshakes_per_slice)  # a slice's share a new request takes
 
     # rooms ------------------------------------------------------------------------------------
     def rooms_of(self, key: str) -> int:
@@ -304,39 +306,49 @@ class Guard:
 
 
 class Turnstile:
-    """What comes in bursts, served ``per_turn`` at a time: new connections' first requests (a
+    """What comes in bursts, served a slice's worth at a time: new connections' first requests (a
     websocket's handshake, a page), and messages from sockets in no seat (spectators).
 
     A few hundred sockets opened at once (a spectator loop's, say) each cost the server about a
     millisecond to handshake, and their requests all arrive together; then they all join and
     leave together. Served as they come, one turn of the event loop takes 50–150 ms in which no
-    player's move is read. Here at most ``per_turn`` go in until a timer ``every`` seconds later
-    gives a new allowance (a timer runs at most once a turn of the loop, so no turn serves more);
-    the others wait in the order they came, and each allowance lets the first of them in.
-    Below ``per_turn`` at once nobody waits.
+    player's move is read. Here each request has a ``cost`` (a share of a slice: a handshake a
+    quarter, say) and at most a whole slice's worth goes in until a timer gives a new allowance
+    (a timer runs at most once a turn of the loop, so no turn serves more); the others wait in
+    the order they came, and each allowance lets the first of them in. One turnstile serves
+    every kind, so handshakes and spectators' messages never add up to two slices in one turn.
+
+    The next allowance comes ``every`` seconds after this one *plus as long as this one's timer
+    came late*: a loop kept busy (the slice's work, a machine whose cores are taken) lets the
+    burst in more slowly, and the players' moves get turns of their own in between.
+    Below a slice's worth at once nobody waits.
     """
 
     def __init__(self, per_turn: int, every: float) -> None:
         self.per_turn, self.every = max(1, per_turn), every
-        self._used = 0  # requests let in since the last allowance
-        self._waiting: deque[Callable[[], bool]] = deque()
+        self._used = 0.0  # the share of the slice let in since the last allowance
+        self._waiting: deque[tuple[Callable[[], bool], float]] = deque()
         self._timer: asyncio.TimerHandle | None = None
+        self._due = 0.0  # when the timer was meant to fire
 
     @property
     def waiting(self) -> int:
         return len(self._waiting)
 
-    def enter(self, go: Callable[[], bool]) -> bool:
+    def enter(self, go: Callable[[], bool], cost: float | None = None) -> bool:
         """True: serve the request now. False: it waits, and ``go()`` is called at its turn (``go``
-        says False if it has gone meanwhile: its place goes to the next)."""
-        if self._now():
+        says False if it has gone meanwhile: its place goes to the next). ``cost``: the share of a
+        slice the request takes (default ``1 / per_turn``)."""
+        share = 1.0 / self.per_turn if cost is None else cost
+        if self._now(share):
             return True
-        self._waiting.append(go)
+        self._waiting.append((go, share))
         return False
 
-    async def turn(self) -> None:
+    async def turn(self, cost: float | None = None) -> None:
         """Wait for a place (at once while the allowance lasts and nobody waits)."""
-        if self._now():
+        share = 1.0 / self.per_turn if cost is None else cost
+        if self._now(share):
             return
         waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
@@ -346,31 +358,38 @@ class Turnstile:
             waiter.set_result(None)
             return True
 
-        self._waiting.append(go)
+        self._waiting.append((go, share))
         await waiter
 
-    def _now(self) -> bool:
+    def _now(self, share: float) -> bool:
         if self._timer is None:
-            self._timer = asyncio.get_running_loop().call_later(self.every, self._allow)
-        if not self._waiting and self._used < self.per_turn:
-            self._used += 1
+            self._schedule(self.every)
+        if not self._waiting and self._used + share <= 1.0 + 1e-9:
+            self._used += share
             return True
         return False
+
+    def _schedule(self, delay: float) -> None:
+        loop = asyncio.get_running_loop()
+        self._due = loop.time() + delay
+        self._timer = loop.call_at(self._due, self._allow)
 
     def _allow(self) -> None:
         """A new allowance: the first who wait go in; the timer stops once nobody comes."""
         self._timer = None
-        used, waiting = 0, self._waiting
-        while waiting and used < self.per_turn:
-            go = waiting.popleft()
+        late = max(0.0, asyncio.get_running_loop().time() - self._due)
+        used, waiting = 0.0, self._waiting
+        while waiting and used + waiting[0][1] <= 1.0 + 1e-9:
+            go, share = waiting.popleft()
             try:
-                used += go()  # (False: closed while it waited)
+                if go():  # (False: closed while it waited)
+                    used += share
             except Exception:  # one request's failure must not leave the others waiting for ever
                 log.exception("serving a connection that waited its turn failed")
-                used += 1
+                used += share
         self._used = used
         if used or waiting:
-            self._timer = asyncio.get_running_loop().call_later(self.every, self._allow)
+            self._schedule(self.every + min(late, 10 * self.every))
 
 
 def _refilled(buckets: dict[str, _Bucket], key: str, burst: float, rate: float, now: float) -> _Bucket:

@@ -82,8 +82,9 @@ class Lobby:
         self._shapes: OrderedDict[Shape, asyncio.Future[dict[str, str | None]]] = OrderedDict()
         self.pace = Pace()  # which computer players answer so fast that their moves are made on the event loop
         # Messages from sockets in no seat, a few a turn of the event loop: a crowd of spectators joining and
-        # leaving together waits its turn, and the players' moves (never held here) go on meanwhile.
-        self.unseated = Turnstile(limits.unseated_per_slice, limits.slice_seconds)
+        # leaving together waits its turn, and the players' moves (never held here) go on meanwhile. The same
+        # turnstile as new connections' requests: a turn never serves a slice of each.
+        self.unseated: Turnstile = self.guard.turnstile
 
     # lifecycle ------------------------------------------------------------------------------
     async def start(self) -> None:

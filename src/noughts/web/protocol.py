@@ -79,10 +79,11 @@ class Limits:
     lockout: float = 60.0  # seconds of the first lockout; each next one lasts twice as long (at most an hour)
     connections_per_address: int = 64  # open connections (HTTP or websocket) from one address
     handshake_timeout: float = 10.0  # seconds to send a request's headers, from connecting or the last response
-    # Bursts are served a few per slice of time (and so per turn of the event loop); the rest wait their turn
-    # (noughts.web.guard.Turnstile): a few hundred sockets acting at once never hold up the players' moves.
-    handshakes_per_slice: int = 8  # new connections' first requests (a websocket's handshake costs ~1 ms)
-    unseated_per_slice: int = 32  # messages from sockets in no seat: spectators, people starting a game
+    # Bursts are served a slice's worth per slice of time (and so per turn of the event loop); the rest wait their
+    # turn (noughts.web.guard.Turnstile, one for both kinds: a slice is so many handshakes OR so many messages,
+    # or a mix in proportion): a few hundred sockets acting at once never hold up the players' moves.
+    handshakes_per_slice: int = 4  # new connections' first requests (a websocket's handshake costs ~1 ms)
+    unseated_per_slice: int = 16  # messages from sockets in no seat: spectators, people starting a game
     slice_seconds: float = 0.01
     idle_timeout: float = 10 * 60.0  # seconds a websocket in no room may send nothing before it is closed
     stall_timeout: float = 30.0  # seconds a client may leave the server unable to write before it is cut off
