@@ -17,8 +17,8 @@ runs for a window while they play, from addresses of the attackers' own in 127.0
 For each window: the honest moves' p50/p99/max round trip and count, honest errors, and what
 the attack got (rooms made, sockets accepted, still open at the end...). At the end every
 honest game that finished must be in the score file exactly once. Target (issue 12): p99 ≤
-50 ms during every attack. The attackers and honest players share one process and the
-machine's cores with the server: on a loaded machine the figures are upper bounds (the ``lag ms``
+50 ms during every attack. The attackers (a process of their own) and the honest players share
+the machine's cores with the server: on a loaded machine the figures are upper bounds (the ``lag ms``
 column is how late the honest players' own loop ran: a window whose lag is near its p99 measured
 the machine). ``--trace DIR`` runs the server under ``benchmarks/web_probe.py`` and says what its
 event loop did while the slowest moves were on their way.
