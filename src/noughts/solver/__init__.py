@@ -66,8 +66,8 @@ from noughts.solver.proof import ENTRY_BYTES as PROVER_ENTRY_BYTES
 from noughts.solver.proof import Prover
 
 __all__ = [
-    "Analysis", "MoveAnalysis", "Pairs", "ProgressCallback", "Solution", "analyse", "best_moves",
-    "check_interval", "clear_cache", "pairing", "pairing_diagram", "solve",
+    "Analysis", "MoveAnalysis", "Outcome", "Pairs", "ProgressCallback", "Solution", "analyse", "best_moves",
+    "check_interval", "clear_cache", "outcome", "pairing", "pairing_diagram", "solve",
 ]
 
 ProgressCallback = Callable[[int, float], None]
@@ -101,6 +101,20 @@ class Solution(NamedTuple):
 
     value: int
     plies: int
+
+
+class Outcome(NamedTuple):
+    """A position's proved value for the side to move (1, 0, -1) and, if found in time, the plies left.
+
+    ``plies`` is ``None`` when the budget ran out while looking for the length of a proved win
+    or loss; ``fewest_plies`` and ``most_plies`` bound it all the same (both equal ``plies``
+    when it is known). See :func:`outcome`.
+    """
+
+    value: int
+    plies: int | None
+    fewest_plies: int
+    most_plies: int
 
 
 class MoveAnalysis(NamedTuple):
@@ -401,32 +415,49 @@ class _Solver:
             if score == 0:
                 self._record(key, 0)
                 return 0
-            entry = table.get(key)
-            lo, hi = (entry[0], entry[1]) if entry is not None else (-size, size)
-            if score > 0:
-                lo = max(lo, score, 1)
-                # shortest wins first: each test "a win in at most size + 1 - t plies?" is shallow
-                while lo < hi:
-                    t = hi
-                    result = search.run(mover, other, t - 1, t)
-                    if result >= t:
-                        lo = result
-                    else:
-                        hi = result - (result - size) % 2  # win scores share size's parity
-            else:
-                hi = min(hi, score, -1)
-                # quickest losses first: "lost within size + 1 + t plies?"
-                while lo < hi:
-                    t = lo
-                    result = search.run(mover, other, t, t + 1)
-                    if result <= t:
-                        hi = result
-                    else:
-                        lo = result + (result - size - 1) % 2  # loss scores share size + 1's parity
-            self._record(key, lo)
-            return lo
+            bounds = self.known_bounds(key, score)
+            self.narrow(mover, other, bounds, search)
+            self._record(key, bounds[0])
+            return bounds[0]
         except RecursionError:
             raise self._too_deep() from None
+
+    def known_bounds(self, key: int, score: int) -> list[int]:
+        """[lower, upper] bounds of the score of a won (``score`` > 0) or lost (< 0) position, from
+        its sign and the table."""
+        size = self.size
+        entry = self.table.get(key)
+        lo, hi = (entry[0], entry[1]) if entry is not None else (-size, size)
+        if score > 0:
+            return [max(lo, score, 1), hi]
+        return [lo, min(hi, score, -1)]
+
+    def narrow(self, mover: int, other: int, bounds: list[int], search: _Search) -> None:
+        """Narrow ``bounds`` (of a won or lost position's score) until they meet, by null-window tests.
+
+        ``bounds`` is updated after every test, so a caller whose budget runs out part way still
+        holds true bounds (the length of a win: see :func:`outcome`).
+        """
+        size = self.size
+        lo, hi = bounds
+        if lo > 0:
+            # shortest wins first: each test "a win in at most size + 1 - t plies?" is shallow
+            while lo < hi:
+                t = hi
+                result = search.run(mover, other, t - 1, t)
+                if result >= t:
+                    lo = bounds[0] = result
+                else:
+                    hi = bounds[1] = result - (result - size) % 2  # win scores share size's parity
+        else:
+            # quickest losses first: "lost within size + 1 + t plies?"
+            while lo < hi:
+                t = lo
+                result = search.run(mover, other, t, t + 1)
+                if result <= t:
+                    hi = bounds[1] = result
+                else:
+                    lo = bounds[0] = result + (result - size - 1) % 2  # loss scores share size + 1's parity
 
     def at_least(self, mover: int, other: int, bound: int, search: _Search, key: int | None = None) -> bool:
         """Whether the position's exact score is ``bound`` or more (one null-window search).
@@ -943,6 +974,85 @@ def solve(board: Board, *, progress: ProgressCallback | None = None, max_nodes: 
     mover, other = _sides(board)
     with _searching(geometry, spend, progress) as (solver, search):
         return _decode(solver.exact(mover, other, search), geometry.size, empty)
+
+
+def outcome(board: Board, *, progress: ProgressCallback | None = None, max_nodes: int | None = None,
+            deadline: float | None = None, budget: Budget | None = None,
+            length_budget: Budget | None = None) -> Outcome:
+    """:func:`solve`, but a proved value is not lost when the length of the win is out of reach.
+
+    The value (win, draw or loss) is proved first; then the length of a win or loss is
+    searched for with what is left of the budget, or within ``length_budget`` as well if given
+    (a :class:`~noughts.budget.Budget` whose clock starts when the length search does). If the
+    budget runs out before the value is proved, :class:`~noughts.errors.BudgetExceeded` is
+    raised as by :func:`solve`; if it runs out while the length is searched for, the answer is
+    the value with ``plies=None`` and the bounds found on the length so far. A draw's length is
+    the empty cells, so a draw is always complete. The other arguments are :func:`solve`'s.
+
+    >>> outcome(Board(4, 4, 3))
+    Outcome(value=1, plies=5, fewest_plies=5, most_plies=5)
+    >>> outcome(Board(5, 6, 4), length_budget=Budget(nodes=10))  # the value, proved; the length not found
+    Outcome(value=1, plies=None, fewest_plies=7, most_plies=29)
+
+    On the empty 4×9 board with four in a row this proves "the first player wins" in about
+    eight minutes of CPU, where :func:`solve` does not finish (docs/proofs.md).
+    """
+    spend = _budget(budget, max_nodes, deadline)
+    geometry = board.geometry
+    if board.is_over or _is_33(geometry):
+        value, plies = solve(board)
+        return Outcome(value, plies, plies, plies)
+    size = geometry.size
+    empty = size - board.ply
+    mover, other = _sides(board)
+    searching = _searching(geometry, spend, progress)
+    with searching as (solver, search):
+        key = solver.canonical(mover | other << size)
+        try:
+            entry = solver.table.get(key)
+            if entry is not None and entry[0] == entry[1]:
+                score = entry[0]  # known exactly
+            else:
+                score = solver.value(mover, other, search) if size > ALPHA_BETA_MAX_SIZE \
+                    else search.run(mover, other, -1, 1)
+            if score == 0:
+                solver._record(key, 0)
+                return Outcome(0, empty, empty, empty)
+            bounds = solver.known_bounds(key, score)
+            if bounds[0] < bounds[1]:
+                if length_budget is not None:
+                    search.flush()
+                    search.budget = spend.limited(length_budget.nodes_left(), length_budget.seconds_left())
+                    search._state[1] = search._allowance()
+                try:
+                    solver.narrow(mover, other, bounds, search)
+                except BudgetExceeded:
+                    # the value stands; the length search's partial table goes, its bounds stay
+                    solver.trim(searching.size, searching.clears)
+                    solver.table[key] = (bounds[0], bounds[1], -1)
+                    return _length_not_found(score, bounds, size, empty)
+                finally:
+                    if search.budget is not spend:
+                        search.flush()
+                        spend.spent += search.budget.spent
+                        search.budget = spend
+        except RecursionError:
+            raise solver._too_deep() from None
+        solver._record(key, bounds[0])
+        value, plies = _decode(bounds[0], size, empty)
+        return Outcome(value, plies, plies, plies)
+
+
+def _length_not_found(score: int, bounds: list[int], size: int, empty: int) -> Outcome:
+    """The value of a won or lost position whose score is known to lie within ``bounds`` only."""
+    plies = sorted((_decode(bounds[0], size, empty).plies, _decode(bounds[1], size, empty).plies))
+    # the winner moves on odd plies from here when it is the mover, on even ones when it is not
+    parity = 1 if score > 0 else 0
+    fewest = max(plies[0], 2 - parity)
+    fewest += (fewest - parity) % 2
+    most = min(plies[1], empty)
+    most -= (most - parity) % 2
+    return Outcome(1 if score > 0 else -1, None, fewest, most)
 
 
 def analyse(board: Board, *, progress: ProgressCallback | None = None, max_nodes: int | None = None,
