@@ -3,8 +3,10 @@
 ``--boards 4x7k4,4x8k4`` measures only those boards (in that order).
 
 Each board is solved from the empty position in a fresh process (so the times are cold and the
-memory is that process's high-water mark, ``ru_maxrss``), by ``noughts.solver.solve``, and set
-beside the value published for it where one is known. The median of ``--runs`` runs is quoted
+memory is that process's high-water mark, ``ru_maxrss``), by ``noughts.solver.outcome`` with a
+budget of ``--cap`` CPU seconds (600, the issue's ten minutes, by default): the value first, then
+the length of a win in what is left, "not found" with its bounds when it does not fit. Each is
+set beside the value published for it where one is known. The median of ``--runs`` runs is quoted
 (1 by default: the long ones take minutes). ``--markdown`` writes the table for docs/proofs.md.
 """
 
@@ -131,7 +133,7 @@ def main() -> int:
         value = int(good[0]["value"])
         agrees = "" if published == "—" or published == value_words(value) else " **(differs!)**"
         rows.append(f"| {shape[0]}×{shape[1]} | {shape[2]} | {value_words(value)}{agrees} | "
-                    f"{plies_text(good[0])} | {seconds:.2f} | {int(good[0].get('nodes', 0)):,} | {memory:.0f} | "
+                    f"{plies_text(good[0])} | {seconds:.2f} | {int(good[0]['positions']):,} | {memory:.0f} | "
                     f"{published} | {source} |")
     table = "\n".join(rows)
     print(table)

@@ -40,7 +40,9 @@ moves that answer the opponent's double threats; a draw is then known exactly (i
 the empty cells), and only a win or loss goes on to the alpha-beta search above for its
 distance, with its sign already known. That proves 5×5 and 6×6 with five in a row draws in
 milliseconds, 5×5 with four in about half a second, 4×7 with four in about 6 s and 4×8 with
-four in about 2 minutes of CPU (see docs/proofs.md).
+four in about 2 minutes of CPU (see docs/proofs.md). Where the value is proved but the length
+is out of reach (4×9 with four: the value in about eight minutes, the length not in ten),
+:func:`outcome` still answers with the value, labelled, and the bounds found on the length.
 
 Long searches report progress, can be stopped with Ctrl-C (the table only ever holds bounds of
 searches that finished, so it stays correct), and accept a :class:`~noughts.budget.Budget` of
@@ -991,6 +993,7 @@ def outcome(board: Board, *, progress: ProgressCallback | None = None, max_nodes
 
     >>> outcome(Board(4, 4, 3))
     Outcome(value=1, plies=5, fewest_plies=5, most_plies=5)
+    >>> clear_cache()  # a cold start: nothing solved before
     >>> outcome(Board(5, 6, 4), length_budget=Budget(nodes=10))  # the value, proved; the length not found
     Outcome(value=1, plies=None, fewest_plies=7, most_plies=29)
 
