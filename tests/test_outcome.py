@@ -12,7 +12,7 @@ from noughts.board import Board
 from noughts.budget import Budget
 from noughts.cli import main
 from noughts.engine import handle, run
-from noughts.errors import BudgetExceeded
+from noughts.errors import BudgetExceeded, InvalidBudgetError
 
 
 def positions_after(board: Board, plies: int) -> list[Board]:
@@ -78,6 +78,8 @@ def test_the_budget_running_out_before_the_value_is_proved_is_an_error() -> None
     solver.clear_cache()
     with pytest.raises(BudgetExceeded, match="gave up after searching 100 positions"):
         solver.outcome(Board(5, 6, 4), max_nodes=100)
+    with pytest.raises(InvalidBudgetError, match="length_budget must be a noughts Budget, not int"):
+        solver.outcome(Board(5, 6, 4), length_budget=10)  # type: ignore[arg-type]
 
 
 def test_draws_and_finished_games_are_complete_answers() -> None:

@@ -1001,6 +1001,8 @@ def outcome(board: Board, *, progress: ProgressCallback | None = None, max_nodes
     eight minutes of CPU, where :func:`solve` does not finish (docs/proofs.md).
     """
     spend = _budget(budget, max_nodes, deadline)
+    if length_budget is not None and not isinstance(length_budget, Budget):
+        raise InvalidBudgetError(f"length_budget must be a noughts Budget, not {type(length_budget).__name__}")
     geometry = board.geometry
     if board.is_over or _is_33(geometry):
         value, plies = solve(board)
