@@ -41,7 +41,7 @@ the empty cells), and only a win or loss goes on to the alpha-beta search above 
 distance, with its sign already known. That proves 5×5 and 6×6 with five in a row draws in
 milliseconds, 5×5 with four in about half a second, 4×7 with four in about 6 s and 4×8 with
 four in about 2 minutes of CPU (see docs/proofs.md). Where the value is proved but the length
-is out of reach (4×9 with four: the value in about eight minutes, the length not in ten),
+is out of reach (4×9 with four: the value in seven to eight minutes, the length not in ten),
 :func:`outcome` still answers with the value, labelled, and the bounds found on the length.
 
 Long searches report progress, can be stopped with Ctrl-C (the table only ever holds bounds of
@@ -984,8 +984,9 @@ def outcome(board: Board, *, progress: ProgressCallback | None = None, max_nodes
     """:func:`solve`, but a proved value is not lost when the length of the win is out of reach.
 
     The value (win, draw or loss) is proved first; then the length of a win or loss is
-    searched for with what is left of the budget, or within ``length_budget`` as well if given
-    (a :class:`~noughts.budget.Budget` whose clock starts when the length search does). If the
+    searched for with what is left of the budget, and within what is left of ``length_budget``
+    too, if given (a :class:`~noughts.budget.Budget`: its positions, and its seconds counted
+    from its making). If the
     budget runs out before the value is proved, :class:`~noughts.errors.BudgetExceeded` is
     raised as by :func:`solve`; if it runs out while the length is searched for, the answer is
     the value with ``plies=None`` and the bounds found on the length so far. A draw's length is
@@ -997,7 +998,7 @@ def outcome(board: Board, *, progress: ProgressCallback | None = None, max_nodes
     >>> outcome(Board(5, 6, 4), length_budget=Budget(nodes=10))  # the value, proved; the length not found
     Outcome(value=1, plies=None, fewest_plies=7, most_plies=29)
 
-    On the empty 4×9 board with four in a row this proves "the first player wins" in about
+    On the empty 4×9 board with four in a row this proves "the first player wins" in seven to
     eight minutes of CPU, where :func:`solve` does not finish (docs/proofs.md).
     """
     spend = _budget(budget, max_nodes, deadline)
