@@ -1030,6 +1030,13 @@ def outcome(board: Board, *, progress: ProgressCallback | None = None, max_nodes
                     search.flush()
                     search.budget = spend.limited(length_budget.nodes_left(), length_budget.seconds_left())
                     search._state[1] = search._allowance()
+                # the length search's table and the proof's share the tables' memory (on 4×9 the
+                # alpha-beta table alone, at its own limit, took the process from 132 MB to 658 MB)
+                limit = solver.table_limit
+                prover = solver._prover
+                if prover is not None:
+                    room = (_TABLE_BYTES - len(prover.table) * PROVER_ENTRY_BYTES) // solver.entry_bytes
+                    solver.table_limit = max(TRIM_ENTRIES, min(limit, room))
                 try:
                     solver.narrow(mover, other, bounds, search)
                 except BudgetExceeded:
@@ -1038,6 +1045,7 @@ def outcome(board: Board, *, progress: ProgressCallback | None = None, max_nodes
                     solver.table[key] = (bounds[0], bounds[1], -1)
                     return _length_not_found(score, bounds, size, empty)
                 finally:
+                    solver.table_limit = limit
                     if search.budget is not spend:
                         search.flush()
                         spend.spent += search.budget.spent
