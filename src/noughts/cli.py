@@ -105,6 +105,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--explain", action="store_true",
                    help="also show how a draw is held without search, if it is: a pairing of cells "
                         "(a diagram with each pair's letter)")
+    p.add_argument("--value-only", action="store_true",
+                   help="only the position's value, not every move's: the value is proved first, then its "
+                        "length is searched for in what is left of the budget, and if not found the answer "
+                        "says so (for big boards, e.g. --rows 4 --cols 9 --k 4 --seconds 600)")
     p.set_defaults(run=_cmd_analyse)
 
     p = sub.add_parser("status", help="whose turn, who has won, the legal moves",
@@ -476,7 +480,8 @@ def _cmd_move(args: argparse.Namespace) -> int:
 
 
 def _cmd_analyse(args: argparse.Namespace) -> int:
-    reply = _ask(args, "analyse", seconds=args.seconds, nodes=args.nodes)
+    extra = {"value_only": True} if args.value_only else {}
+    reply = _ask(args, "analyse", seconds=args.seconds, nodes=args.nodes, **extra)
     if not args.json:
         print(_analysis_text(_board(args), reply))
     if args.explain:
@@ -847,6 +852,8 @@ def _analysis_text(board: Board, reply: dict[str, Any]) -> str:
     if board.is_over:
         return _over_text(board)
     side = board.turn
+    if "moves" not in reply:  # --value-only
+        return f"{side} to move: {_value_text(reply)}"
     lines = [f"{side} to move: {_outcome(reply['value'], reply['plies'], short=False)}"]
 
     def preference(move: dict[str, Any]) -> tuple[int, int, int]:
@@ -860,6 +867,17 @@ def _analysis_text(board: Board, reply: dict[str, Any]) -> str:
         result = _outcome(move["value"], move["plies"], short=True)
         lines.append(f"  {move['cell']:<4}  {move['index'] + 1:>3}  {result}{'  (best)' if best else ''}")
     return "\n".join(lines)
+
+
+def _value_text(reply: dict[str, Any]) -> str:
+    """The value of a --value-only reply, saying so when the length was not found."""
+    value, plies = reply["value"], reply["plies"]
+    if plies is not None:
+        return _outcome(value, plies, short=False)
+    word = "win" if value > 0 else "loss"
+    fewest, most = reply["fewest_plies"], reply["most_plies"]
+    return (f"{word} (proved); the length of the {word} was not found within the budget: "
+            f"between {fewest} and {most} plies")
 
 
 def _status_text(board: Board, reply: dict[str, Any]) -> str:

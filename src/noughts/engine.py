@@ -68,7 +68,7 @@ _COMMON = frozenset({"cmd", "id", "position", "rows", "cols", "k"})
 _BUDGET = frozenset({"nodes", "seconds"})  # a search's budget, instead of the default one
 _FIELDS = {
     "move": _COMMON | _BUDGET | {"player", "seed"},
-    "analyse": _COMMON | _BUDGET,
+    "analyse": _COMMON | _BUDGET | {"value_only"},
     "status": _COMMON,
     "players": _COMMON,
     "hello": frozenset({"cmd", "id", "protocol"}),
@@ -391,7 +391,8 @@ class _Session:
                 return None
         elif cmd == "status" or cmd == "analyse" or cmd == "analyze":
             if not _FIELDS["status" if cmd == "status" else "analyse"].issuperset(request) \
-                    or request.get("nodes") is not None or request.get("seconds") is not None:
+                    or request.get("nodes") is not None or request.get("seconds") is not None \
+                    or request.get("value_only") is not None:
                 return None
         else:
             return None
@@ -574,6 +575,11 @@ def _analyse(request: dict[str, Any], progress: ProgressCallback | None = None) 
     board = _board(request)
     from noughts import solver  # heavy and not needed by the other commands
 
+    if _optional(request, "value_only", bool, "true or false"):
+        # the position only: the value proved first, its length if found in what is left of the budget
+        found = solver.outcome(board, progress=progress, budget=budget)
+        return {"value": found.value, "plies": found.plies,
+                "fewest_plies": found.fewest_plies, "most_plies": found.most_plies}
     # The solver raises BudgetExceeded (a NoughtsError) when the budget runs out.
     analysis = solver.analyse(board, progress=progress, budget=budget)
     return {

@@ -40,7 +40,9 @@ moves that answer the opponent's double threats; a draw is then known exactly (i
 the empty cells), and only a win or loss goes on to the alpha-beta search above for its
 distance, with its sign already known. That proves 5×5 and 6×6 with five in a row draws in
 milliseconds, 5×5 with four in about half a second, 4×7 with four in about 6 s and 4×8 with
-four in about 2 minutes of CPU (see docs/proofs.md).
+four in about 2 minutes of CPU (see docs/proofs.md). Where the value is proved but the length
+is out of reach (4×9 with four: the value in seven to eight minutes, the length not in ten),
+:func:`outcome` still answers with the value, labelled, and the bounds found on the length.
 
 Long searches report progress, can be stopped with Ctrl-C (the table only ever holds bounds of
 searches that finished, so it stays correct), and accept a :class:`~noughts.budget.Budget` of
@@ -66,8 +68,8 @@ from noughts.solver.proof import ENTRY_BYTES as PROVER_ENTRY_BYTES
 from noughts.solver.proof import Prover
 
 __all__ = [
-    "Analysis", "MoveAnalysis", "Pairs", "ProgressCallback", "Solution", "analyse", "best_moves",
-    "check_interval", "clear_cache", "pairing", "pairing_diagram", "solve",
+    "Analysis", "MoveAnalysis", "Outcome", "Pairs", "ProgressCallback", "Solution", "analyse", "best_moves",
+    "check_interval", "clear_cache", "outcome", "pairing", "pairing_diagram", "solve",
 ]
 
 ProgressCallback = Callable[[int, float], None]
@@ -101,6 +103,20 @@ class Solution(NamedTuple):
 
     value: int
     plies: int
+
+
+class Outcome(NamedTuple):
+    """A position's proved value for the side to move (1, 0, -1) and, if found in time, the plies left.
+
+    ``plies`` is ``None`` when the budget ran out while looking for the length of a proved win
+    or loss; ``fewest_plies`` and ``most_plies`` bound it all the same (both equal ``plies``
+    when it is known). See :func:`outcome`.
+    """
+
+    value: int
+    plies: int | None
+    fewest_plies: int
+    most_plies: int
 
 
 class MoveAnalysis(NamedTuple):
@@ -401,32 +417,49 @@ class _Solver:
             if score == 0:
                 self._record(key, 0)
                 return 0
-            entry = table.get(key)
-            lo, hi = (entry[0], entry[1]) if entry is not None else (-size, size)
-            if score > 0:
-                lo = max(lo, score, 1)
-                # shortest wins first: each test "a win in at most size + 1 - t plies?" is shallow
-                while lo < hi:
-                    t = hi
-                    result = search.run(mover, other, t - 1, t)
-                    if result >= t:
-                        lo = result
-                    else:
-                        hi = result - (result - size) % 2  # win scores share size's parity
-            else:
-                hi = min(hi, score, -1)
-                # quickest losses first: "lost within size + 1 + t plies?"
-                while lo < hi:
-                    t = lo
-                    result = search.run(mover, other, t, t + 1)
-                    if result <= t:
-                        hi = result
-                    else:
-                        lo = result + (result - size - 1) % 2  # loss scores share size + 1's parity
-            self._record(key, lo)
-            return lo
+            bounds = self.known_bounds(key, score)
+            self.narrow(mover, other, bounds, search)
+            self._record(key, bounds[0])
+            return bounds[0]
         except RecursionError:
             raise self._too_deep() from None
+
+    def known_bounds(self, key: int, score: int) -> list[int]:
+        """[lower, upper] bounds of the score of a won (``score`` > 0) or lost (< 0) position, from
+        its sign and the table."""
+        size = self.size
+        entry = self.table.get(key)
+        lo, hi = (entry[0], entry[1]) if entry is not None else (-size, size)
+        if score > 0:
+            return [max(lo, score, 1), hi]
+        return [lo, min(hi, score, -1)]
+
+    def narrow(self, mover: int, other: int, bounds: list[int], search: _Search) -> None:
+        """Narrow ``bounds`` (of a won or lost position's score) until they meet, by null-window tests.
+
+        ``bounds`` is updated after every test, so a caller whose budget runs out part way still
+        holds true bounds (the length of a win: see :func:`outcome`).
+        """
+        size = self.size
+        lo, hi = bounds
+        if lo > 0:
+            # shortest wins first: each test "a win in at most size + 1 - t plies?" is shallow
+            while lo < hi:
+                t = hi
+                result = search.run(mover, other, t - 1, t)
+                if result >= t:
+                    lo = bounds[0] = result
+                else:
+                    hi = bounds[1] = result - (result - size) % 2  # win scores share size's parity
+        else:
+            # quickest losses first: "lost within size + 1 + t plies?"
+            while lo < hi:
+                t = lo
+                result = search.run(mover, other, t, t + 1)
+                if result <= t:
+                    hi = bounds[1] = result
+                else:
+                    lo = bounds[0] = result + (result - size - 1) % 2  # loss scores share size + 1's parity
 
     def at_least(self, mover: int, other: int, bound: int, search: _Search, key: int | None = None) -> bool:
         """Whether the position's exact score is ``bound`` or more (one null-window search).
@@ -943,6 +976,97 @@ def solve(board: Board, *, progress: ProgressCallback | None = None, max_nodes: 
     mover, other = _sides(board)
     with _searching(geometry, spend, progress) as (solver, search):
         return _decode(solver.exact(mover, other, search), geometry.size, empty)
+
+
+def outcome(board: Board, *, progress: ProgressCallback | None = None, max_nodes: int | None = None,
+            deadline: float | None = None, budget: Budget | None = None,
+            length_budget: Budget | None = None) -> Outcome:
+    """:func:`solve`, but a proved value is not lost when the length of the win is out of reach.
+
+    The value (win, draw or loss) is proved first; then the length of a win or loss is
+    searched for with what is left of the budget, and within what is left of ``length_budget``
+    too, if given (a :class:`~noughts.budget.Budget`: its positions, and its seconds counted
+    from its making). If the
+    budget runs out before the value is proved, :class:`~noughts.errors.BudgetExceeded` is
+    raised as by :func:`solve`; if it runs out while the length is searched for, the answer is
+    the value with ``plies=None`` and the bounds found on the length so far. A draw's length is
+    the empty cells, so a draw is always complete. The other arguments are :func:`solve`'s.
+
+    >>> outcome(Board(4, 4, 3))
+    Outcome(value=1, plies=5, fewest_plies=5, most_plies=5)
+    >>> clear_cache()  # a cold start: nothing solved before
+    >>> outcome(Board(5, 6, 4), length_budget=Budget(nodes=10))  # the value, proved; the length not found
+    Outcome(value=1, plies=None, fewest_plies=7, most_plies=29)
+
+    On the empty 4×9 board with four in a row this proves "the first player wins" in seven to
+    eight minutes of CPU, where :func:`solve` does not finish (docs/proofs.md).
+    """
+    spend = _budget(budget, max_nodes, deadline)
+    if length_budget is not None and not isinstance(length_budget, Budget):
+        raise InvalidBudgetError(f"length_budget must be a noughts Budget, not {type(length_budget).__name__}")
+    geometry = board.geometry
+    if board.is_over or _is_33(geometry):
+        value, plies = solve(board)
+        return Outcome(value, plies, plies, plies)
+    size = geometry.size
+    empty = size - board.ply
+    mover, other = _sides(board)
+    searching = _searching(geometry, spend, progress)
+    with searching as (solver, search):
+        key = solver.canonical(mover | other << size)
+        try:
+            entry = solver.table.get(key)
+            if entry is not None and entry[0] == entry[1]:
+                score = entry[0]  # known exactly
+            else:
+                score = solver.value(mover, other, search) if size > ALPHA_BETA_MAX_SIZE \
+                    else search.run(mover, other, -1, 1)
+            if score == 0:
+                solver._record(key, 0)
+                return Outcome(0, empty, empty, empty)
+            bounds = solver.known_bounds(key, score)
+            if bounds[0] < bounds[1]:
+                if length_budget is not None:
+                    search.flush()
+                    search.budget = spend.limited(length_budget.nodes_left(), length_budget.seconds_left())
+                    search._state[1] = search._allowance()
+                # the length search's table and the proof's share the tables' memory (on 4×9 the
+                # alpha-beta table alone, at its own limit, took the process from 132 MB to 658 MB)
+                limit = solver.table_limit
+                prover = solver._prover
+                if prover is not None:
+                    room = (_TABLE_BYTES - len(prover.table) * PROVER_ENTRY_BYTES) // solver.entry_bytes
+                    solver.table_limit = max(TRIM_ENTRIES, min(limit, room))
+                try:
+                    solver.narrow(mover, other, bounds, search)
+                except BudgetExceeded:
+                    # the value stands; the length search's partial table goes, its bounds stay
+                    solver.trim(searching.size, searching.clears)
+                    solver.table[key] = (bounds[0], bounds[1], -1)
+                    return _length_not_found(score, bounds, size, empty)
+                finally:
+                    solver.table_limit = limit
+                    if search.budget is not spend:
+                        search.flush()
+                        spend.spent += search.budget.spent
+                        search.budget = spend
+        except RecursionError:
+            raise solver._too_deep() from None
+        solver._record(key, bounds[0])
+        value, plies = _decode(bounds[0], size, empty)
+        return Outcome(value, plies, plies, plies)
+
+
+def _length_not_found(score: int, bounds: list[int], size: int, empty: int) -> Outcome:
+    """The value of a won or lost position whose score is known to lie within ``bounds`` only."""
+    plies = sorted((_decode(bounds[0], size, empty).plies, _decode(bounds[1], size, empty).plies))
+    # the winner moves on odd plies from here when it is the mover, on even ones when it is not
+    parity = 1 if score > 0 else 0
+    fewest = max(plies[0], 2 - parity)
+    fewest += (fewest - parity) % 2
+    most = min(plies[1], empty)
+    most -= (most - parity) % 2
+    return Outcome(1 if score > 0 else -1, None, fewest, most)
 
 
 def analyse(board: Board, *, progress: ProgressCallback | None = None, max_nodes: int | None = None,
