@@ -39,6 +39,7 @@ from redis.exceptions import NoScriptError, RedisError, ResponseError
 from noughts.errors import NoughtsError
 from noughts.web.hub import Hub, Presence, with_presence
 from noughts.web.protocol import Rejection, encode
+from noughts.web.resp import RespConnection, resp_address
 from noughts.web.rooms import Conflict, Room
 
 if TYPE_CHECKING:
@@ -199,6 +200,9 @@ class Batch:
 
     def __init__(self, client: Redis) -> None:
         self.client = client
+        address = resp_address(client)
+        # the lean connection (noughts.web.resp) where it can go; redis-py's own otherwise (TLS)
+        self.lean = RespConnection(address) if address is not None else None
         self._waiting: list[tuple[tuple[Any, ...], asyncio.Future[Any]]] = []
         self._wake: asyncio.Event | None = None
         self._runner: asyncio.Task[None] | None = None
@@ -208,10 +212,14 @@ class Batch:
     @property
     def pending(self) -> int:
         """Commands not yet answered (or not yet sent)."""
+        if self.lean is not None:
+            return self.lean.pending
         return len(self._waiting) + self._in_flight
 
     def submit(self, *command: Any) -> asyncio.Future[Any]:
         """Queue a command; the future is its reply (or its error)."""
+        if self.lean is not None:
+            return self.lean.submit(*command)
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
         self._waiting.append((command, future))
@@ -264,6 +272,9 @@ class Batch:
 
     async def close(self) -> None:
         """Stop (commands still waiting fail) and give the connection back to the pool."""
+        if self.lean is not None:
+            await self.lean.close()
+            return
         if self._runner is not None:
             self._runner.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -424,7 +435,10 @@ class RedisHub(Hub):
         self._failing = False  # a command failed and the log said so; quiet until one succeeds
         self._tasks: list[asyncio.Task[None]] = []
         self._forgetting: set[asyncio.Task[None]] = set()
-        self.pubsub: Any = None
+        self.pubsub: Any = None  # redis-py's subscription, where the lean one cannot go (TLS)
+        address = resp_address(self.client)
+        self.listener = (None if address is None else  # the lean subscription (noughts.web.resp)
+                         RespConnection(address, on_message=self._heard, on_connect=self._resubscribe))
         self.beating: Redis | None = None  # the heartbeat's own connection (see _beat)
 
     def channel(self, code: str) -> str:
@@ -440,12 +454,16 @@ class RedisHub(Hub):
     async def start(self) -> None:
         try:
             await self.client.ping()
-            self.pubsub = self.client.pubsub(ignore_subscribe_messages=True)
-            # a channel of its own keeps the listener's connection subscribed while no room is open
-            await self.pubsub.subscribe(f"{self.prefix}process:{self.process}")
+            if self.listener is not None:
+                await self.listener.open()  # (subscribes to this process's channel: _resubscribe)
+            else:
+                self.pubsub = self.client.pubsub(ignore_subscribe_messages=True)
+                # a channel of its own keeps the listener's connection subscribed while no room is open
+                await self.pubsub.subscribe(f"{self.prefix}process:{self.process}")
         except RedisError as error:
             raise NoughtsError(f"cannot reach Redis: {error}") from None
-        self._tasks = [asyncio.create_task(self._listen()), asyncio.create_task(self._beat())]
+        listening = self._listen() if self.listener is None else self._keep_listening(self.listener)
+        self._tasks = [asyncio.create_task(listening), asyncio.create_task(self._beat())]
 
     async def stop(self) -> None:
         with contextlib.suppress(RedisError, OSError):
@@ -470,6 +488,8 @@ class RedisHub(Hub):
         with contextlib.suppress(RedisError, OSError):
             if self.pubsub is not None:
                 await self.pubsub.aclose()
+            if self.listener is not None:
+                await self.listener.close()
             await self.client.aclose()
 
     async def _drain(self) -> None:
@@ -507,7 +527,10 @@ class RedisHub(Hub):
             if first:
                 self.subscribed.add(code)
                 try:
-                    await self.pubsub.subscribe(self.channel(code))
+                    if self.listener is not None:  # subscribed once Redis says so, before the presence is written
+                        await self.listener.submit("SUBSCRIBE", self.channel(code))
+                    else:
+                        await self.pubsub.subscribe(self.channel(code))
                 except RedisError as error:
                     raise _unavailable(error) from None
             written = self._send(("HSET", self._presence_key(code), self.process, ",".join(map(str, local))),
@@ -554,6 +577,9 @@ class RedisHub(Hub):
         self.others.pop(code, None)
         self.shown.pop(code, None)
         self.store.forget(code)
+        if self.listener is not None:
+            self.listener.send("UNSUBSCRIBE", self.channel(code))
+            return
         with contextlib.suppress(RedisError, OSError):
             await self.pubsub.unsubscribe(self.channel(code))
 
@@ -650,6 +676,35 @@ class RedisHub(Hub):
         return done
 
     # tasks --------------------------------------------------------------------------------------
+    def _resubscribe(self) -> None:
+        """The lean subscription (re)connected: listen to this process's channel and every room's here."""
+        assert self.listener is not None
+        # a channel of its own keeps the subscription open while no room is
+        for channel in [f"{self.prefix}process:{self.process}", *map(self.channel, self.subscribed)]:
+            self.listener.send("SUBSCRIBE", channel)
+
+    def _heard(self, channel: str, data: str) -> None:
+        """A change published on a room's channel, straight from the lean subscription's read."""
+        code = channel[len(self.prefix) + 5:]  # (after "room:")
+        if code not in self.watching:
+            return
+        try:
+            self._on_event(code, json.loads(data))
+        except Exception:
+            log.exception("a change published for room %s could not be passed on", code)
+
+    async def _keep_listening(self, listener: RespConnection) -> None:
+        """Connect the lean subscription again whenever it is lost (changes published meanwhile are missed)."""
+        while True:
+            if listener.lost is not None:
+                await asyncio.shield(listener.lost)
+            log.warning("lost the Redis subscription, reconnecting")
+            while True:
+                await asyncio.sleep(0.5)
+                with contextlib.suppress(RedisError):
+                    await listener.open()
+                    break
+
     async def _listen(self) -> None:
         channels = len(self.prefix) + len("room:")
         failing = False
