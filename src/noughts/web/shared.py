@@ -308,6 +308,7 @@ class RedisRoomStore:
         self.local: Container[str] = ()  # rooms worth keeping here (the hub's rooms with sockets)
         self._kept: dict[str, Room] = {}  # room → this process's last write of it, for the next get
         self._heard: dict[str, int] = {}  # room → the newest version another process announced
+        self._told: dict[str, tuple[int, dict[str, Any]]] = {}  # room → another process's write, as it published it
         self._put = client.register_script(_PUT)
         self.batch = Batch(client)
         self._expire = client.register_script(_EXPIRE)
@@ -326,14 +327,32 @@ class RedisRoomStore:
         if older_than is None:
             self._kept.pop(code, None)
             self._heard.pop(code, None)
+            self._told.pop(code, None)
             return
         self._heard[code] = max(older_than, self._heard.get(code, 0))  # also for a copy being written now
         kept = self._kept.get(code)
         if kept is not None and kept.version < older_than:
             del self._kept[code]
+        told = self._told.get(code)
+        if told is not None and told[0] < older_than:
+            del self._told[code]
+
+    def heard(self, code: str, version: int, data: dict[str, Any]) -> None:
+        """Another process wrote the room at ``version`` (``data``: as stored): the next get here needs no read.
+
+        (The write published it in the same step as it stored it, so it is what Redis holds at that
+        version; a newer write since makes this process's own write over it conflict, and read.)
+        """
+        self.forget(code, older_than=version)
+        if code in self.local and code not in self._kept and self._heard.get(code, 0) <= version:
+            self._told[code] = (version, data)
 
     async def get(self, code: str) -> Room | None:
         kept = self._kept.pop(code, None)  # taken: a message handled meanwhile reads from Redis
+        if kept is None and code in self._told:
+            version, data = self._told.pop(code)
+            if version >= self._heard.get(code, 0):
+                kept = self._decoded(code, version, data)
         if kept is not None:
             kept.cached = True  # not read just now: the lobby reads afresh before refusing a message
             return kept
@@ -345,12 +364,19 @@ class RedisRoomStore:
             return None
         version, _, body = _text(raw).partition("|")
         try:
-            room = Room.from_dict(json.loads(body))
-            room.version = max(room.version, int(version))
-        except (ValueError, NoughtsError) as error:
+            return self._decoded(code, int(version), json.loads(body))
+        except ValueError as error:
             log.warning("room %s in Redis is damaged, treated as gone: %s", code, error)
             return None
-        room.stored_version = int(version)
+
+    def _decoded(self, code: str, version: int, data: Any) -> Room | None:
+        try:
+            room = Room.from_dict(data)
+        except (ValueError, TypeError, KeyError, NoughtsError) as error:
+            log.warning("room %s in Redis is damaged, treated as gone: %s", code, error)
+            return None
+        room.version = max(room.version, version)
+        room.stored_version = version
         return room
 
     async def put(self, room: Room) -> None:
@@ -359,7 +385,8 @@ class RedisRoomStore:
         code = room.code
         body = _compact_ascii({**room.to_dict(), "version": version})
         state = room.state()
-        event = encode({"t": "s", "o": self.process, "v": version, "s": state})
+        # the state for the other processes' sockets, and the room as stored, so that their next move needs no read
+        event = f'{{"t":"s","o":"{self.process}","v":{version},"r":{body},"s":{encode(state)}}}'
         keys = [self.key(code), self.index, self.presence_key(code)]
         args: list[Any] = [f"{version}|{body}", "" if read is None else str(read), int(self.ttl * 1000) + GRACE_MS,
                 repr(room.touched), self.max_rooms, code, self.process, self.channel(code), event]
@@ -374,10 +401,14 @@ class RedisRoomStore:
         if outcome == "ok":
             room.version = room.stored_version = version
             room.written_state = (version, state)  # what the hub shows next: worked out once
+            told = self._told.get(code)
+            if told is not None and told[0] <= version:
+                del self._told[code]
             if code in self.local and self._heard.get(code, 0) <= version:
                 self._kept[code] = room  # unless another process's newer change was heard meanwhile
             return
         self._kept.pop(code, None)
+        self._told.pop(code, None)  # (perhaps behind the write that won: the next try reads)
         if outcome in ("taken", "changed"):
             raise Conflict(f"room {code} is {outcome}")
         elif outcome == "full":
@@ -735,7 +766,10 @@ class RedisHub(Hub):
         kind = event["t"]
         if kind == "s":
             version = int(event["v"])
-            self.store.forget(code, older_than=version)
+            if isinstance(event.get("r"), dict):
+                self.store.heard(code, version, event["r"])
+            else:
+                self.store.forget(code, older_than=version)
             self._show(code, version, event["s"])
         elif kind == "p":
             presence = tuple(int(n) for n in event["p"])
