@@ -210,7 +210,7 @@ class RespConnection(asyncio.Protocol):
                 self._expected.extendleft(reversed(answers))  # before anything queued meanwhile
                 self.transport.write(pack_commands(hello) or b"")
                 await asyncio.gather(*answers)
-        except (OSError, asyncio.TimeoutError, RedisError) as error:
+        except (TimeoutError, OSError, RedisError) as error:
             failure = error if isinstance(error, RedisError) else RedisConnectionError(
                 f"cannot reach Redis: {type(error).__name__}: {error}")
             if self.transport is not None:

@@ -362,9 +362,9 @@ class RedisRoomStore:
             raise _unavailable(error) from None
         if raw is None:
             return None
-        version, _, body = _text(raw).partition("|")
+        stored, _, body = _text(raw).partition("|")
         try:
-            return self._decoded(code, int(version), json.loads(body))
+            return self._decoded(code, int(stored), json.loads(body))
         except ValueError as error:
             log.warning("room %s in Redis is damaged, treated as gone: %s", code, error)
             return None
