@@ -7,7 +7,7 @@ store's connection belongs to the thread that opened it, and a commit waits for 
 the server). When the game is kept, the room is told (the ``recorded`` and ``scores`` messages).
 
 The recorder's thread keeps games in batches: every game waiting when it is free, or arriving
-within ``gather`` seconds (50 ms) of a game that came alone, goes into one transaction (up to
+within ``gather`` seconds (200 ms) of a game that came alone, goes into one transaction (up to
 ``batch``; a commit and the scores read cost about 1.3 ms of CPU however few games), and the
 ``scores`` message is read once per batch, with only the leading names (an index, not the whole
 people table). At most ``batch`` finished games are ever waiting or being written, so a
@@ -51,7 +51,9 @@ DEFAULT_BATCH = 100  # games per transaction, and the most finished games not ye
 DEFAULT_WAIT_S = 5.0  # how long a game's end waits for room in a full queue before it is given up
 # After a game arrives, the thread waits this long for others to share its commit: a commit and
 # the scores read cost about 1.3 ms of CPU alone, 40 µs a game in tens (docs/web-protocol.md, Load).
-DEFAULT_GATHER_S = 0.05
+# 200 ms rather than 50: the recorder's CPU a move is a third (about 55 µs less a move at 600 games),
+# and a SIGKILL loses a few more of the games ended just before it (still never more than ``batch``).
+DEFAULT_GATHER_S = 0.2
 _STOP_WAIT_S = 120.0  # the most the shutdown waits for the waiting games to be written
 NOT_KEEPING_UP = "The score database is not keeping up, so this game was not saved."
 
