@@ -17,8 +17,11 @@ each process and announced on the same channel. A process that stops beating its
 (``noughts:processes``, killed, say) is taken out of every room's presence by the others.
 
 Each process keeps the rooms its sockets are in as it last wrote them (the write still checks
-the version), so a move is usually one scripted write, and the reads and writes of one turn of
-the event loop go to Redis in one pipeline (:class:`Batch`).
+the version), and a write publishes the room as stored beside its state, so the other
+processes keep it too: a move is one scripted write, with no read, even when the room's last
+change was made on another process. The commands of one turn of the event loop go to Redis in
+one write (:class:`Batch`), and the replies and published changes are parsed as they arrive,
+without redis-py's reader in between (:mod:`noughts.web.resp`).
 
 Nothing here runs unless ``--redis`` is given; the ``redis`` package comes with the web extra.
 """
@@ -191,11 +194,13 @@ _compact_ascii = json.JSONEncoder(separators=(",", ":")).encode  # a room as kep
 class Batch:
     """Commands go to Redis over one connection of their own, in order, many per round trip.
 
-    Every command issued while the replies to the previous ones are awaited goes out in the
-    next single write, and their replies are read in order: under load many rooms' reads and
-    writes share one round trip. The commands are written on the client library's own
-    connection, without a pipeline object or a pool checkout for each: those cost a move more
-    than everything else the library does for it. A lone command goes at once.
+    On the lean connection (:class:`noughts.web.resp.RespConnection`, plain TCP or a Unix
+    socket) every command issued in one turn of the event loop goes out in one write at the end
+    of the turn, and each reply resolves its command's future as it is read. Otherwise (TLS) the
+    commands are written on redis-py's own connection: every command issued while the replies
+    to the previous ones are awaited goes out in the next single write, without a pipeline
+    object or a pool checkout for each (those cost a move more than everything else the library
+    does for it); a lone command goes at once.
     """
 
     def __init__(self, client: Redis) -> None:
