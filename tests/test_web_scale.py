@@ -895,3 +895,39 @@ def test_a_change_heard_from_another_process_needs_no_read_for_the_next_move_her
         await other.client.aclose()
 
     run(scenario())
+
+
+def test_the_lean_connection_logs_in_and_picks_the_database_of_the_url(tmp_path: Path) -> None:
+    """``redis://user:password@host:port/N``: the lean connection (noughts.web.resp) sends AUTH and
+    SELECT before anything else, as redis-py does; a wrong password is an error, not a hang."""
+    from redis.exceptions import ResponseError
+
+    from noughts.web.resp import RespConnection, resp_address
+
+    port = free_port()
+    process = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--dir", str(tmp_path),
+                                "--save", "", "--requirepass", "sesame"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_until(lambda: redis.Redis(port=port, password="sesame").ping(), "redis-server", process)
+
+        async def scenario() -> list[Any]:
+            seen = []
+            for url in (f"redis://:sesame@127.0.0.1:{port}/5", f"redis://default:sesame@127.0.0.1:{port}/0",
+                        f"redis://:wrong@127.0.0.1:{port}/0"):
+                address = resp_address(open_redis(url))
+                assert address is not None
+                lean = RespConnection(address)
+                try:
+                    seen.append(await lean.submit("CLIENT", "INFO"))
+                except ResponseError as error:
+                    seen.append(error)
+                await lean.close()
+            return seen
+
+        five, zero, refused = run(scenario())
+    finally:
+        process.terminate()
+        process.wait(10)
+    assert " db=5 " in five and " db=0 " in zero and "user=default" in zero
+    assert isinstance(refused, ResponseError) and "WRONGPASS" in str(refused)
