@@ -54,6 +54,7 @@ DEFAULT_WAIT_S = 5.0  # how long a game's end waits for room in a full queue bef
 # 200 ms rather than 50: the recorder's CPU a move is a third (about 55 µs less a move at 600 games),
 # and a SIGKILL loses a few more of the games ended just before it (still never more than ``batch``).
 DEFAULT_GATHER_S = 0.2
+GATHER_SLICE_S = 0.025  # while gathering, how often the thread looks whether half a batch is waiting
 _STOP_WAIT_S = 120.0  # the most the shutdown waits for the waiting games to be written
 NOT_KEEPING_UP = "The score database is not keeping up, so this game was not saved."
 
@@ -248,7 +249,7 @@ class Recorder:
             while running:
                 first = self._queue.get()
                 if first is not None and self.gather > 0 and self._queue.empty():
-                    time.sleep(self.gather)  # (a stop's None ends the batch as soon as it is read)
+                    self._gather()
                 if first is None:
                     break
                 batch = [first]
@@ -266,6 +267,19 @@ class Recorder:
                     loop.call_soon_threadsafe(self._deliver, done, scores_now)
         finally:
             store.close()
+
+    def _gather(self) -> None:
+        """A game came alone: wait up to ``gather`` seconds for others to share its commit, but no longer
+        than it takes half a batch to arrive, so games ending meanwhile still find places (under load a
+        fixed wait would hold every place and make the games that end wait). (A stop's None ends the
+        batch as soon as it is read.)"""
+        deadline = time.monotonic() + self.gather
+        enough = max(1, self.batch // 2)
+        while self._queue.qsize() < enough:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            time.sleep(min(left, GATHER_SLICE_S))
 
     def _open(self) -> dict[str, Any]:
         from noughts.store import open_store
