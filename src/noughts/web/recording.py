@@ -7,8 +7,8 @@ store's connection belongs to the thread that opened it, and a commit waits for 
 the server). When the game is kept, the room is told (the ``recorded`` and ``scores`` messages).
 
 The recorder's thread keeps games in batches: every game waiting when it is free, or arriving
-within ``gather`` seconds (200 ms) of a game that came alone, goes into one transaction (up to
-``batch``; a commit and the scores read cost about 1.3 ms of CPU however few games), and the
+within ``gather`` seconds (200 ms) of a game that came alone (or until half a batch waits),
+goes into one transaction (up to ``batch``; a commit and the scores read cost about 1.3 ms of CPU however few games), and the
 ``scores`` message is read once per batch, with only the leading names (an index, not the whole
 people table). At most ``batch`` finished games are ever waiting or being written, so a
 ``SIGKILL`` loses at most that many:
