@@ -8,10 +8,10 @@ the server). When the game is kept, the room is told (the ``recorded`` and ``sco
 
 The recorder's thread keeps games in batches: every game waiting when it is free, or arriving
 within ``gather`` seconds (200 ms) of a game that came alone (or until half a batch waits),
-goes into one transaction (up to ``batch``; a commit and the scores read cost about 1.3 ms of CPU however few games), and the
-``scores`` message is read once per batch, with only the leading names (an index, not the whole
-people table). At most ``batch`` finished games are ever waiting or being written, so a
-``SIGKILL`` loses at most that many:
+goes into one transaction (up to ``batch``; a commit and the scores read cost about 1.3 ms of
+CPU however few games), and the ``scores`` message is read once per batch, with only the
+leading names (an index, not the whole people table). At most ``batch`` finished games are
+ever waiting or being written, so a ``SIGKILL`` loses at most that many:
 
 - a change that ends a game first takes a place for it (:meth:`Recorder.reserve`, awaited before
   the room is stored); when all ``batch`` places are taken, that one change waits for the database
