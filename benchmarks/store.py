@@ -9,7 +9,9 @@ packages started in a temporary folder, as the tests do, with fsync on) it repor
   the game, then read the whole score table for the ``scores`` message) beside the way now (the
   ten leading names through an index), each game alone and in batches of 100;
 - games lost to SIGKILL: a child process records through the web's Recorder (batches of 100)
-  as fast as it can and is killed; the loss is what it had accepted minus what the store kept.
+  as fast as it can and is killed; the loss is what it had accepted minus what the store kept;
+  then the same at people's pace (60 and 400 games ending a second, for 3 s), where a game that
+  ends alone waits the recorder's ``gather`` for others to share its commit.
 
 Each figure is the median of several runs, peers measured in the same run.
 """
@@ -36,7 +38,7 @@ from noughts.store import Finished, Participant, Store, open_store  # noqa: E402
 
 GAME = Game.from_text("a1 b1 a2 b2 a3")
 CHILD = """
-import asyncio, signal, sys
+import asyncio, signal, sys, time
 sys.path.insert(0, sys.argv[3])
 from noughts import Game
 from noughts.store import Participant
@@ -46,7 +48,7 @@ async def main():
     recorder = Recorder(sys.argv[1], batch=int(sys.argv[2]))
     await recorder.start()
     game, hard = Game.from_text("a1 b1 a2 b2 a3"), Participant.computer("hard")
-    number = 0
+    number, rate, start = 0, float(sys.argv[4]), time.monotonic()  # rate 0: as fast as it can
     while True:
         number += 1
         refused = await recorder.reserve()  # as the lobby does before the change that ends a game is stored
@@ -54,7 +56,7 @@ async def main():
                              game_key=f"game-{number}", reserved=refused is None, refused=refused)
         if refused is None:
             print(number, flush=True)
-        await asyncio.sleep(0)
+        await asyncio.sleep(max(0.0, start + number / rate - time.monotonic()) if rate else 0)
 
 asyncio.run(main())
 """
@@ -104,7 +106,9 @@ def measure(where: Callable[[], str], runs: int, games: int) -> dict[str, Any]:
             "ms_per_game_10000_people": {k: 1000 * statistics.median(v) for k, v in per_game.items()}}
 
 
-def sigkill_loss(where: Callable[[], str], runs: int, batch: int = 100) -> list[int]:
+def sigkill_loss(where: Callable[[], str], runs: int, batch: int = 100, rate: float = 0.0) -> list[int]:
+    """Games lost to a SIGKILL after 3,000 accepted (``rate`` 0: ended as fast as a loop can), or
+    after 3 s at ``rate`` games a second."""
     losses = []
     for _ in range(runs):
         db = where()
@@ -112,10 +116,13 @@ def sigkill_loss(where: Callable[[], str], runs: int, batch: int = 100) -> list[
             script, out = Path(folder, "child.py"), Path(folder, "out")
             script.write_text(CHILD)
             with out.open("w") as sink:
-                child = subprocess.Popen([sys.executable, str(script), db, str(batch), str(HERE.parent / "src")],
-                                         stdout=sink)
-                deadline = time.monotonic() + 60
-                while out.read_text().count("\n") < 3000 and time.monotonic() < deadline and child.poll() is None:
+                child = subprocess.Popen([sys.executable, str(script), db, str(batch), str(HERE.parent / "src"),
+                                          str(rate)], stdout=sink)
+                deadline = time.monotonic() + (60 if not rate else 30)
+                while time.monotonic() < deadline and child.poll() is None:
+                    written = out.read_text().count("\n")
+                    if (written >= 3000) if not rate else (written >= 3 * rate + 1):  # 3 s of games (after the first)
+                        break
                     time.sleep(0.01)
                 child.send_signal(signal.SIGKILL)
                 child.wait()
@@ -149,6 +156,8 @@ def main() -> int:
             for name, where in backends.items():
                 figures = measure(where, runs, games)
                 figures["sigkill_lost"] = sigkill_loss(where, runs)
+                paced = {rate: sigkill_loss(where, runs, rate=rate) for rate in (60, 400)}
+                figures["sigkill_lost_paced"] = {str(rate): lost for rate, lost in paced.items()}
                 results[name] = figures
                 print(f"\n{name}")
                 for label, value in figures["games_per_s"].items():
@@ -158,6 +167,9 @@ def main() -> int:
                 lost = figures["sigkill_lost"]
                 print(f"  SIGKILL, batches of 100: games lost {lost} (median {statistics.median(lost):g}, "
                       f"max {max(lost)}; the bound is 100)")
+                for rate, lost in paced.items():
+                    print(f"  SIGKILL after 3 s of {rate} games ending a second: games lost {lost} "
+                          f"(median {statistics.median(lost):g}, max {max(lost)})")
         finally:
             if server is not None:
                 server.stop()

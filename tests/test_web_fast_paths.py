@@ -393,3 +393,24 @@ def test_commands_for_redis_are_packed_byte_for_byte_as_redis_py_packs_them() ->
     # what it does not pack the same way is left to redis-py (which splits a two-word command, refuses a bool)
     for odd in [("CONFIG GET", "maxmemory"), ("SET", "k", True), ("SET", "k", None), (b"GET", "k")]:
         assert pack_commands([("GET", "k"), odd]) is None
+
+
+def test_redis_replies_are_read_whole_however_the_bytes_are_split() -> None:
+    """The lean Redis connection parses replies as they arrive: at every split of the stream, the
+    replies before it come out whole and the rest waits for the next bytes."""
+    from redis.exceptions import NoScriptError, ResponseError
+
+    from noughts.web.resp import parse_replies
+
+    stream = (b"+OK\r\n:42\r\n:-3\r\n$-1\r\n$3\r\nh\xc3\xa9\r\n$4\r\na\r\nb\r\n$0\r\n\r\n"
+              b"*3\r\n$7\r\nmessage\r\n$14\r\nnoughts:room:K\r\n$7\r\n{\"t\":1}\r\n*-1\r\n*0\r\n"
+              b"*2\r\n*1\r\n:1\r\n$2\r\nok\r\n-NOSCRIPT No matching script\r\n-ERR wrong\r\n")
+    expected = ["OK", 42, -3, None, "hé", "a\r\nb", "", ["message", "noughts:room:K", '{"t":1}'], None, [],
+                [[1], "ok"]]
+    whole, rest = parse_replies(stream)
+    assert whole[:len(expected)] == expected and rest == b""
+    assert type(whole[-2]) is NoScriptError and type(whole[-1]) is ResponseError and str(whole[-1]) == "ERR wrong"
+    for split in range(len(stream) + 1):
+        first, rest = parse_replies(stream[:split])
+        second, left = parse_replies(rest + stream[split:])
+        assert [repr(r) for r in first + second] == [repr(r) for r in whole] and left == b""

@@ -261,3 +261,42 @@ def test_the_recorder_stops_once_and_refuses_after(tmp_path: Path) -> None:
     asyncio.run(scenario())
     assert [m["message"] for m in told] == ["The server is stopping, so this game was not saved."]
     assert os.path.exists(tmp_path / "noughts.db")
+
+
+def test_a_lone_game_waits_for_others_to_share_its_commit_but_half_a_batch_goes_at_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The recorder's thread holds a game that ends alone for ``gather`` seconds, so that games ending
+    soon after share its commit; once half a batch is waiting it commits at once (a fixed wait, under
+    load, held every place in the queue and made the games ending meanwhile wait)."""
+    batches: list[int] = []
+    write = Recorder._write
+
+    def counted(store: Any, batch: list[Any]) -> Any:
+        batches.append(len(batch))
+        return write(store, batch)
+
+    monkeypatch.setattr(Recorder, "_write", staticmethod(counted))
+
+    async def scenario() -> None:
+        recorder = Recorder(str(tmp_path / "noughts.db"), batch=4, gather=60)
+        await recorder.start()
+        game, ann, easy = Game.from_text("a1 b1 a2 b2 a3"), Participant.human("Ann"), Participant.computer("easy")
+        saved = asyncio.Event()
+        told: list[str] = []
+
+        def one_saved(code: str, recorded: dict[str, Any], scores: Any) -> None:
+            told.append(code)
+            if len(told) == 3:
+                saved.set()
+
+        recorder.write_later("a", game, ann, easy, one_saved)
+        while recorder._queue.qsize():  # taken by the thread: it came alone, so it waits for company
+            await asyncio.sleep(0.005)
+        await asyncio.sleep(0.05)
+        recorder.write_later("b", game, ann, easy, one_saved)
+        recorder.write_later("c", game, ann, easy, one_saved)  # two waiting: half of 4, so no 60 s wait
+        await asyncio.wait_for(saved.wait(), 20)
+        await recorder.stop()
+
+    asyncio.run(scenario())
+    assert batches == [3]  # one commit for the three

@@ -790,3 +790,144 @@ def test_a_process_whose_pooled_redis_connections_are_all_busy_still_beats_its_h
 
     before, after = run(scenario())
     assert after - before > 0.3  # the last beat landed within the last few of the twelve
+
+
+def test_the_writes_of_one_loop_turn_go_to_redis_in_one_write(redis_url: str) -> None:
+    """Every command issued in one turn of the event loop goes to Redis in one write (noughts.web.resp):
+    three rooms' moves in one turn cost one write and one read, not three round trips."""
+
+    async def scenario() -> None:
+        store, reader = (RedisRoomStore(open_redis(redis_url)) for _ in range(2))
+        rooms = []
+        for name in ("Ann", "Bo", "Cy"):
+            room = Room.for_friend(name=name)
+            room.take_free_seat("Di")
+            await store.put(room)  # one at a time: a write each
+            rooms.append(room)
+        lean = store.batch.lean
+        assert lean is not None and lean.writes == 3
+        for room in rooms:
+            room.play(room.match.seat_to_move, 4)
+        await asyncio.gather(*(store.put(room) for room in rooms))  # three moves in one turn
+        assert lean.writes == 4
+        read = await asyncio.gather(*(reader.get(room.code) for room in rooms))
+        assert [r.moves if r else None for r in read] == [(4,)] * 3
+        assert reader.batch.lean is not None and reader.batch.lean.writes == 1  # three reads, one write
+        for one in (store, reader):
+            await one.batch.close()
+            await one.client.aclose()
+
+    run(scenario())
+
+
+class _Socket:
+    """What a hub needs of a websocket: where it is, and what it was sent."""
+
+    def __init__(self) -> None:
+        self.room: str | None = None
+        self.seat: int | None = None
+        self.shown: Any = None
+        self.sent: list[dict[str, Any]] = []
+
+    def push(self, message: Any) -> None:
+        self.sent.append(json.loads(message) if isinstance(message, str) else message)
+
+    async def until_moves(self, moves: list[int]) -> None:
+        while not any(m.get("type") == "state" and m.get("moves") == moves for m in self.sent):
+            await asyncio.sleep(0.01)
+
+
+@pytest.mark.parametrize("connection", ["lean", "redis-py"])
+def test_a_change_heard_from_another_process_needs_no_read_for_the_next_move_here(
+        redis_url: str, connection: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another process's write publishes the room as stored, so this process's next move in it is one
+    scripted write, not a read and a write; the lean subscription comes back by itself when its
+    connection is lost, and hears the room's later changes. (redis-py's connections: TLS.)"""
+    from noughts.web import shared
+
+    if connection == "redis-py":
+        monkeypatch.setattr(shared, "resp_address", lambda client: None)
+
+    async def scenario() -> None:
+        mine = RedisRoomStore(open_redis(redis_url))
+        hub = shared.RedisHub(mine, heartbeat=0.2)
+        other = RedisRoomStore(open_redis(redis_url))
+        await hub.start()
+        room = Room.for_friend(name="Ann", first="me")
+        room.take_free_seat("Bo")
+        await other.put(room)
+        ann = _Socket()
+        await hub.attach(ann, room.code, 0)  # type: ignore[arg-type]
+        sent: list[str] = []
+        submit = mine.batch.submit
+        monkeypatch.setattr(mine.batch, "submit", lambda *command: (sent.append(command[0]), submit(*command))[1])
+
+        async def bo_moves(cell: int) -> list[int]:
+            there = await other.get(room.code)
+            assert there is not None
+            there.play(1, cell)
+            await other.put(there)
+            await asyncio.wait_for(ann.until_moves(list(there.moves)), WAIT)
+            return list(there.moves)
+
+        here = await mine.get(room.code)
+        assert here is not None
+        here.play(0, 4)
+        await mine.put(here)
+        await bo_moves(0)
+        sent.clear()
+        here = await mine.get(room.code)
+        assert here is not None and here.moves == (4, 0) and sent == []  # no read
+        here.play(0, 8)
+        await mine.put(here)  # the version it was told is the one stored: the write is accepted
+        assert sent == ["EVALSHA"]
+        if connection == "lean":
+            assert hub.listener is not None and hub.listener.transport is not None
+            lost = hub.listener.transport
+            lost.abort()  # the subscription's connection is lost
+            while hub.listener.transport in (None, lost):
+                await asyncio.sleep(0.05)
+            while hub.listener.pending:  # subscribed again once Redis has answered
+                await asyncio.sleep(0.01)
+            await bo_moves(2)
+        await hub.stop()
+        await other.batch.close()
+        await other.client.aclose()
+
+    run(scenario())
+
+
+def test_the_lean_connection_logs_in_and_picks_the_database_of_the_url(tmp_path: Path) -> None:
+    """``redis://user:password@host:port/N``: the lean connection (noughts.web.resp) sends AUTH and
+    SELECT before anything else, as redis-py does; a wrong password is an error, not a hang."""
+    from redis.exceptions import ResponseError
+
+    from noughts.web.resp import RespConnection, resp_address
+
+    port = free_port()
+    process = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--dir", str(tmp_path),
+                                "--save", "", "--requirepass", "sesame"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_until(lambda: redis.Redis(port=port, password="sesame").ping(), "redis-server", process)
+
+        async def scenario() -> list[Any]:
+            seen = []
+            for url in (f"redis://:sesame@127.0.0.1:{port}/5", f"redis://default:sesame@127.0.0.1:{port}/0",
+                        f"redis://:wrong@127.0.0.1:{port}/0"):
+                address = resp_address(open_redis(url))
+                assert address is not None
+                lean = RespConnection(address)
+                try:
+                    seen.append(await lean.submit("CLIENT", "INFO"))
+                except ResponseError as error:
+                    seen.append(error)
+                await lean.close()
+            return seen
+
+        five, zero, refused = run(scenario())
+    finally:
+        process.terminate()
+        process.wait(10)
+    assert " db=5 " in five and " db=0 " in zero and "user=default" in zero
+    assert isinstance(refused, ResponseError) and "WRONGPASS" in str(refused)

@@ -17,8 +17,11 @@ each process and announced on the same channel. A process that stops beating its
 (``noughts:processes``, killed, say) is taken out of every room's presence by the others.
 
 Each process keeps the rooms its sockets are in as it last wrote them (the write still checks
-the version), so a move is usually one scripted write, and the reads and writes of one turn of
-the event loop go to Redis in one pipeline (:class:`Batch`).
+the version), and a write publishes the room as stored beside its state, so the other
+processes keep it too: a move is one scripted write, with no read, even when the room's last
+change was made on another process. The commands of one turn of the event loop go to Redis in
+one write (:class:`Batch`), and the replies and published changes are parsed as they arrive,
+without redis-py's reader in between (:mod:`noughts.web.resp`).
 
 Nothing here runs unless ``--redis`` is given; the ``redis`` package comes with the web extra.
 """
@@ -39,6 +42,7 @@ from redis.exceptions import NoScriptError, RedisError, ResponseError
 from noughts.errors import NoughtsError
 from noughts.web.hub import Hub, Presence, with_presence
 from noughts.web.protocol import Rejection, encode
+from noughts.web.resp import RespConnection, resp_address
 from noughts.web.rooms import Conflict, Room
 
 if TYPE_CHECKING:
@@ -190,15 +194,20 @@ _compact_ascii = json.JSONEncoder(separators=(",", ":")).encode  # a room as kep
 class Batch:
     """Commands go to Redis over one connection of their own, in order, many per round trip.
 
-    Every command issued while the replies to the previous ones are awaited goes out in the
-    next single write, and their replies are read in order: under load many rooms' reads and
-    writes share one round trip. The commands are written on the client library's own
-    connection, without a pipeline object or a pool checkout for each: those cost a move more
-    than everything else the library does for it. A lone command goes at once.
+    On the lean connection (:class:`noughts.web.resp.RespConnection`, plain TCP or a Unix
+    socket) every command issued in one turn of the event loop goes out in one write at the end
+    of the turn, and each reply resolves its command's future as it is read. Otherwise (TLS) the
+    commands are written on redis-py's own connection: every command issued while the replies
+    to the previous ones are awaited goes out in the next single write, without a pipeline
+    object or a pool checkout for each (those cost a move more than everything else the library
+    does for it); a lone command goes at once.
     """
 
     def __init__(self, client: Redis) -> None:
         self.client = client
+        address = resp_address(client)
+        # the lean connection (noughts.web.resp) where it can go; redis-py's own otherwise (TLS)
+        self.lean = RespConnection(address) if address is not None else None
         self._waiting: list[tuple[tuple[Any, ...], asyncio.Future[Any]]] = []
         self._wake: asyncio.Event | None = None
         self._runner: asyncio.Task[None] | None = None
@@ -208,10 +217,14 @@ class Batch:
     @property
     def pending(self) -> int:
         """Commands not yet answered (or not yet sent)."""
+        if self.lean is not None:
+            return self.lean.pending
         return len(self._waiting) + self._in_flight
 
     def submit(self, *command: Any) -> asyncio.Future[Any]:
         """Queue a command; the future is its reply (or its error)."""
+        if self.lean is not None:
+            return self.lean.submit(*command)
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
         self._waiting.append((command, future))
@@ -264,6 +277,9 @@ class Batch:
 
     async def close(self) -> None:
         """Stop (commands still waiting fail) and give the connection back to the pool."""
+        if self.lean is not None:
+            await self.lean.close()
+            return
         if self._runner is not None:
             self._runner.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -297,6 +313,7 @@ class RedisRoomStore:
         self.local: Container[str] = ()  # rooms worth keeping here (the hub's rooms with sockets)
         self._kept: dict[str, Room] = {}  # room → this process's last write of it, for the next get
         self._heard: dict[str, int] = {}  # room → the newest version another process announced
+        self._told: dict[str, tuple[int, dict[str, Any]]] = {}  # room → another process's write, as it published it
         self._put = client.register_script(_PUT)
         self.batch = Batch(client)
         self._expire = client.register_script(_EXPIRE)
@@ -315,14 +332,32 @@ class RedisRoomStore:
         if older_than is None:
             self._kept.pop(code, None)
             self._heard.pop(code, None)
+            self._told.pop(code, None)
             return
         self._heard[code] = max(older_than, self._heard.get(code, 0))  # also for a copy being written now
         kept = self._kept.get(code)
         if kept is not None and kept.version < older_than:
             del self._kept[code]
+        told = self._told.get(code)
+        if told is not None and told[0] < older_than:
+            del self._told[code]
+
+    def heard(self, code: str, version: int, data: dict[str, Any]) -> None:
+        """Another process wrote the room at ``version`` (``data``: as stored): the next get here needs no read.
+
+        (The write published it in the same step as it stored it, so it is what Redis holds at that
+        version; a newer write since makes this process's own write over it conflict, and read.)
+        """
+        self.forget(code, older_than=version)
+        if code in self.local and code not in self._kept and self._heard.get(code, 0) <= version:
+            self._told[code] = (version, data)
 
     async def get(self, code: str) -> Room | None:
         kept = self._kept.pop(code, None)  # taken: a message handled meanwhile reads from Redis
+        if kept is None and code in self._told:
+            version, data = self._told.pop(code)
+            if version >= self._heard.get(code, 0):
+                kept = self._decoded(code, version, data)
         if kept is not None:
             kept.cached = True  # not read just now: the lobby reads afresh before refusing a message
             return kept
@@ -332,14 +367,21 @@ class RedisRoomStore:
             raise _unavailable(error) from None
         if raw is None:
             return None
-        version, _, body = _text(raw).partition("|")
+        stored, _, body = _text(raw).partition("|")
         try:
-            room = Room.from_dict(json.loads(body))
-            room.version = max(room.version, int(version))
-        except (ValueError, NoughtsError) as error:
+            return self._decoded(code, int(stored), json.loads(body))
+        except ValueError as error:
             log.warning("room %s in Redis is damaged, treated as gone: %s", code, error)
             return None
-        room.stored_version = int(version)
+
+    def _decoded(self, code: str, version: int, data: Any) -> Room | None:
+        try:
+            room = Room.from_dict(data)
+        except (ValueError, TypeError, KeyError, NoughtsError) as error:
+            log.warning("room %s in Redis is damaged, treated as gone: %s", code, error)
+            return None
+        room.version = max(room.version, version)
+        room.stored_version = version
         return room
 
     async def put(self, room: Room) -> None:
@@ -348,7 +390,8 @@ class RedisRoomStore:
         code = room.code
         body = _compact_ascii({**room.to_dict(), "version": version})
         state = room.state()
-        event = encode({"t": "s", "o": self.process, "v": version, "s": state})
+        # the state for the other processes' sockets, and the room as stored, so that their next move needs no read
+        event = f'{{"t":"s","o":"{self.process}","v":{version},"r":{body},"s":{encode(state)}}}'
         keys = [self.key(code), self.index, self.presence_key(code)]
         args: list[Any] = [f"{version}|{body}", "" if read is None else str(read), int(self.ttl * 1000) + GRACE_MS,
                 repr(room.touched), self.max_rooms, code, self.process, self.channel(code), event]
@@ -363,10 +406,14 @@ class RedisRoomStore:
         if outcome == "ok":
             room.version = room.stored_version = version
             room.written_state = (version, state)  # what the hub shows next: worked out once
+            told = self._told.get(code)
+            if told is not None and told[0] <= version:
+                del self._told[code]
             if code in self.local and self._heard.get(code, 0) <= version:
                 self._kept[code] = room  # unless another process's newer change was heard meanwhile
             return
         self._kept.pop(code, None)
+        self._told.pop(code, None)  # (perhaps behind the write that won: the next try reads)
         if outcome in ("taken", "changed"):
             raise Conflict(f"room {code} is {outcome}")
         elif outcome == "full":
@@ -424,7 +471,10 @@ class RedisHub(Hub):
         self._failing = False  # a command failed and the log said so; quiet until one succeeds
         self._tasks: list[asyncio.Task[None]] = []
         self._forgetting: set[asyncio.Task[None]] = set()
-        self.pubsub: Any = None
+        self.pubsub: Any = None  # redis-py's subscription, where the lean one cannot go (TLS)
+        address = resp_address(self.client)
+        self.listener = (None if address is None else  # the lean subscription (noughts.web.resp)
+                         RespConnection(address, on_message=self._heard, on_connect=self._resubscribe))
         self.beating: Redis | None = None  # the heartbeat's own connection (see _beat)
 
     def channel(self, code: str) -> str:
@@ -440,12 +490,16 @@ class RedisHub(Hub):
     async def start(self) -> None:
         try:
             await self.client.ping()
-            self.pubsub = self.client.pubsub(ignore_subscribe_messages=True)
-            # a channel of its own keeps the listener's connection subscribed while no room is open
-            await self.pubsub.subscribe(f"{self.prefix}process:{self.process}")
+            if self.listener is not None:
+                await self.listener.open()  # (subscribes to this process's channel: _resubscribe)
+            else:
+                self.pubsub = self.client.pubsub(ignore_subscribe_messages=True)
+                # a channel of its own keeps the listener's connection subscribed while no room is open
+                await self.pubsub.subscribe(f"{self.prefix}process:{self.process}")
         except RedisError as error:
             raise NoughtsError(f"cannot reach Redis: {error}") from None
-        self._tasks = [asyncio.create_task(self._listen()), asyncio.create_task(self._beat())]
+        listening = self._listen() if self.listener is None else self._keep_listening(self.listener)
+        self._tasks = [asyncio.create_task(listening), asyncio.create_task(self._beat())]
 
     async def stop(self) -> None:
         with contextlib.suppress(RedisError, OSError):
@@ -470,6 +524,8 @@ class RedisHub(Hub):
         with contextlib.suppress(RedisError, OSError):
             if self.pubsub is not None:
                 await self.pubsub.aclose()
+            if self.listener is not None:
+                await self.listener.close()
             await self.client.aclose()
 
     async def _drain(self) -> None:
@@ -507,7 +563,10 @@ class RedisHub(Hub):
             if first:
                 self.subscribed.add(code)
                 try:
-                    await self.pubsub.subscribe(self.channel(code))
+                    if self.listener is not None:  # subscribed once Redis says so, before the presence is written
+                        await self.listener.submit("SUBSCRIBE", self.channel(code))
+                    else:
+                        await self.pubsub.subscribe(self.channel(code))
                 except RedisError as error:
                     raise _unavailable(error) from None
             written = self._send(("HSET", self._presence_key(code), self.process, ",".join(map(str, local))),
@@ -554,6 +613,9 @@ class RedisHub(Hub):
         self.others.pop(code, None)
         self.shown.pop(code, None)
         self.store.forget(code)
+        if self.listener is not None:
+            self.listener.send("UNSUBSCRIBE", self.channel(code))
+            return
         with contextlib.suppress(RedisError, OSError):
             await self.pubsub.unsubscribe(self.channel(code))
 
@@ -650,6 +712,35 @@ class RedisHub(Hub):
         return done
 
     # tasks --------------------------------------------------------------------------------------
+    def _resubscribe(self) -> None:
+        """The lean subscription (re)connected: listen to this process's channel and every room's here."""
+        assert self.listener is not None
+        # a channel of its own keeps the subscription open while no room is
+        for channel in [f"{self.prefix}process:{self.process}", *map(self.channel, self.subscribed)]:
+            self.listener.send("SUBSCRIBE", channel)
+
+    def _heard(self, channel: str, data: str) -> None:
+        """A change published on a room's channel, straight from the lean subscription's read."""
+        code = channel[len(self.prefix) + 5:]  # (after "room:")
+        if code not in self.watching:
+            return
+        try:
+            self._on_event(code, json.loads(data))
+        except Exception:
+            log.exception("a change published for room %s could not be passed on", code)
+
+    async def _keep_listening(self, listener: RespConnection) -> None:
+        """Connect the lean subscription again whenever it is lost (changes published meanwhile are missed)."""
+        while True:
+            if listener.lost is not None:
+                await asyncio.shield(listener.lost)
+            log.warning("lost the Redis subscription, reconnecting")
+            while True:
+                await asyncio.sleep(0.5)
+                with contextlib.suppress(RedisError):
+                    await listener.open()
+                    break
+
     async def _listen(self) -> None:
         channels = len(self.prefix) + len("room:")
         failing = False
@@ -680,7 +771,10 @@ class RedisHub(Hub):
         kind = event["t"]
         if kind == "s":
             version = int(event["v"])
-            self.store.forget(code, older_than=version)
+            if isinstance(event.get("r"), dict):
+                self.store.heard(code, version, event["r"])
+            else:
+                self.store.forget(code, older_than=version)
             self._show(code, version, event["s"])
         elif kind == "p":
             presence = tuple(int(n) for n in event["p"])

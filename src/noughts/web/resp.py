@@ -1,0 +1,287 @@
+"""A lean Redis connection for the event loop: commands written once a loop turn, replies parsed as they come.
+
+redis-py's asyncio client reads every reply through a stream reader, a parser object and a
+timeout, and a subscription through a polling task: for a room's write that cost the server
+more CPU than the rest of the move (issue 12). :class:`RespConnection` is an ``asyncio.Protocol``
+on one socket to Redis: every command issued in one turn of the event loop goes out in one
+write at the end of the turn (:meth:`RespConnection.submit`), and each reply resolves its
+command's future in order, straight from ``data_received``. A subscriber connection
+(``on_message``) hands each published message to a callback, several per read, with no task
+in between.
+
+It speaks RESP2 over TCP or a Unix socket, with a password and a database number from the
+URL; anything else (TLS, say) is left to redis-py (:func:`resp_address` returns None).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import NoScriptError, RedisError, ResponseError
+
+__all__ = ["RespConnection", "parse_replies", "resp_address"]
+
+CONNECT_TIMEOUT = 10.0
+_CRLF = b"\r\n"
+
+
+class _Incomplete(Exception):
+    """The buffer ends inside a reply: wait for more bytes."""
+
+
+def _error(message: str) -> ResponseError:
+    return NoScriptError(message) if message.startswith("NOSCRIPT") else ResponseError(message)
+
+
+def _reply(data: bytes, start: int) -> tuple[Any, int]:
+    """One reply starting at ``data[start]`` and where the next begins (text decoded, as redis-py's
+    ``decode_responses``); an error reply is returned as a ResponseError, not raised."""
+    end = data.find(_CRLF, start)
+    if end < 0:
+        raise _Incomplete
+    kind = data[start]
+    if kind == 36:  # $ bulk string
+        size = int(data[start + 1:end])
+        if size < 0:
+            return None, end + 2
+        stop = end + 2 + size
+        if len(data) < stop + 2:
+            raise _Incomplete
+        return data[end + 2:stop].decode(errors="replace"), stop + 2
+    if kind == 58:  # : integer
+        return int(data[start + 1:end]), end + 2
+    if kind == 43:  # + simple string
+        return data[start + 1:end].decode(errors="replace"), end + 2
+    if kind == 42:  # * array
+        count = int(data[start + 1:end])
+        if count < 0:
+            return None, end + 2
+        items = []
+        position = end + 2
+        for _ in range(count):
+            item, position = _reply(data, position)
+            items.append(item)
+        return items, position
+    if kind == 45:  # - error
+        return _error(data[start + 1:end].decode(errors="replace")), end + 2
+    raise RedisConnectionError(f"Redis sent a reply this client cannot read: {bytes(data[start:start + 20])!r}")
+
+
+def parse_replies(data: bytes) -> tuple[list[Any], bytes]:
+    """The complete replies in ``data``, and the bytes left over (the start of the next reply)."""
+    replies = []
+    position = 0
+    size = len(data)
+    while position < size:
+        try:
+            reply, position_after = _reply(data, position)
+        except _Incomplete:
+            break
+        replies.append(reply)
+        position = position_after
+    return replies, data[position:]
+
+
+def resp_address(client: Any) -> dict[str, Any] | None:
+    """Where and how to connect for a redis-py client's pool (host/port or path, password, db);
+    None if it needs what this module does not do (TLS and other connection classes)."""
+    from redis.asyncio.connection import Connection, UnixDomainSocketConnection
+
+    pool = client.connection_pool
+    kind = pool.connection_class
+    options = pool.connection_kwargs
+    if kind is Connection:
+        where: dict[str, Any] = {"host": options.get("host", "localhost"), "port": int(options.get("port", 6379))}
+    elif kind is UnixDomainSocketConnection:
+        where = {"path": options["path"]}
+    else:
+        return None
+    if options.get("credential_provider") is not None:
+        return None
+    return {**where, "username": options.get("username"), "password": options.get("password"),
+            "db": int(options.get("db") or 0)}
+
+
+class RespConnection(asyncio.Protocol):
+    """One connection to Redis: :meth:`submit` a command, await its future; see the module.
+
+    Commands issued in one turn of the event loop go out together at its end, so a turn's
+    many rooms cost one write and their replies one read. With ``on_message`` the connection is
+    a subscriber: each published message is passed to it as ``(channel, data)``.
+    """
+
+    def __init__(self, address: dict[str, Any], on_message: Callable[[str, str], None] | None = None,
+                 on_connect: Callable[[], None] | None = None) -> None:
+        self.address = address
+        self.on_message = on_message
+        self.on_connect = on_connect  # called once connected, before the commands queued meanwhile go
+        self.transport: asyncio.Transport | None = None
+        self.writes = 0  # writes to the socket (one per loop turn with commands): counted for the tests
+        self._connecting: asyncio.Task[None] | None = None
+        self._queued: list[tuple[tuple[Any, ...], asyncio.Future[Any] | None]] = []
+        self._flush_due = False
+        self._expected: deque[asyncio.Future[Any] | None] = deque()  # sent, in order; None: no one waits
+        self._rest = b""
+        self._closed = False
+        self.lost: asyncio.Future[None] | None = None  # done when a connection in use is lost
+
+    @property
+    def pending(self) -> int:
+        """Commands not yet answered (or not yet sent)."""
+        return len(self._queued) + len(self._expected)
+
+    # sending ----------------------------------------------------------------------------------
+    def submit(self, *command: Any) -> asyncio.Future[Any]:
+        """Queue a command for the end of this loop turn; the future is its reply (or its error)."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+        self._queue(command, future)
+        return future
+
+    def send(self, *command: Any) -> None:
+        """Queue a command nobody waits for (its reply is read and dropped; a subscriber's commands)."""
+        self._queue(command, None)
+
+    def _queue(self, command: tuple[Any, ...], future: asyncio.Future[Any] | None) -> None:
+        if self._closed:
+            if future is not None:
+                future.set_exception(RedisConnectionError("the server is stopping"))
+            return
+        self._queued.append((command, future))
+        if not self._flush_due:
+            self._flush_due = True
+            asyncio.get_running_loop().call_soon(self._flush)
+
+    def _flush(self) -> None:
+        self._flush_due = False
+        if not self._queued:
+            return
+        if self.transport is None:
+            self._connect_soon()
+            return  # sent once connected
+        from noughts.web.shared import pack_commands
+
+        queued, self._queued = self._queued, []
+        packed = pack_commands([command for command, _ in queued])
+        if packed is None:  # an argument of a kind Redis commands here never take: refuse those alone
+            good = []
+            for command, future in queued:
+                if pack_commands([command]) is None:
+                    if future is not None:
+                        future.set_exception(RedisError(f"cannot send {command[0]!r} with these arguments"))
+                else:
+                    good.append((command, future))
+            queued = good
+            packed = pack_commands([command for command, _ in queued]) or b""
+        self._expected.extend(future for _, future in queued)
+        self.writes += 1
+        self.transport.write(packed)
+
+    def _connect_soon(self) -> asyncio.Task[None]:
+        if self._connecting is None or self._connecting.done():
+            self._connecting = asyncio.get_running_loop().create_task(self._connect())
+        return self._connecting
+
+    async def _connect(self) -> None:
+        loop = asyncio.get_running_loop()
+        address = self.address
+        try:
+            if "path" in address:
+                opening = loop.create_unix_connection(lambda: self, address["path"])
+            else:
+                opening = loop.create_connection(lambda: self, address["host"], address["port"])
+            await asyncio.wait_for(opening, CONNECT_TIMEOUT)
+            hello: list[tuple[Any, ...]] = []
+            if address.get("password") is not None:
+                user = address.get("username")
+                hello.append(("AUTH", user, address["password"]) if user else ("AUTH", address["password"]))
+            if address.get("db"):
+                hello.append(("SELECT", address["db"]))
+            if hello:
+                loop = asyncio.get_running_loop()
+                answers = [loop.create_future() for _ in hello]
+                assert self.transport is not None
+                from noughts.web.shared import pack_commands
+
+                self._expected.extendleft(reversed(answers))  # before anything queued meanwhile
+                self.transport.write(pack_commands(hello) or b"")
+                await asyncio.gather(*answers)
+        except (TimeoutError, OSError, RedisError) as error:
+            failure = error if isinstance(error, RedisError) else RedisConnectionError(
+                f"cannot reach Redis: {type(error).__name__}: {error}")
+            if self.transport is not None:
+                self.transport.abort()
+            self._fail_all(failure)
+            return
+        if self.on_connect is not None:
+            self.on_connect()
+        if self._queued:
+            self._flush()
+
+    # receiving --------------------------------------------------------------------------------
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]  # (uvloop's transports are not asyncio's class)
+        self.lost = asyncio.get_running_loop().create_future()
+
+    def data_received(self, data: bytes) -> None:
+        if self._rest:
+            data = self._rest + data
+        try:
+            replies, self._rest = parse_replies(data)
+        except (RedisError, ValueError) as error:  # not Redis's protocol: drop the connection
+            self._rest = b""
+            if self.transport is not None:
+                self.transport.abort()
+            self._fail_all(error if isinstance(error, RedisError) else RedisConnectionError(str(error)))
+            return
+        on_message = self.on_message
+        expected = self._expected
+        for reply in replies:
+            if on_message is not None and type(reply) is list and reply and reply[0] == "message":
+                on_message(reply[1], reply[2])
+                continue
+            if not expected:  # (a subscriber's confirmations, when nobody waits for them)
+                continue
+            future = expected.popleft()
+            if future is None or future.done():
+                continue
+            if isinstance(reply, ResponseError):
+                future.set_exception(reply)
+            else:
+                future.set_result(reply)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.transport = None
+        self._rest = b""
+        self._fail_all(RedisConnectionError(f"lost the connection to Redis: {exc or 'closed'}"))
+        if self.lost is not None and not self.lost.done():
+            self.lost.set_result(None)
+
+    def _fail_all(self, error: Exception) -> None:
+        expected, self._expected = self._expected, deque()
+        queued, self._queued = self._queued, []
+        for future in [*expected, *(future for _, future in queued)]:
+            if future is not None and not future.done():
+                future.set_exception(error)
+
+    # lifecycle --------------------------------------------------------------------------------
+    async def open(self) -> None:
+        """Connect now (raises a RedisError if Redis cannot be reached)."""
+        if self.transport is None:
+            await self._connect_soon()
+            if self.transport is None:
+                raise RedisConnectionError("cannot reach Redis")
+
+    async def close(self) -> None:
+        """Stop: commands not answered fail; the socket is closed."""
+        self._closed = True
+        if self._connecting is not None and not self._connecting.done():
+            self._connecting.cancel()
+        self._fail_all(RedisConnectionError("the server is stopping"))
+        if self.transport is not None:
+            self.transport.close()
+            self.transport = None
