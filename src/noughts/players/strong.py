@@ -81,6 +81,12 @@ _TEMPO_PERCENT = 150  # the side to move's lines count for more: it can extend t
 _THREAT_PENALTY = 20_000  # the opponent threatens two wins at once
 _CROSSING_MINE = 3_000  # per cell where the side to move makes threats in two directions (two at most)
 _CROSSING_THEIRS = 1_500  # per such cell of the other side (three at most)
+# The second player is a tempo behind: in quiet positions it weighs the first player's lines more
+# than its own (evaluation: their open lines count _CAUTION percent; pattern score: lines of k-3
+# marks and fewer, their twos and ones, count _CAUTIOUS_DEFENCE percent, its own _CAUTIOUS_ATTACK).
+_CAUTION = 300
+_CAUTIOUS_ATTACK = 50
+_CAUTIOUS_DEFENCE = 200
 
 # Pattern weights by marks in a line of k, counted from k-1 down (k-1, k-2, ...): a line with
 # only our marks (attack) or only theirs (defence). An empty line is worth _EMPTY_LINE.
@@ -171,9 +177,9 @@ def _by_dn(node: _PNode) -> int:
 class _Tables:
     """Windows (the board's lines of k cells) and per-cell lookups, cached per shape."""
 
-    _cache: ClassVar[dict[Geometry, _Tables]] = {}
+    _cache: ClassVar[dict[tuple[Geometry, int], _Tables]] = {}
 
-    def __init__(self, geometry: Geometry) -> None:
+    def __init__(self, geometry: Geometry, cautious: int = 0) -> None:
         self.k = geometry.k
         self.size = geometry.size
         self.windows = geometry.lines
@@ -192,21 +198,34 @@ class _Tables:
             self.defence[marks] = _DEFENCE[min(rank, len(_DEFENCE) - 1)]
         self.attack[0] = self.defence[0] = 0
         self.weight = [0] + [_LINE_BASE ** marks for marks in range(1, k)] + [0]  # a whole line is a win
-        # A cell's pattern score for a side sums value(own marks, their marks) over its windows;
-        # when a side adds a mark to a window, every cell of it changes by these deltas, indexed
-        # [mover's marks][other's marks]: for the mover's score and for the other side's.
-        def value(own: int, other: int) -> int:
+        # the cautious side (if any) weighs the opponent's lines more than its own in the pattern score
+        caution_attack = list(self.attack)
+        caution_defence = list(self.defence)
+        if cautious:
+            for marks in range(1, k):
+                rank = k - 1 - marks
+                if rank >= 2:
+                    caution_attack[marks] = self.attack[marks] * _CAUTIOUS_ATTACK // 100
+                    caution_defence[marks] = self.defence[marks] * _CAUTIOUS_DEFENCE // 100
+
+        def value_for(side: int, own: int, other: int) -> int:
+            attack, defence = (caution_attack, caution_defence) if side == cautious else (self.attack, self.defence)
             if other == 0:
-                return self.attack[own] if own else _EMPTY_LINE
-            return self.defence[other] if own == 0 else 0
+                return attack[own] if own else _EMPTY_LINE
+            return defence[other] if own == 0 else 0
 
         span = range(k + 1)
-        self.mover_delta = [[value(a + 1, b) - value(a, b) if a < k else 0 for b in span] for a in span]
-        self.other_delta = [[value(b, a + 1) - value(b, a) if a < k else 0 for b in span] for a in span]
-        # Both sides' scores of a cell live in one int, side 1's in the low _PACK bits (never negative).
-        mover, other = self.mover_delta, self.other_delta
-        by_1 = [[mover[a][b] + (other[a][b] << _PACK) for b in span] for a in span]
-        by_2 = [[other[a][b] + (mover[a][b] << _PACK) for b in span] for a in span]
+
+        def changes(side: int, a: int, b: int) -> int:
+            """Both sides' score changes, packed: ``side`` adds a mark to a window of ``a`` own marks, ``b`` others."""
+            if a >= k:
+                return 0
+            own = value_for(side, a + 1, b) - value_for(side, a, b)
+            their = value_for(3 - side, b, a + 1) - value_for(3 - side, b, a)
+            return own + (their << _PACK) if side == 1 else their + (own << _PACK)
+
+        by_1 = [[changes(1, a, b) for b in span] for a in span]
+        by_2 = [[changes(2, a, b) for b in span] for a in span]
         self.packed_delta: tuple[list[list[int]], ...] = ([], by_1, by_2)  # indexed by the side that moves
         self.empty_score = tuple(_EMPTY_LINE * len(ws) * (1 + (1 << _PACK)) for ws in self.cell_windows)
         self.close = tuple(
@@ -224,9 +243,10 @@ class _Tables:
                         tuple(zobrist.getrandbits(64) for _ in range(geometry.size)))
 
     @classmethod
-    def get(cls, geometry: Geometry) -> _Tables:
-        tables = cls._cache.pop(geometry, None) or cls(geometry)
-        cls._cache[geometry] = tables
+    def get(cls, geometry: Geometry, cautious: int = 0) -> _Tables:
+        key = (geometry, cautious)
+        tables = cls._cache.pop(key, None) or cls(geometry, cautious)
+        cls._cache[key] = tables
         keep_newest(cls._cache, 4)
         return tables
 
@@ -238,8 +258,9 @@ class _State:
     (for ``n`` of k-3 and more: the counts the threat searches ask about).
     """
 
-    def __init__(self, board: Board, budget: Budget, *, scored: bool = False) -> None:
-        tables = _Tables.get(board.geometry)
+    def __init__(self, board: Board, budget: Budget, *, scored: bool = False, cautious: int = 0) -> None:
+        tables = _Tables.get(board.geometry, cautious)
+        self.cautious = cautious  # the side that weighs the other's lines more (0: neither)
         self.scored = True  # the initial position: everything, then ``scored`` for the search's moves
         self.tables = tables
         self.k = tables.k
@@ -259,6 +280,8 @@ class _State:
         self.next_look = 1  # look at the very first position: the budget may be spent already
         self.failed_vcf: dict[tuple[int, int], int] = {}
         self.failed_vct: dict[tuple[int, int, int | None], int] = {}
+        # the proof-number search's proved attacker positions, (hash, attacker): moves it had left, the proof's cells
+        self.won_vct: dict[tuple[int, int], tuple[int, tuple[int, ...]]] = {}
         self.proof: set[int] = set()  # the attacker's cells in the forced wins found (where to defend)
         self.table: dict[int, tuple[int, int, int, int]] = {}  # alpha-beta: depth, value, bound, best move
         self.root = 0  # alpha-beta: the side whose move is being chosen
@@ -679,8 +702,16 @@ class _State:
                 self.undo(top.cell, defender if len(stack) % 2 == 0 else attacker)
                 parent = stack[-1]
                 _pn_update(parent, len(stack) % 2 == 1)
-                if not parent.dn and len(stack) % 2 == 1:
-                    self.failed_vct[(self.hash, attacker, parent.last)] = parent.left
+                if len(stack) % 2 == 1:
+                    if not parent.dn:
+                        self.failed_vct[(self.hash, attacker, parent.last)] = parent.left
+                    elif not parent.pn and parent.children:  # proved: kept for the same position in another order
+                        saved, self.proof = self.proof, set()
+                        self._pn_collect(parent, True)
+                        first = min((c for c in parent.children if not c.pn), key=lambda c: c.cell).cell
+                        self.proof.discard(first)
+                        self.won_vct[(self.hash, attacker)] = (parent.left, (first, *sorted(self.proof)))
+                        self.proof = saved
 
     def _pn_expand(self, node: _PNode, attacking: bool, attacker: int, prefer: tuple[int, ...]) -> None:
         """Give ``node`` (the position on the board) its children, or its value when it is decided."""
@@ -701,6 +732,10 @@ class _State:
             makers = self.open_four_makers(attacker)
             if makers:
                 node.proved((min(makers),))
+                return
+            won = self.won_vct.get((self.hash, attacker))
+            if won is not None and won[0] <= left:
+                node.proved(won[1])
                 return
             key = (self.hash, attacker, last)
             if self.failed_vct.get(key, -1) >= left:
@@ -812,7 +847,12 @@ class _State:
         other = 3 - side
         if self.open_four_makers(side):
             return _WIN // 2  # two wins at once next move, which only fours could delay
-        score = self.sums[side] * _TEMPO_PERCENT // 100 - self.sums[other]
+        mine, theirs = self.sums[side] * _TEMPO_PERCENT // 100, self.sums[other]
+        if self.cautious == side:  # the cautious side fears the other's lines more than it values its own
+            theirs = theirs * _CAUTION // 100
+        elif self.cautious == other:
+            mine = mine * _CAUTION // 100
+        score = mine - theirs
         if self.open_four_makers(other):
             score -= _THREAT_PENALTY
         # crossing threats: the side to move can make one; several of the other side's cannot all be stopped
@@ -960,18 +1000,21 @@ class _Chooser:
         self.proof: set[int] = set()  # the cells of the opponent's forced win, when one was found
         self.failed_vcf: dict[tuple[int, int], int] = {}
         self.failed_vct: dict[tuple[int, int, int | None], int] = {}
+        self.won_vct: dict[tuple[int, int], tuple[int, tuple[int, ...]]] = {}
+        self.cautious = 2 if self.me == 2 else 0  # the second player plays cautiously (see _CAUTION)
 
     def _state(self, parts: int, *, scored: bool = False) -> _State:
         left = self.budget.nodes_left()
         seconds = self.budget.seconds_left()
         state = _State(self.board, self.budget.limited(
-            nodes=_share(left, parts), seconds=None if seconds is None else seconds / parts), scored=scored)
+            nodes=_share(left, parts), seconds=None if seconds is None else seconds / parts), scored=scored,
+            cautious=self.cautious)
         self._share_tables(state)
         return state
 
     def _share_tables(self, state: _State) -> None:
         """Every search of this move shares the tables of failed attacks: their keys are whole positions."""
-        state.failed_vcf, state.failed_vct = self.failed_vcf, self.failed_vct
+        state.failed_vcf, state.failed_vct, state.won_vct = self.failed_vcf, self.failed_vct, self.won_vct
 
     def _run(self, state: _State, search: object) -> object:
         try:
@@ -985,7 +1028,7 @@ class _Chooser:
         me, them = self.me, self.them
         if self.board.k == 1:
             return self.board.legal_moves[0], "win"  # every cell completes a line of one
-        state = _State(self.board, Budget())
+        state = _State(self.board, Budget(), cautious=self.cautious)
         wins = state.win_cells(me)
         if wins:
             return min(wins), "win"
@@ -1080,7 +1123,7 @@ class _Chooser:
         the candidates that held deepest.
         """
         me, them = self.me, self.them
-        state = _State(self.board, Budget())
+        state = _State(self.board, Budget(), cautious=self.cautious)
         owner = state.owner
 
         def order(cell: int) -> tuple[int, int]:
