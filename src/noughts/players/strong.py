@@ -31,7 +31,9 @@ search over threats only ("threat-space search"); this player uses the same idea
    count in the evaluation) over the cells with the best **pattern score**: every
    line of k cells through the cell is worth more the more marks of one side it holds (attack
    a little more than defence, an empty line a little). The scores are kept up to date per
-   move, both sides' packed in one int per cell, so ordering moves costs no rescans.
+   move, both sides' packed in one int per cell, so ordering moves costs no rescans. The second
+   player, a tempo behind, plays cautiously: in the evaluation and the pattern score it weighs
+   the first player's lines more than its own.
 
 All of it works on any m×n board with any k ≥ 3: lines are the board's windows of k cells, so
 "four" means k-1 and "three" means k-2 of them. Positions small enough to solve (3×3, and any
