@@ -254,19 +254,18 @@ def test_threes_found_without_placing_a_mark_are_the_threes_found_by_placing_it(
     assert checked > 1_000 and 50 < threes < checked, (checked, threes)
 
 
-# Openings of benchmarks/strong.py where strong is O against minimax (games 1, 10 and 18: the two
-# random marks, then minimax's second X, which shares open windows with its first). e4992a6 built
-# a line of its own instead (i9, h6, i7 at 10,000 positions: a cell in no window of both X marks).
-# As the second player it now weighs the first player's lines more than its own in quiet positions.
-QUIET_OPENINGS = ("j6 j9 i5", "i9 g6 j8", "f7 i6 f6")
+def test_proof_number_search_keeps_the_positions_it_proved() -> None:
+    # The same position reached by another order of threats is proved at once: here the root again.
+    from noughts.players.strong import _State
 
-
-def test_as_the_second_player_it_cuts_the_first_players_lines_in_a_quiet_opening() -> None:
-    for moves in QUIET_OPENINGS:
-        board = replay(moves)
-        x_marks = {c for c in range(board.size) if board[c] == "X"}
-        player = strong(10_000)
-        move = player.choose(board)
-        assert player.last_reason == "search", moves
-        assert any(move in window and x_marks <= set(window) and not any(board[c] == "O" for c in window)
-                   for window in board.geometry.lines), (moves, board.cell_name(move))
+    board = replay(UNSEEN_ATTACK)
+    state = _State(board, Budget())
+    first = state.pn_vct(1, 7)
+    assert first is not None
+    proof, searched = set(state.proof), state.nodes
+    state.proof.clear()
+    assert state.pn_vct(1, 7) == first
+    assert state.nodes - searched < 10, (searched, state.nodes)
+    # the proof's cells come back too (where to defend); the first search's set also holds the
+    # cells of other wins it found on the way
+    assert first in state.proof and len(state.proof) > 5 and state.proof <= proof, (state.proof, proof)

@@ -31,9 +31,7 @@ search over threats only ("threat-space search"); this player uses the same idea
    count in the evaluation) over the cells with the best **pattern score**: every
    line of k cells through the cell is worth more the more marks of one side it holds (attack
    a little more than defence, an empty line a little). The scores are kept up to date per
-   move, both sides' packed in one int per cell, so ordering moves costs no rescans. The second
-   player, a tempo behind, plays cautiously: in the evaluation and the pattern score it weighs
-   the first player's lines more than its own.
+   move, both sides' packed in one int per cell, so ordering moves costs no rescans.
 
 All of it works on any m×n board with any k ≥ 3: lines are the board's windows of k cells, so
 "four" means k-1 and "three" means k-2 of them. Positions small enough to solve (3×3, and any
@@ -83,12 +81,6 @@ _TEMPO_PERCENT = 150  # the side to move's lines count for more: it can extend t
 _THREAT_PENALTY = 20_000  # the opponent threatens two wins at once
 _CROSSING_MINE = 3_000  # per cell where the side to move makes threats in two directions (two at most)
 _CROSSING_THEIRS = 1_500  # per such cell of the other side (three at most)
-# The second player is a tempo behind: in quiet positions it weighs the first player's lines more
-# than its own (evaluation: their open lines count _CAUTION percent; pattern score: lines of k-3
-# marks and fewer, their twos and ones, count _CAUTIOUS_DEFENCE percent, its own _CAUTIOUS_ATTACK).
-_CAUTION = 300
-_CAUTIOUS_ATTACK = 50
-_CAUTIOUS_DEFENCE = 200
 
 # Pattern weights by marks in a line of k, counted from k-1 down (k-1, k-2, ...): a line with
 # only our marks (attack) or only theirs (defence). An empty line is worth _EMPTY_LINE.
@@ -179,9 +171,9 @@ def _by_dn(node: _PNode) -> int:
 class _Tables:
     """Windows (the board's lines of k cells) and per-cell lookups, cached per shape."""
 
-    _cache: ClassVar[dict[tuple[Geometry, int], _Tables]] = {}
+    _cache: ClassVar[dict[Geometry, _Tables]] = {}
 
-    def __init__(self, geometry: Geometry, cautious: int = 0) -> None:
+    def __init__(self, geometry: Geometry) -> None:
         self.k = geometry.k
         self.size = geometry.size
         self.windows = geometry.lines
@@ -200,34 +192,21 @@ class _Tables:
             self.defence[marks] = _DEFENCE[min(rank, len(_DEFENCE) - 1)]
         self.attack[0] = self.defence[0] = 0
         self.weight = [0] + [_LINE_BASE ** marks for marks in range(1, k)] + [0]  # a whole line is a win
-        # the cautious side (if any) weighs the opponent's lines more than its own in the pattern score
-        caution_attack = list(self.attack)
-        caution_defence = list(self.defence)
-        if cautious:
-            for marks in range(1, k):
-                rank = k - 1 - marks
-                if rank >= 2:
-                    caution_attack[marks] = self.attack[marks] * _CAUTIOUS_ATTACK // 100
-                    caution_defence[marks] = self.defence[marks] * _CAUTIOUS_DEFENCE // 100
-
-        def value_for(side: int, own: int, other: int) -> int:
-            attack, defence = (caution_attack, caution_defence) if side == cautious else (self.attack, self.defence)
+        # A cell's pattern score for a side sums value(own marks, their marks) over its windows;
+        # when a side adds a mark to a window, every cell of it changes by these deltas, indexed
+        # [mover's marks][other's marks]: for the mover's score and for the other side's.
+        def value(own: int, other: int) -> int:
             if other == 0:
-                return attack[own] if own else _EMPTY_LINE
-            return defence[other] if own == 0 else 0
+                return self.attack[own] if own else _EMPTY_LINE
+            return self.defence[other] if own == 0 else 0
 
         span = range(k + 1)
-
-        def changes(side: int, a: int, b: int) -> int:
-            """Both sides' score changes, packed: ``side`` adds a mark to a window of ``a`` own marks, ``b`` others."""
-            if a >= k:
-                return 0
-            own = value_for(side, a + 1, b) - value_for(side, a, b)
-            their = value_for(3 - side, b, a + 1) - value_for(3 - side, b, a)
-            return own + (their << _PACK) if side == 1 else their + (own << _PACK)
-
-        by_1 = [[changes(1, a, b) for b in span] for a in span]
-        by_2 = [[changes(2, a, b) for b in span] for a in span]
+        self.mover_delta = [[value(a + 1, b) - value(a, b) if a < k else 0 for b in span] for a in span]
+        self.other_delta = [[value(b, a + 1) - value(b, a) if a < k else 0 for b in span] for a in span]
+        # Both sides' scores of a cell live in one int, side 1's in the low _PACK bits (never negative).
+        mover, other = self.mover_delta, self.other_delta
+        by_1 = [[mover[a][b] + (other[a][b] << _PACK) for b in span] for a in span]
+        by_2 = [[other[a][b] + (mover[a][b] << _PACK) for b in span] for a in span]
         self.packed_delta: tuple[list[list[int]], ...] = ([], by_1, by_2)  # indexed by the side that moves
         self.empty_score = tuple(_EMPTY_LINE * len(ws) * (1 + (1 << _PACK)) for ws in self.cell_windows)
         self.close = tuple(
@@ -245,10 +224,9 @@ class _Tables:
                         tuple(zobrist.getrandbits(64) for _ in range(geometry.size)))
 
     @classmethod
-    def get(cls, geometry: Geometry, cautious: int = 0) -> _Tables:
-        key = (geometry, cautious)
-        tables = cls._cache.pop(key, None) or cls(geometry, cautious)
-        cls._cache[key] = tables
+    def get(cls, geometry: Geometry) -> _Tables:
+        tables = cls._cache.pop(geometry, None) or cls(geometry)
+        cls._cache[geometry] = tables
         keep_newest(cls._cache, 4)
         return tables
 
@@ -260,9 +238,8 @@ class _State:
     (for ``n`` of k-3 and more: the counts the threat searches ask about).
     """
 
-    def __init__(self, board: Board, budget: Budget, *, scored: bool = False, cautious: int = 0) -> None:
-        tables = _Tables.get(board.geometry, cautious)
-        self.cautious = cautious  # the side that weighs the other's lines more (0: neither)
+    def __init__(self, board: Board, budget: Budget, *, scored: bool = False) -> None:
+        tables = _Tables.get(board.geometry)
         self.scored = True  # the initial position: everything, then ``scored`` for the search's moves
         self.tables = tables
         self.k = tables.k
@@ -849,12 +826,7 @@ class _State:
         other = 3 - side
         if self.open_four_makers(side):
             return _WIN // 2  # two wins at once next move, which only fours could delay
-        mine, theirs = self.sums[side] * _TEMPO_PERCENT // 100, self.sums[other]
-        if self.cautious == side:  # the cautious side fears the other's lines more than it values its own
-            theirs = theirs * _CAUTION // 100
-        elif self.cautious == other:
-            mine = mine * _CAUTION // 100
-        score = mine - theirs
+        score = self.sums[side] * _TEMPO_PERCENT // 100 - self.sums[other]
         if self.open_four_makers(other):
             score -= _THREAT_PENALTY
         # crossing threats: the side to move can make one; several of the other side's cannot all be stopped
@@ -1003,14 +975,12 @@ class _Chooser:
         self.failed_vcf: dict[tuple[int, int], int] = {}
         self.failed_vct: dict[tuple[int, int, int | None], int] = {}
         self.won_vct: dict[tuple[int, int], tuple[int, tuple[int, ...]]] = {}
-        self.cautious = 2 if self.me == 2 else 0  # the second player plays cautiously (see _CAUTION)
 
     def _state(self, parts: int, *, scored: bool = False) -> _State:
         left = self.budget.nodes_left()
         seconds = self.budget.seconds_left()
         state = _State(self.board, self.budget.limited(
-            nodes=_share(left, parts), seconds=None if seconds is None else seconds / parts), scored=scored,
-            cautious=self.cautious)
+            nodes=_share(left, parts), seconds=None if seconds is None else seconds / parts), scored=scored)
         self._share_tables(state)
         return state
 
@@ -1030,7 +1000,7 @@ class _Chooser:
         me, them = self.me, self.them
         if self.board.k == 1:
             return self.board.legal_moves[0], "win"  # every cell completes a line of one
-        state = _State(self.board, Budget(), cautious=self.cautious)
+        state = _State(self.board, Budget())
         wins = state.win_cells(me)
         if wins:
             return min(wins), "win"
@@ -1125,7 +1095,7 @@ class _Chooser:
         the candidates that held deepest.
         """
         me, them = self.me, self.them
-        state = _State(self.board, Budget(), cautious=self.cautious)
+        state = _State(self.board, Budget())
         owner = state.owner
 
         def order(cell: int) -> tuple[int, int]:
