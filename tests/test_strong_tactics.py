@@ -252,3 +252,20 @@ def test_threes_found_without_placing_a_mark_are_the_threes_found_by_placing_it(
                 checked += 1
                 threes += placed
     assert checked > 1_000 and 50 < threes < checked, (checked, threes)
+
+
+def test_proof_number_search_keeps_the_positions_it_proved() -> None:
+    # The same position reached by another order of threats is proved at once: here the root again.
+    from noughts.players.strong import _State
+
+    board = replay(UNSEEN_ATTACK)
+    state = _State(board, Budget())
+    first = state.pn_vct(1, 7)
+    assert first is not None
+    proof, searched = set(state.proof), state.nodes
+    state.proof.clear()
+    assert state.pn_vct(1, 7) == first
+    assert state.nodes - searched < 10, (searched, state.nodes)
+    # the proof's cells come back too (where to defend); the first search's set also holds the
+    # cells of other wins it found on the way
+    assert first in state.proof and len(state.proof) > 5 and state.proof <= proof, (state.proof, proof)

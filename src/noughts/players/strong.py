@@ -259,6 +259,8 @@ class _State:
         self.next_look = 1  # look at the very first position: the budget may be spent already
         self.failed_vcf: dict[tuple[int, int], int] = {}
         self.failed_vct: dict[tuple[int, int, int | None], int] = {}
+        # the proof-number search's proved attacker positions, (hash, attacker): moves it had left, the proof's cells
+        self.won_vct: dict[tuple[int, int], tuple[int, tuple[int, ...]]] = {}
         self.proof: set[int] = set()  # the attacker's cells in the forced wins found (where to defend)
         self.table: dict[int, tuple[int, int, int, int]] = {}  # alpha-beta: depth, value, bound, best move
         self.root = 0  # alpha-beta: the side whose move is being chosen
@@ -679,8 +681,16 @@ class _State:
                 self.undo(top.cell, defender if len(stack) % 2 == 0 else attacker)
                 parent = stack[-1]
                 _pn_update(parent, len(stack) % 2 == 1)
-                if not parent.dn and len(stack) % 2 == 1:
-                    self.failed_vct[(self.hash, attacker, parent.last)] = parent.left
+                if len(stack) % 2 == 1:
+                    if not parent.dn:
+                        self.failed_vct[(self.hash, attacker, parent.last)] = parent.left
+                    elif not parent.pn and parent.children:  # proved: kept for the same position in another order
+                        saved, self.proof = self.proof, set()
+                        self._pn_collect(parent, True)
+                        first = min((c for c in parent.children if not c.pn), key=lambda c: c.cell).cell
+                        self.proof.discard(first)
+                        self.won_vct[(self.hash, attacker)] = (parent.left, (first, *sorted(self.proof)))
+                        self.proof = saved
 
     def _pn_expand(self, node: _PNode, attacking: bool, attacker: int, prefer: tuple[int, ...]) -> None:
         """Give ``node`` (the position on the board) its children, or its value when it is decided."""
@@ -701,6 +711,10 @@ class _State:
             makers = self.open_four_makers(attacker)
             if makers:
                 node.proved((min(makers),))
+                return
+            won = self.won_vct.get((self.hash, attacker))
+            if won is not None and won[0] <= left:
+                node.proved(won[1])
                 return
             key = (self.hash, attacker, last)
             if self.failed_vct.get(key, -1) >= left:
@@ -960,6 +974,7 @@ class _Chooser:
         self.proof: set[int] = set()  # the cells of the opponent's forced win, when one was found
         self.failed_vcf: dict[tuple[int, int], int] = {}
         self.failed_vct: dict[tuple[int, int, int | None], int] = {}
+        self.won_vct: dict[tuple[int, int], tuple[int, tuple[int, ...]]] = {}
 
     def _state(self, parts: int, *, scored: bool = False) -> _State:
         left = self.budget.nodes_left()
@@ -971,7 +986,7 @@ class _Chooser:
 
     def _share_tables(self, state: _State) -> None:
         """Every search of this move shares the tables of failed attacks: their keys are whole positions."""
-        state.failed_vcf, state.failed_vct = self.failed_vcf, self.failed_vct
+        state.failed_vcf, state.failed_vct, state.won_vct = self.failed_vcf, self.failed_vct, self.won_vct
 
     def _run(self, state: _State, search: object) -> object:
         try:
