@@ -380,7 +380,7 @@ def test_pongs_are_read_on_the_fast_path_and_answered_as_uvicorn_does(monkeypatc
 def test_commands_for_redis_are_packed_byte_for_byte_as_redis_py_packs_them() -> None:
     from redis.asyncio.connection import Connection as RedisConnection
 
-    from noughts.web.shared import pack_commands
+    from noughts.web.resp import pack_commands
 
     reference = RedisConnection()
     commands: list[tuple[Any, ...]] = [

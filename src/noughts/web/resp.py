@@ -23,7 +23,7 @@ from typing import Any
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, RedisError, ResponseError
 
-__all__ = ["RespConnection", "parse_replies", "resp_address"]
+__all__ = ["RespConnection", "pack_commands", "parse_replies", "resp_address"]
 
 CONNECT_TIMEOUT = 10.0
 _CRLF = b"\r\n"
@@ -84,6 +84,32 @@ def parse_replies(data: bytes) -> tuple[list[Any], bytes]:
         replies.append(reply)
         position = position_after
     return replies, data[position:]
+
+
+def pack_commands(commands: list[tuple[Any, ...]]) -> bytes | None:
+    """Commands in Redis's protocol (RESP), as redis-py's ``pack_commands`` writes them, in one go;
+    None when an argument is one this does not handle (then redis-py packs them).
+
+    (redis-py packs each argument with several calls: for a room's write, more than the rest of the
+    library's work for it.)
+    """
+    parts: list[bytes] = []
+    for command in commands:
+        if not command or not isinstance(command[0], str) or " " in command[0]:  # ("CONFIG GET": two words)
+            return None
+        parts.append(b"*%d\r\n" % len(command))
+        for argument in command:
+            kind = type(argument)
+            if kind is str:
+                data = argument.encode()
+            elif kind is bytes:
+                data = argument
+            elif kind is int or kind is float:  # (not bool: redis-py refuses it)
+                data = repr(argument).encode()
+            else:
+                return None
+            parts.append(b"$%d\r\n%s\r\n" % (len(data), data))
+    return b"".join(parts)
 
 
 def resp_address(client: Any) -> dict[str, Any] | None:
@@ -163,8 +189,6 @@ class RespConnection(asyncio.Protocol):
         if self.transport is None:
             self._connect_soon()
             return  # sent once connected
-        from noughts.web.shared import pack_commands
-
         queued, self._queued = self._queued, []
         packed = pack_commands([command for command, _ in queued])
         if packed is None:  # an argument of a kind Redis commands here never take: refuse those alone
@@ -205,8 +229,6 @@ class RespConnection(asyncio.Protocol):
                 loop = asyncio.get_running_loop()
                 answers = [loop.create_future() for _ in hello]
                 assert self.transport is not None
-                from noughts.web.shared import pack_commands
-
                 self._expected.extendleft(reversed(answers))  # before anything queued meanwhile
                 self.transport.write(pack_commands(hello) or b"")
                 await asyncio.gather(*answers)

@@ -42,7 +42,7 @@ from redis.exceptions import NoScriptError, RedisError, ResponseError
 from noughts.errors import NoughtsError
 from noughts.web.hub import Hub, Presence, with_presence
 from noughts.web.protocol import Rejection, encode
-from noughts.web.resp import RespConnection, resp_address
+from noughts.web.resp import RespConnection, pack_commands, resp_address
 from noughts.web.rooms import Conflict, Room
 
 if TYPE_CHECKING:
@@ -160,32 +160,6 @@ def _not_an_address(url: str, error: ValueError) -> str:
 def _unavailable(error: RedisError) -> Rejection:
     log.warning("Redis did not answer: %s", error)
     return Rejection("unavailable", "The server cannot reach its game store just now; try again in a moment.")
-
-
-def pack_commands(commands: list[tuple[Any, ...]]) -> bytes | None:
-    """Commands in Redis's protocol (RESP), as redis-py's ``pack_commands`` writes them, in one go;
-    None when an argument is one this does not handle (then redis-py packs them).
-
-    (redis-py packs each argument with several calls: for a room's write, more than the rest of the
-    library's work for it.)
-    """
-    parts: list[bytes] = []
-    for command in commands:
-        if not command or not isinstance(command[0], str) or " " in command[0]:  # ("CONFIG GET": two words)
-            return None
-        parts.append(b"*%d\r\n" % len(command))
-        for argument in command:
-            kind = type(argument)
-            if kind is str:
-                data = argument.encode()
-            elif kind is bytes:
-                data = argument
-            elif kind is int or kind is float:  # (not bool: redis-py refuses it)
-                data = repr(argument).encode()
-            else:
-                return None
-            parts.append(b"$%d\r\n%s\r\n" % (len(data), data))
-    return b"".join(parts)
 
 
 _compact_ascii = json.JSONEncoder(separators=(",", ":")).encode  # a room as kept in Redis (made once)
