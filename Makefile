@@ -20,9 +20,12 @@ play: $(PLAY_READY)
 # Compiled modules are cached (__pycache__, ignored by git) even where PYTHONDONTWRITEBYTECODE is
 # set: every worker and every `python -m noughts` a test starts would compile them all again.
 # conftest.py compiles them once (tests with pytest's rewritten asserts) before the workers start.
+# A crashed worker is not replaced: xdist would run the test it died on again and, with loadfile,
+# can then wait forever (pytest-xdist #1313, #1371); the run ends failed instead.
 # PYTEST_ARGS adds options, e.g. PYTEST_ARGS="-k engine"; TEST_WORKERS=1 runs one file at a time.
 test: system-packages $(READY)
-	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
+	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder \
+		--max-worker-restart 0 $(PYTEST_ARGS)
 
 # The Debian packages the tests need (Chromium, the AVR toolchain, simavr), installed when missing:
 # one dpkg-query when they are all there. SYSTEM_PACKAGES=skip leaves them to you.

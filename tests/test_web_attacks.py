@@ -45,7 +45,7 @@ CAPS = Limits(max_rooms=12, rooms_per_address=3, address_share=0.5, connections_
               address_rate=1.0, address_burst=60)
 # The idle limit stays well above every pause the other TIGHT tests take (a busy machine stretches them).
 TIGHT = Limits(unjoined_ttl=0.5, sweep_every=0.1, handshake_timeout=0.5, idle_timeout=3.0,
-               failed_joins=2, lockout=0.4, rate=1e6, burst=1e6)
+               failed_joins=2, lockout=1.0, rate=1e6, burst=1e6)  # lockouts: 1 s, then 2 s
 
 
 @pytest.fixture(scope="module")

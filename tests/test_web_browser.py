@@ -275,7 +275,8 @@ def test_two_browsers_play_through_a_room_with_a_reload_rejections_and_a_spectat
     cy = new_page("Cy")
     cy.goto(link)
     expect(cy.locator("#watching")).to_be_visible()
-    expect(cy.locator("#status")).to_have_text("Ann played b1. Watching: Bo (O) to move.")
+    expect(ann.locator("#seats")).to_contain_text("1 watching")  # the room's count, sent to all of it at once
+    expect(cy.locator("#status")).to_have_text("Ann played b1. Watching: Bo (O) to move.")  # and kept the last move
     cell(cy, 8).click()
     expect(cy.locator("#notice")).to_contain_text("You are watching this game, so you cannot move")
     expect(ann.locator("#seats")).to_contain_text("1 watching")

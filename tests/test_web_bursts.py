@@ -137,13 +137,15 @@ def test_a_burst_of_new_connections_has_a_few_requests_read_per_turn_and_none_cu
 
 
 def test_waiting_at_the_turnstile_moves_a_request_deadline_on_by_the_wait_and_no_more() -> None:
+    unit = 0.5  # seconds; every pause below is a fraction of it, long enough for a busy machine's stalls
+
     async def scenario() -> tuple[float, bool, bool]:
-        limits = Limits(handshakes_per_slice=1, slice_seconds=0.1, handshake_timeout=0.2)
+        limits = Limits(handshakes_per_slice=1, slice_seconds=unit, handshake_timeout=2 * unit)
         guard = Guard(limits)
         config = uvicorn.Config(_no_content, log_level="warning", lifespan="off")
         state = ServerState()
         first, slow, loris = (_guarded(config, state, guard, number) for number in range(3))
-        await asyncio.sleep(0.15)  # the slow client used 0.15 s of its 0.2 before its first bytes
+        await asyncio.sleep(1.5 * unit)  # the slow client used 3/4 of its time before its first bytes
         first.data_received(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         slow.data_received(b"GET /healthz HTTP/1.1\r\n")  # waits its turn: the allowance went to the first
         loris.data_received(b"G")  # no line end: nothing it sent can be served yet, so it never waits here
@@ -151,19 +153,19 @@ def test_waiting_at_the_turnstile_moves_a_request_deadline_on_by_the_wait_and_no
         for _ in range(100):
             if slow.held is None:
                 break
-            await asyncio.sleep(0.005)
+            await asyncio.sleep(unit / 20)
         assert slow.deadline is not None
         left = slow.deadline.when() - asyncio.get_running_loop().time()
         open_when_let_in = not slow.transport.is_closing()
-        await asyncio.sleep(0.1)
+        await asyncio.sleep(unit)
         cut_off = slow.transport.is_closing()
         for protocol in (first, slow, loris):
             protocol.connection_lost(None)
         return left, open_when_let_in, cut_off
 
     left, open_when_let_in, cut_off = asyncio.run(scenario())
-    assert open_when_let_in  # its deadline (0.2 s) passed while it waited: not its slowness
-    assert left <= 0.06  # but it has only what it had left, not a new 0.2 s (a slowloris would wait to gain it)
+    assert open_when_let_in  # its deadline passed while it waited: not its slowness
+    assert left <= 0.6 * unit  # but it has only what it had left, not a new 2 units (a slowloris would wait to gain it)
     assert cut_off
 
 

@@ -417,19 +417,26 @@ function render(before) {
   renderScores();
 }
 
+// "Ann played b1. ", kept while only who is connected or watching changes
+let lastMoveNote = "";
+
 function statusText(before) {
   const seats = state.seats;
   if (state.result) return state.result_text[me.seat === null ? 2 : me.seat]; // the match's sentence
   const turnSeat = seats.findIndex((s) => s && s.mark === state.turn);
   const toMove = turnSeat >= 0 ? turnSeat : seats.findIndex((s) => !s);
-  let last = "";
-  const fresh = !before || before.game !== state.game || state.moves.length > before.moves.length;
-  if (state.moves.length && fresh) {
-    const cell = state.moves[state.moves.length - 1];
-    const mover = state.cells[cell];
-    const moverSeat = seats.findIndex((s) => s && s.mark === mover);
-    if (moverSeat !== me.seat) last = `${capital(seatName(seats[moverSeat], moverSeat))} played ${cellName(cell)}. `;
+  const sameMoves = before && before.game === state.game && state.moves.length === before.moves.length;
+  if (!sameMoves) {
+    lastMoveNote = "";
+    const fresh = !before || before.game !== state.game || state.moves.length > before.moves.length;
+    if (state.moves.length && fresh) {
+      const cell = state.moves[state.moves.length - 1];
+      const mover = state.cells[cell];
+      const moverSeat = seats.findIndex((s) => s && s.mark === mover);
+      if (moverSeat !== me.seat) lastMoveNote = `${capital(seatName(seats[moverSeat], moverSeat))} played ${cellName(cell)}. `;
+    }
   }
+  const last = lastMoveNote;
   if (me.seat === null) return `${last}Watching: ${seats[toMove] ? shown(seats[toMove]) : "a friend"} (${state.turn}) to move.`;
   if (toMove === me.seat) {
     const alone = state.kind === "friend" && !seats[1 - me.seat];
