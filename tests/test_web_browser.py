@@ -157,8 +157,9 @@ def test_a_whole_game_against_the_computer_by_clicks(url: str, new_page: Callabl
     open_game(page, url, "parsons")  # take turns to start, Ann first
     expect(page.locator("#game-heading")).to_have_text("You (X) against Centre first (O)")
     expect(page.locator("#status")).to_have_text("Your turn: you play X.")
-    for index in (0, 8, 6):  # parsons' forced loss (see tests/test_players_strength.py)
+    for turn, index in enumerate((0, 8, 6)):  # parsons' forced loss (see tests/test_players_strength.py)
         cell(page, index).click()
+        page.wait_for_function(f"() => window.noughts.state.moves.length === {2 * turn + 2}")  # the answer came
         expect(page.locator("#status")).to_contain_text("Your turn")
         expect(page.locator("#status")).to_contain_text("The computer (Centre first) played")
     press(page, 4)  # taken (the computer's centre): the server refuses, the page shows why
@@ -434,7 +435,8 @@ def test_a_page_idle_on_the_start_screen_is_closed_and_quietly_connects_again(ne
     with running(scores=False, notify=lambda line: None, limits=Limits(idle_timeout=1.0)) as base:
         page = new_page("Ann")
         opened: list[str] = []
-        page.on("websocket", lambda ws: opened.append(ws.url))
+        closed: list[str] = []
+        page.on("websocket", lambda ws: (opened.append(ws.url), ws.on("close", lambda ws: closed.append(ws.url))))
         page.goto(base)
         expect(page.locator("#opponent option")).to_have_count(len(players.names()))
         page.evaluate("""() => {
@@ -443,16 +445,17 @@ def test_a_page_idle_on_the_start_screen_is_closed_and_quietly_connects_again(ne
           new MutationObserver(() => window.connectionSaid.push(line.textContent))
             .observe(line, { childList: true, characterData: true, subtree: true });
         }""")
-        for _ in range(60):  # the first socket is closed with 1001 after a second of silence; a new one opens
-            if len(opened) >= 2:
+        for _ in range(60):  # the first socket is closed with 1001 after a second of silence
+            if closed:
                 break
             page.wait_for_timeout(100)
-        assert len(opened) >= 2, opened
-        page.wait_for_timeout(500)
-        assert page.evaluate("window.connectionSaid.filter(Boolean)") == []  # a normal end, not "Connection lost"
-        page.get_by_role("button", name="Play the computer").click()  # the new socket serves at once
+        assert closed, opened
+        # pressed before the page has opened a new socket: the press opens one and is sent on it
+        page.get_by_role("button", name="Play the computer").click()
         page.wait_for_function("() => window.noughts.state !== null")
         expect(page.locator("#notice")).to_have_text("")
+        assert page.evaluate("window.connectionSaid.filter(Boolean)") == []  # a normal end, not "Connection lost"
+        assert len(opened) == 2, opened
         page.close()  # before its server stops: no reconnection attempts to a closed port
 
 

@@ -13,6 +13,8 @@ const MAX_SIDE = 15;
 let ws = null;
 let retry = 0; // reconnection attempts since the socket was last open
 let lost = false; // the connection dropped: the next open resumes the seat and says so
+let reopen = null; // the timer that opens a new socket after one closed for idleness
+let queued = []; // asked while a socket is being opened (not lost): sent when it opens
 let players = []; // every computer player (welcome), by name, label and description
 let able = null; // the names that can play the chosen board (null: being worked out)
 let firstRules = [];
@@ -54,7 +56,8 @@ function connect() {
   ws = new WebSocket(scheme + location.host + "/ws");
   ws.onopen = () => {
     retry = 0;
-    for (const what of Object.keys(pending)) delete pending[what]; // a new connection remembers no ids
+    const asked = new Set(queued.map((message) => message.id));
+    for (const [what, id] of Object.entries(pending)) if (!asked.has(id)) delete pending[what]; // a new connection remembers no ids
     const line = $("connection");
     line.classList.remove("lost");
     line.textContent = lost ? "Reconnected." : "";
@@ -63,6 +66,7 @@ function connect() {
     askPlayers();
     const code = me.room || roomFromPath();
     if (code) enter(code); // with the seat's token: back in the same seat, whichever server process this is
+    for (const message of queued.splice(0)) ws.send(JSON.stringify(message));
   };
   ws.onmessage = (event) => {
     let message;
@@ -79,7 +83,7 @@ function connect() {
     if (event.code === 1001 && !me.room) {
       // The server closes a socket that has sat on the start screen saying nothing for a while:
       // a normal end, not a lost connection. A new one is opened quietly.
-      setTimeout(connect, 1000 * (0.5 + Math.random()));
+      reopen = setTimeout(connect, 1000 * (0.5 + Math.random()));
       return;
     }
     lost = true;
@@ -94,6 +98,15 @@ function connect() {
 }
 
 function send(message) {
+  if (!lost && (!ws || ws.readyState === WebSocket.CONNECTING)) {
+    // the first socket, or the one after an idle one, is still opening: it takes this when it opens
+    queued.push(message);
+    if (!ws) {
+      clearTimeout(reopen);
+      connect();
+    }
+    return true;
+  }
   if (!ws || ws.readyState !== WebSocket.OPEN) {
     notice("Not connected to the server yet: trying again…");
     return false;
