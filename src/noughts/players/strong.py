@@ -71,7 +71,12 @@ _DEFENCE_CANDIDATES = 10  # cells tried when looking for a move that stops the o
 _MAX_VCT_DEPTH = 7  # attacker moves in a VCT, at most
 _DFS_VCT_DEPTH = 3  # deeper VCTs are looked for by proof-number search (the depth-first one's cost explodes)
 _OWN_DFS_VCT_DEPTH = 5  # our own attack: depth-first further (its wins are mostly shallow and cheap), then proof-number
-_COUNTER_THREES = 12  # threes of our own tried against the opponent's win by threats
+_COUNTER_THREES = 12
+QUIET_DEFENCE = True
+QUIET_PARTS = 3
+QUIET_THEIRS = 12
+QUIET_OURS = 8
+QUIET_DEPTH = 3  # threes of our own tried against the opponent's win by threats
 _WIN = 1 << 40
 _WIDTH = 8  # moves tried at each node of the alpha-beta search
 _ROOT_WIDTH = 12  # moves tried at its root
@@ -1029,8 +1034,77 @@ class _Chooser:
             theirs, self.threat_depth = self._deepening_vct(them, 3)
             reason = "defend-vct"
         if not isinstance(theirs, int):
-            return self._searched([cell for _, cell in ranked[:_ROOT_WIDTH]]), "search"
+            options = [cell for _, cell in ranked[:_ROOT_WIDTH]]
+            if QUIET_DEFENCE and me == 2:
+                options = self._quiet_defence(options)
+            return self._searched(options), "search"
         return self._defend(ranked, theirs), reason
+
+    def _key_cells(self, state: _State, cells: list[int], depth: int) -> dict[int, set[int]]:
+        """The cells of ``cells`` after which the opponent, moving again, wins by threats within ``depth``:
+        each with the cells of that win (where it can be broken)."""
+        them = self.them
+        keys: dict[int, set[int]] = {}
+        for q in cells:
+            if state.owner[q]:
+                continue
+            state.play(q, them)
+            state.proof = set()
+            found = None
+            for d in range(1, depth + 1):
+                found = state.vcf(them) if d == 1 else state.vct(them, d)
+                if found is not None:
+                    break
+            state.undo(q, them)
+            if found is not None:
+                keys[q] = {q, *state.proof}
+        return keys
+
+    def _quiet_defence(self, options: list[int]) -> list[int]:
+        """In a quiet position, the options that leave the opponent fewest quiet moves that set up a win by threats.
+
+        The opponent has no win by threats now; but a quiet move of theirs (a three, a crossing two)
+        may make one, 8 to 10 threats deep, too deep to see from here. Giving them two moves in a
+        row finds such cells (their *key cells*) with a shallow search; our move should take away as
+        many as it can.
+        """
+        me, them = self.me, self.them
+        state = self._state(QUIET_PARTS)
+        result: list[int] = options
+        left: dict[int, int] = {}  # our candidate: how many of their key cells still set up a win
+        try:
+            their_cells = [cell for _, cell in state.ranked(them)[:QUIET_THEIRS]]
+            keys = self._key_cells(state, their_cells, QUIET_DEPTH)
+            if not keys:
+                return options
+            hits: dict[int, int] = {}
+            for cells in keys.values():
+                for cell in cells:
+                    if not state.owner[cell]:
+                        hits[cell] = hits.get(cell, 0) + 1
+            ours = sorted(hits, key=lambda c: (-hits[c], -state.cell_score(me, c), c))[:QUIET_OURS]
+            candidates = ours + [c for c in options if c not in ours]
+            for cell in candidates:
+                state.play(cell, me)
+                fours = state.completions(me, cell)
+                block = fours.pop() if len(fours) == 1 else None
+                if block is not None:
+                    state.play(block, them)
+                try:
+                    left[cell] = len(self._key_cells(state, [q for q in keys if q != block], QUIET_DEPTH))
+                finally:
+                    if block is not None:
+                        state.undo(block, them)
+                    state.undo(cell, me)
+            fewest = min(left.values())
+            result = [c for c in candidates if left.get(c) == fewest]
+        except _OutOfBudget:
+            if left:
+                fewest = min(left.values())
+                result = [c for c in left if left[c] == fewest]
+        finally:
+            _charge(self.budget, state.budget)
+        return result
 
     def _deepening_vct(self, attacker: int, parts: int, dfs_depth: int = _DFS_VCT_DEPTH) -> tuple[int | None, int]:
         """A VCT for ``attacker`` by iterative deepening on a share of the budget, and its depth."""
