@@ -71,12 +71,14 @@ _DEFENCE_CANDIDATES = 10  # cells tried when looking for a move that stops the o
 _MAX_VCT_DEPTH = 7  # attacker moves in a VCT, at most
 _DFS_VCT_DEPTH = 3  # deeper VCTs are looked for by proof-number search (the depth-first one's cost explodes)
 _OWN_DFS_VCT_DEPTH = 5  # our own attack: depth-first further (its wins are mostly shallow and cheap), then proof-number
-_COUNTER_THREES = 12
+_COUNTER_THREES = 12  # threes of our own tried against the opponent's win by threats
 QUIET_DEFENCE = True
 QUIET_PARTS = 3
 QUIET_THEIRS = 12
 QUIET_OURS = 8
-QUIET_DEPTH = 3  # threes of our own tried against the opponent's win by threats
+QUIET_DEPTH = 3
+QUIET_WEIGHTED = False
+QUIET_IN_DEFENCE = True
 _WIN = 1 << 40
 _WIDTH = 8  # moves tried at each node of the alpha-beta search
 _ROOT_WIDTH = 12  # moves tried at its root
@@ -980,6 +982,7 @@ class _Chooser:
         self.failed_vcf: dict[tuple[int, int], int] = {}
         self.failed_vct: dict[tuple[int, int, int | None], int] = {}
         self.won_vct: dict[tuple[int, int], tuple[int, tuple[int, ...]]] = {}
+        self.key_weight = 0
 
     def _state(self, parts: int, *, scored: bool = False) -> _State:
         left = self.budget.nodes_left()
@@ -1042,9 +1045,11 @@ class _Chooser:
 
     def _key_cells(self, state: _State, cells: list[int], depth: int) -> dict[int, set[int]]:
         """The cells of ``cells`` after which the opponent, moving again, wins by threats within ``depth``:
-        each with the cells of that win (where it can be broken)."""
+        each with the cells of that win (where it can be broken). ``self.key_weight`` gets the sum over
+        them of how shallow the win is (depth + 1 - its depth)."""
         them = self.them
         keys: dict[int, set[int]] = {}
+        self.key_weight = 0
         for q in cells:
             if state.owner[q]:
                 continue
@@ -1058,9 +1063,10 @@ class _Chooser:
             state.undo(q, them)
             if found is not None:
                 keys[q] = {q, *state.proof}
+                self.key_weight += depth + 1 - d
         return keys
 
-    def _quiet_defence(self, options: list[int]) -> list[int]:
+    def _quiet_defence(self, options: list[int], *, more: bool = True) -> list[int]:
         """In a quiet position, the options that leave the opponent fewest quiet moves that set up a win by threats.
 
         The opponent has no win by threats now; but a quiet move of theirs (a three, a crossing two)
@@ -1082,7 +1088,7 @@ class _Chooser:
                 for cell in cells:
                     if not state.owner[cell]:
                         hits[cell] = hits.get(cell, 0) + 1
-            ours = sorted(hits, key=lambda c: (-hits[c], -state.cell_score(me, c), c))[:QUIET_OURS]
+            ours = sorted(hits, key=lambda c: (-hits[c], -state.cell_score(me, c), c))[:QUIET_OURS] if more else []
             candidates = ours + [c for c in options if c not in ours]
             for cell in candidates:
                 state.play(cell, me)
@@ -1091,7 +1097,8 @@ class _Chooser:
                 if block is not None:
                     state.play(block, them)
                 try:
-                    left[cell] = len(self._key_cells(state, [q for q in keys if q != block], QUIET_DEPTH))
+                    remaining = self._key_cells(state, [q for q in keys if q != block], QUIET_DEPTH)
+                    left[cell] = self.key_weight if QUIET_WEIGHTED else len(remaining)
                 finally:
                     if block is not None:
                         state.undo(block, them)
@@ -1250,4 +1257,7 @@ class _Chooser:
         finally:
             _charge(self.budget, checks)
         best = max(held.values())
-        return self._searched([cell for cell in options if held[cell] == best])
+        holding = [cell for cell in options if held[cell] == best]
+        if QUIET_IN_DEFENCE and self.me == 2 and len(holding) > 1:
+            holding = self._quiet_defence(holding, more=False)
+        return self._searched(holding)
