@@ -78,7 +78,9 @@ QUIET_THEIRS = 12
 QUIET_OURS = 8
 QUIET_DEPTH = 3
 QUIET_WEIGHTED = False
-QUIET_IN_DEFENCE = True
+QUIET_IN_DEFENCE = False
+QUIET_ATTACK = True
+QUIET_ATTACK_DEPTH = 4
 _WIN = 1 << 40
 _WIDTH = 8  # moves tried at each node of the alpha-beta search
 _ROOT_WIDTH = 12  # moves tried at its root
@@ -1072,24 +1074,40 @@ class _Chooser:
         The opponent has no win by threats now; but a quiet move of theirs (a three, a crossing two)
         may make one, 8 to 10 threats deep, too deep to see from here. Giving them two moves in a
         row finds such cells (their *key cells*) with a shallow search; our move should take away as
-        many as it can.
+        many as it can. With ``more``, our moves that set up a win by threats of our own (we would
+        win by threats were it our move again) come first: the opponent must then answer them.
         """
         me, them = self.me, self.them
         state = self._state(QUIET_PARTS)
         result: list[int] = options
         left: dict[int, int] = {}  # our candidate: how many of their key cells still set up a win
+        attacking: list[int] = []  # our candidates after which we would win by threats, moving again
         try:
+            if more and QUIET_ATTACK:
+                fours = state.four_moves(me)
+                for cell in options:
+                    if cell in fours:
+                        continue  # our win by fours was searched already
+                    state.play(cell, me)
+                    found = None
+                    for depth in range(2, QUIET_ATTACK_DEPTH + 1):
+                        found = state.vct(me, depth)
+                        if found is not None:
+                            break
+                    state.undo(cell, me)
+                    if found is not None:
+                        attacking.append(cell)
             their_cells = [cell for _, cell in state.ranked(them)[:QUIET_THEIRS]]
             keys = self._key_cells(state, their_cells, QUIET_DEPTH)
             if not keys:
-                return options
+                return attacking or options
             hits: dict[int, int] = {}
             for cells in keys.values():
                 for cell in cells:
                     if not state.owner[cell]:
                         hits[cell] = hits.get(cell, 0) + 1
             ours = sorted(hits, key=lambda c: (-hits[c], -state.cell_score(me, c), c))[:QUIET_OURS] if more else []
-            candidates = ours + [c for c in options if c not in ours]
+            candidates = attacking or ours + [c for c in options if c not in ours]
             for cell in candidates:
                 state.play(cell, me)
                 fours = state.completions(me, cell)
@@ -1109,6 +1127,8 @@ class _Chooser:
             if left:
                 fewest = min(left.values())
                 result = [c for c in left if left[c] == fewest]
+            elif attacking:
+                result = attacking
         finally:
             _charge(self.budget, state.budget)
         return result
