@@ -73,6 +73,8 @@ _DFS_VCT_DEPTH = 3  # deeper VCTs are looked for by proof-number search (the dep
 _OWN_DFS_VCT_DEPTH = 5  # our own attack: depth-first further (its wins are mostly shallow and cheap), then proof-number
 _COUNTER_THREES = 12  # threes of our own tried against the opponent's win by threats
 QUIET_DEFENCE = True
+QUIET_FEWEST = True
+QUIET_MIX = 6
 QUIET_PARTS = 3
 QUIET_THEIRS = 12
 QUIET_OURS = 8
@@ -1040,7 +1042,9 @@ class _Chooser:
             reason = "defend-vct"
         if not isinstance(theirs, int):
             options = [cell for _, cell in ranked[:_ROOT_WIDTH]]
-            if QUIET_DEFENCE and me == 2:
+            if QUIET_FEWEST and me == 2:
+                options = self._fewest_setups(options)
+            elif QUIET_DEFENCE and me == 2:
                 options = self._quiet_defence(options)
             return self._searched(options), "search"
         return self._defend(ranked, theirs), reason
@@ -1067,6 +1071,50 @@ class _Chooser:
                 keys[q] = {q, *state.proof}
                 self.key_weight += depth + 1 - d
         return keys
+
+    def _fewest_setups(self, options: list[int]) -> list[int]:
+        """The best few options by how few quiet moves they leave the opponent that set up a win.
+
+        A *setup* is an opponent's cell after which, moving again, it wins by fours or by threats
+        two moves deep. Every cell near the marks is tried (the opponent's best first), so a count
+        stops once it passes the best so far (branch and bound); ties go on to alpha-beta.
+        """
+        me, them = self.me, self.them
+        state = self._state(QUIET_PARTS)
+        their_cells = [cell for _, cell in state.ranked(them)]
+        counted: dict[int, int] = {}
+        best: int | None = None
+        try:
+            for cell in options[:QUIET_MIX]:
+                state.play(cell, me)
+                fours = state.completions(me, cell)
+                block = fours.pop() if len(fours) == 1 else None
+                if block is not None:
+                    state.play(block, them)
+                count = 0
+                for q in their_cells:
+                    if state.owner[q]:
+                        continue
+                    state.play(q, them)
+                    won = state.vcf(them) is not None or state.vct(them, 2) is not None
+                    state.undo(q, them)
+                    if won:
+                        count += 1
+                        if best is not None and count > best:
+                            break
+                if block is not None:
+                    state.undo(block, them)
+                state.undo(cell, me)
+                if best is None or count <= best:
+                    best = count
+                    counted[cell] = count
+        except _OutOfBudget:
+            pass
+        finally:
+            _charge(self.budget, state.budget)
+        if best is None:
+            return options
+        return [cell for cell in counted if counted[cell] == best]
 
     def _quiet_defence(self, options: list[int], *, more: bool = True) -> list[int]:
         """In a quiet position, the options that leave the opponent fewest quiet moves that set up a win by threats.
