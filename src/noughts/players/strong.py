@@ -72,17 +72,6 @@ _MAX_VCT_DEPTH = 7  # attacker moves in a VCT, at most
 _DFS_VCT_DEPTH = 3  # deeper VCTs are looked for by proof-number search (the depth-first one's cost explodes)
 _OWN_DFS_VCT_DEPTH = 5  # our own attack: depth-first further (its wins are mostly shallow and cheap), then proof-number
 _COUNTER_THREES = 12  # threes of our own tried against the opponent's win by threats
-QUIET_DEFENCE = True
-QUIET_FEWEST = True
-QUIET_MIX = 6
-QUIET_PARTS = 3
-QUIET_THEIRS = 12
-QUIET_OURS = 8
-QUIET_DEPTH = 3
-QUIET_WEIGHTED = False
-QUIET_IN_DEFENCE = False
-QUIET_ATTACK = False
-QUIET_ATTACK_DEPTH = 4
 _WIN = 1 << 40
 _WIDTH = 8  # moves tried at each node of the alpha-beta search
 _ROOT_WIDTH = 12  # moves tried at its root
@@ -986,7 +975,6 @@ class _Chooser:
         self.failed_vcf: dict[tuple[int, int], int] = {}
         self.failed_vct: dict[tuple[int, int, int | None], int] = {}
         self.won_vct: dict[tuple[int, int], tuple[int, tuple[int, ...]]] = {}
-        self.key_weight = 0
 
     def _state(self, parts: int, *, scored: bool = False) -> _State:
         left = self.budget.nodes_left()
@@ -1041,145 +1029,8 @@ class _Chooser:
             theirs, self.threat_depth = self._deepening_vct(them, 3)
             reason = "defend-vct"
         if not isinstance(theirs, int):
-            options = [cell for _, cell in ranked[:_ROOT_WIDTH]]
-            if QUIET_FEWEST and me == 2:
-                options = self._fewest_setups(options)
-            elif QUIET_DEFENCE and me == 2:
-                options = self._quiet_defence(options)
-            return self._searched(options), "search"
+            return self._searched([cell for _, cell in ranked[:_ROOT_WIDTH]]), "search"
         return self._defend(ranked, theirs), reason
-
-    def _key_cells(self, state: _State, cells: list[int], depth: int) -> dict[int, set[int]]:
-        """The cells of ``cells`` after which the opponent, moving again, wins by threats within ``depth``:
-        each with the cells of that win (where it can be broken). ``self.key_weight`` gets the sum over
-        them of how shallow the win is (depth + 1 - its depth)."""
-        them = self.them
-        keys: dict[int, set[int]] = {}
-        self.key_weight = 0
-        for q in cells:
-            if state.owner[q]:
-                continue
-            state.play(q, them)
-            state.proof = set()
-            found = None
-            for d in range(1, depth + 1):
-                found = state.vcf(them) if d == 1 else state.vct(them, d)
-                if found is not None:
-                    break
-            state.undo(q, them)
-            if found is not None:
-                keys[q] = {q, *state.proof}
-                self.key_weight += depth + 1 - d
-        return keys
-
-    def _fewest_setups(self, options: list[int]) -> list[int]:
-        """The best few options by how few quiet moves they leave the opponent that set up a win.
-
-        A *setup* is an opponent's cell after which, moving again, it wins by fours or by threats
-        two moves deep. Every cell near the marks is tried (the opponent's best first), so a count
-        stops once it passes the best so far (branch and bound); ties go on to alpha-beta.
-        """
-        me, them = self.me, self.them
-        state = self._state(QUIET_PARTS)
-        their_cells = [cell for _, cell in state.ranked(them)]
-        counted: dict[int, int] = {}
-        best: int | None = None
-        try:
-            for cell in options[:QUIET_MIX]:
-                state.play(cell, me)
-                fours = state.completions(me, cell)
-                block = fours.pop() if len(fours) == 1 else None
-                if block is not None:
-                    state.play(block, them)
-                count = 0
-                for q in their_cells:
-                    if state.owner[q]:
-                        continue
-                    state.play(q, them)
-                    won = state.vcf(them) is not None or state.vct(them, 2) is not None
-                    state.undo(q, them)
-                    if won:
-                        count += 1
-                        if best is not None and count > best:
-                            break
-                if block is not None:
-                    state.undo(block, them)
-                state.undo(cell, me)
-                if best is None or count <= best:
-                    best = count
-                    counted[cell] = count
-        except _OutOfBudget:
-            pass
-        finally:
-            _charge(self.budget, state.budget)
-        if best is None:
-            return options
-        return [cell for cell in counted if counted[cell] == best]
-
-    def _quiet_defence(self, options: list[int], *, more: bool = True) -> list[int]:
-        """In a quiet position, the options that leave the opponent fewest quiet moves that set up a win by threats.
-
-        The opponent has no win by threats now; but a quiet move of theirs (a three, a crossing two)
-        may make one, 8 to 10 threats deep, too deep to see from here. Giving them two moves in a
-        row finds such cells (their *key cells*) with a shallow search; our move should take away as
-        many as it can. With ``more``, our moves that set up a win by threats of our own (we would
-        win by threats were it our move again) come first: the opponent must then answer them.
-        """
-        me, them = self.me, self.them
-        state = self._state(QUIET_PARTS)
-        result: list[int] = options
-        left: dict[int, int] = {}  # our candidate: how many of their key cells still set up a win
-        attacking: list[int] = []  # our candidates after which we would win by threats, moving again
-        try:
-            if more and QUIET_ATTACK:
-                fours = state.four_moves(me)
-                for cell in options:
-                    if cell in fours:
-                        continue  # our win by fours was searched already
-                    state.play(cell, me)
-                    found = None
-                    for depth in range(2, QUIET_ATTACK_DEPTH + 1):
-                        found = state.vct(me, depth)
-                        if found is not None:
-                            break
-                    state.undo(cell, me)
-                    if found is not None:
-                        attacking.append(cell)
-            their_cells = [cell for _, cell in state.ranked(them)[:QUIET_THEIRS]]
-            keys = self._key_cells(state, their_cells, QUIET_DEPTH)
-            if not keys:
-                return attacking or options
-            hits: dict[int, int] = {}
-            for cells in keys.values():
-                for cell in cells:
-                    if not state.owner[cell]:
-                        hits[cell] = hits.get(cell, 0) + 1
-            ours = sorted(hits, key=lambda c: (-hits[c], -state.cell_score(me, c), c))[:QUIET_OURS] if more else []
-            candidates = attacking or ours + [c for c in options if c not in ours]
-            for cell in candidates:
-                state.play(cell, me)
-                fours = state.completions(me, cell)
-                block = fours.pop() if len(fours) == 1 else None
-                if block is not None:
-                    state.play(block, them)
-                try:
-                    remaining = self._key_cells(state, [q for q in keys if q != block], QUIET_DEPTH)
-                    left[cell] = self.key_weight if QUIET_WEIGHTED else len(remaining)
-                finally:
-                    if block is not None:
-                        state.undo(block, them)
-                    state.undo(cell, me)
-            fewest = min(left.values())
-            result = [c for c in candidates if left.get(c) == fewest]
-        except _OutOfBudget:
-            if left:
-                fewest = min(left.values())
-                result = [c for c in left if left[c] == fewest]
-            elif attacking:
-                result = attacking
-        finally:
-            _charge(self.budget, state.budget)
-        return result
 
     def _deepening_vct(self, attacker: int, parts: int, dfs_depth: int = _DFS_VCT_DEPTH) -> tuple[int | None, int]:
         """A VCT for ``attacker`` by iterative deepening on a share of the budget, and its depth."""
@@ -1325,7 +1176,4 @@ class _Chooser:
         finally:
             _charge(self.budget, checks)
         best = max(held.values())
-        holding = [cell for cell in options if held[cell] == best]
-        if QUIET_IN_DEFENCE and self.me == 2 and len(holding) > 1:
-            holding = self._quiet_defence(holding, more=False)
-        return self._searched(holding)
+        return self._searched([cell for cell in options if held[cell] == best])
