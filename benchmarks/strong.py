@@ -8,7 +8,7 @@ alternate. Every pairing is played with strong as X and as O.
 Budgets: ``--nodes N`` gives strong N positions a move and ``--their-nodes M`` the opponent M
 (default: each player's own default); ``--seconds S`` gives both sides S seconds a move (0: no
 clock, so the games do not depend on the machine). Run: ``python benchmarks/strong.py [--quick]
-[--games N] [--jobs J] [--seconds S] [--nodes N] [--their-nodes M] [--json FILE]`` (``make bench``
+[--games N] [--jobs J] [--seconds S] [--nodes N] [--their-nodes M] [--each] [--json FILE]`` (``make bench``
 runs it; options it does not know, meant for the other benchmarks, are ignored).
 """
 
@@ -91,6 +91,8 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1, help="games played at once (default 1)")
     parser.add_argument("--quick", action="store_true", help="2 games per opponent and colour")
     parser.add_argument("--verbose", action="store_true", help="print every lost or drawn game's moves")
+    parser.add_argument("--each", action="store_true",
+                        help="print every game's result as it ends (long runs on a busy machine)")
     parser.add_argument("--json", metavar="FILE", help="also write the figures to FILE-strong.json")
     args, _ = parser.parse_known_args()
     games = 2 if args.quick else args.games
@@ -106,7 +108,15 @@ def main() -> None:
             for strong_is_x in [colour == "X" for colour in args.colours.upper()]:
                 seeds = range(args.first_game, args.first_game + games)
                 jobs = [(opponent, strong_is_x, seed, budgets, args.opening) for seed in seeds]
-                played = list(pool.map(_play, jobs)) if args.jobs > 1 else [_play(job) for job in jobs]
+                played = []
+                for seed, outcome in zip(seeds, pool.map(_play, jobs) if args.jobs > 1 else map(_play, jobs),
+                                         strict=True):
+                    played.append(outcome)
+                    if args.each:
+                        cpu_times = outcome[4]
+                        print(f"    game {seed}: {outcome[0]} in {len(outcome[3])} plies, strong's CPU median "
+                              f"{1000 * statistics.median(cpu_times):.0f} ms, max {1000 * max(cpu_times):.0f}",
+                              flush=True)
                 results = [result for result, *_ in played]
                 times = [t for _, mine, *_ in played for t in mine]
                 their_times = [t for _, _, theirs, *_ in played for t in theirs]
