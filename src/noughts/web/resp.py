@@ -214,7 +214,11 @@ class RespConnection(asyncio.Protocol):
             packed = pack_commands([command for command, _ in queued]) or b""
         self._expected.extend(future for _, future in queued)
         self.writes += 1
-        self.transport.write(packed)
+        try:
+            self.transport.write(packed)
+        except RuntimeError as error:  # (uvloop: the socket closed and its connection_lost not yet run)
+            self._drop(RedisConnectionError(f"lost the connection to Redis: {error}"))
+            return
         if self._watchdog is None:
             self._watch()
 
