@@ -457,6 +457,7 @@ class RedisHub(Hub):
         self.listener = (None if address is None else  # the lean subscription (noughts.web.resp)
                          RespConnection(address, on_message=self._heard, on_connect=self._resubscribe))
         self.beating: Redis | None = None  # the heartbeat's own connection (see _beat)
+        self.subscriber: Redis | None = None  # redis-py's subscription's own client (TLS; see start)
 
     def channel(self, code: str) -> str:
         return self.store.channel(code)
@@ -474,7 +475,13 @@ class RedisHub(Hub):
             if self.listener is not None:
                 await self.listener.open()  # (subscribes to this process's channel: _resubscribe)
             else:
-                self.pubsub = self.client.pubsub(ignore_subscribe_messages=True)
+                # a client of its own with no socket timeout: redis-py before 8 applies it to a subscription's
+                # wait for the next message too, so an idle one would fail every TIMEOUT seconds
+                pool = self.client.connection_pool
+                self.subscriber = Redis(connection_pool=BlockingConnectionPool(
+                    max_connections=2, timeout=TIMEOUT, connection_class=pool.connection_class,
+                    **{**pool.connection_kwargs, "socket_timeout": None}))
+                self.pubsub = self.subscriber.pubsub(ignore_subscribe_messages=True)
                 # a channel of its own keeps the listener's connection subscribed while no room is open
                 await self.pubsub.subscribe(f"{self.prefix}process:{self.process}")
         except RedisError as error:
@@ -495,7 +502,7 @@ class RedisHub(Hub):
         with contextlib.suppress(RedisError, OSError, TimeoutError):
             await asyncio.wait_for(self._leave(), TIMEOUT)
         await self.batch.close()
-        for closing in (self.beating, self.pubsub, self.client):
+        for closing in (self.beating, self.pubsub, self.subscriber, self.client):
             if closing is not None:
                 with contextlib.suppress(RedisError, OSError, TimeoutError):
                     await asyncio.wait_for(closing.aclose(), TIMEOUT)
