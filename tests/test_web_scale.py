@@ -18,6 +18,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -100,6 +101,9 @@ class WebProcess:
         self.redis_url, self.db, self.workers = redis_url, db, workers
         self.port = free_port()
         self.process: subprocess.Popen[bytes] | None = None
+        # Its output goes to a file, never a pipe nobody reads: a full pipe (64 KiB) would block the
+        # server's next log line, and with it its event loop, until the test timed out.
+        self.output = tempfile.TemporaryFile()  # noqa: SIM115  (closed in stop)
         if wait:
             self.start()
         else:
@@ -110,9 +114,11 @@ class WebProcess:
         self.wait_until_healthy()
 
     def launch(self) -> None:
+        if self.output.closed:
+            self.output = tempfile.TemporaryFile()  # noqa: SIM115  (closed in stop)
         command = [sys.executable, "-m", "noughts", "web", "--port", str(self.port), "--redis", self.redis_url,
                    "--db", self.db, "--workers", str(self.workers)]
-        self.process = subprocess.Popen(command, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.process = subprocess.Popen(command, env=ENV, stdout=self.output, stderr=subprocess.STDOUT)
 
     def wait_until_healthy(self) -> None:
         wait_until(self.healthy, f"noughts web on port {self.port}", self.process)
@@ -142,9 +148,7 @@ class WebProcess:
                 self.process.kill()
                 self.process.wait()
                 raise AssertionError(f"noughts web on port {self.port} did not stop within 15 s of SIGTERM") from None
-        for pipe in (self.process.stdout, self.process.stderr):
-            if pipe is not None:
-                pipe.close()
+        self.output.close()
         return self.process.returncode
 
 
@@ -707,7 +711,7 @@ class LimitedProcess(WebProcess):
 
     def start(self) -> None:
         command = [sys.executable, "-c", LIMITED, str(self.port), self.redis_url, json.dumps(SMALL)]
-        self.process = subprocess.Popen(command, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.process = subprocess.Popen(command, env=ENV, stdout=self.output, stderr=subprocess.STDOUT)
         wait_until(self.healthy, f"a limited server on port {self.port}", self.process)
 
 

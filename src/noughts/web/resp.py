@@ -11,6 +11,11 @@ in between.
 
 It speaks RESP2 over TCP or a Unix socket, with a password and a database number from the
 URL; anything else (TLS, say) is left to redis-py (:func:`resp_address` returns None).
+
+Nothing awaited here waits for ever: connecting (the socket, AUTH and SELECT) must be done
+within ``CONNECT_TIMEOUT``, and while replies are due, Redis must send one at least every
+``REPLY_TIMEOUT`` (a stopped or unreachable server): otherwise the socket is dropped and every
+command not answered fails with a RedisError saying so.
 """
 
 from __future__ import annotations
@@ -22,10 +27,12 @@ from typing import Any
 
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, RedisError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 __all__ = ["RespConnection", "pack_commands", "parse_replies", "resp_address"]
 
-CONNECT_TIMEOUT = 10.0
+CONNECT_TIMEOUT = 10.0  # seconds to open the socket and log in
+REPLY_TIMEOUT = 5.0  # seconds Redis may go without sending a reply while one is due
 _CRLF = b"\r\n"
 
 
@@ -153,6 +160,10 @@ class RespConnection(asyncio.Protocol):
         self._expected: deque[asyncio.Future[Any] | None] = deque()  # sent, in order; None: no one waits
         self._rest = b""
         self._closed = False
+        self._wire: _Wire | None = None  # the current socket's protocol (an old one's late news is ignored)
+        self._replies = 0  # replies (and messages) read: the watchdog's sign of life
+        self._watchdog: asyncio.TimerHandle | None = None
+        self._replies_seen = -1  # self._replies when the watchdog last looked
         self.lost: asyncio.Future[None] | None = None  # done when a connection in use is lost
 
     @property
@@ -203,7 +214,48 @@ class RespConnection(asyncio.Protocol):
             packed = pack_commands([command for command, _ in queued]) or b""
         self._expected.extend(future for _, future in queued)
         self.writes += 1
-        self.transport.write(packed)
+        try:
+            self.transport.write(packed)
+        except RuntimeError as error:  # (uvloop: the socket closed and its connection_lost not yet run)
+            self._drop(RedisConnectionError(f"lost the connection to Redis: {error}"))
+            return
+        if self._watchdog is None:
+            self._watch()
+
+    # the watchdog: replies due and none read for REPLY_TIMEOUT fail, never hang ------------------
+    def _watch(self) -> None:
+        self._replies_seen = self._replies
+        self._watchdog = asyncio.get_running_loop().call_later(REPLY_TIMEOUT, self._check_replies)
+
+    def _check_replies(self) -> None:
+        self._watchdog = None
+        if not self._expected or self.transport is None:
+            return  # nothing due (the next write starts watching again)
+        if self._replies != self._replies_seen:
+            self._watch()  # Redis is answering: look again later
+            return
+        error = RedisTimeoutError(f"Redis sent no reply for {REPLY_TIMEOUT:g} s: connection dropped")
+        self._drop(error)
+
+    def _drop(self, error: RedisError) -> None:
+        """Give up on this socket: every command not answered fails with ``error`` now."""
+        wire, transport = self._wire, self.transport
+        self.transport = self._wire = None
+        self._rest = b""
+        if wire is not None:
+            wire.abandon()
+        elif transport is not None:
+            transport.abort()
+        self._ended(error)
+
+    def _ended(self, error: RedisError) -> None:
+        """The socket is gone: fail what was due, stop watching, tell whoever waits on ``lost``."""
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            self._watchdog = None
+        self._fail_all(error)
+        if self.lost is not None and not self.lost.done():
+            self.lost.set_result(None)
 
     def _connect_soon(self) -> asyncio.Task[None]:
         if self._connecting is None or self._connecting.done():
@@ -211,33 +263,44 @@ class RespConnection(asyncio.Protocol):
         return self._connecting
 
     async def _connect(self) -> None:
+        if self._closed:
+            self._fail_all(RedisConnectionError("the server is stopping"))
+            return
         loop = asyncio.get_running_loop()
         address = self.address
+        wire = _Wire(self)
         try:
-            if "path" in address:
-                opening = loop.create_unix_connection(lambda: self, address["path"])
-            else:
-                opening = loop.create_connection(lambda: self, address["host"], address["port"])
-            await asyncio.wait_for(opening, CONNECT_TIMEOUT)
-            hello: list[tuple[Any, ...]] = []
-            if address.get("password") is not None:
-                user = address.get("username")
-                hello.append(("AUTH", user, address["password"]) if user else ("AUTH", address["password"]))
-            if address.get("db"):
-                hello.append(("SELECT", address["db"]))
-            if hello:
-                loop = asyncio.get_running_loop()
-                answers = [loop.create_future() for _ in hello]
-                assert self.transport is not None
-                self._expected.extendleft(reversed(answers))  # before anything queued meanwhile
-                self.transport.write(pack_commands(hello) or b"")
-                await asyncio.gather(*answers)
+            # the socket and the login: a stopped server's kernel still accepts, then nothing answers
+            async with asyncio.timeout(CONNECT_TIMEOUT):
+                if "path" in address:
+                    await loop.create_unix_connection(lambda: wire, address["path"])
+                else:
+                    await loop.create_connection(lambda: wire, address["host"], address["port"])
+                hello: list[tuple[Any, ...]] = []
+                if address.get("password") is not None:
+                    user = address.get("username")
+                    hello.append(("AUTH", user, address["password"]) if user else ("AUTH", address["password"]))
+                if address.get("db"):
+                    hello.append(("SELECT", address["db"]))
+                if hello:
+                    answers = [loop.create_future() for _ in hello]
+                    if self.transport is None or self._wire is not wire:
+                        raise RedisConnectionError("lost the connection to Redis while logging in")
+                    self._expected.extendleft(reversed(answers))  # before anything queued meanwhile
+                    self.transport.write(pack_commands(hello) or b"")
+                    await asyncio.gather(*answers)
         except (TimeoutError, OSError, RedisError) as error:
             failure = error if isinstance(error, RedisError) else RedisConnectionError(
-                f"cannot reach Redis: {type(error).__name__}: {error}")
-            if self.transport is not None:
-                self.transport.abort()
-            self._fail_all(failure)
+                f"cannot reach Redis within {CONNECT_TIMEOUT:g} s" if isinstance(error, TimeoutError)
+                else f"cannot reach Redis: {type(error).__name__}: {error}")
+            if self._wire is wire or self._wire is None:
+                self._drop(failure)
+            wire.abandon()
+            return
+        if self._closed or self._wire is not wire:  # closed (or lost) while logging in
+            wire.abandon()
+            why = "the server is stopping" if self._closed else "lost the connection to Redis"
+            self._fail_all(RedisConnectionError(why))
             return
         if self.on_connect is not None:
             self.on_connect()
@@ -255,11 +318,9 @@ class RespConnection(asyncio.Protocol):
         try:
             replies, self._rest = parse_replies(data)
         except (RedisError, ValueError) as error:  # not Redis's protocol: drop the connection
-            self._rest = b""
-            if self.transport is not None:
-                self.transport.abort()
-            self._fail_all(error if isinstance(error, RedisError) else RedisConnectionError(str(error)))
+            self._drop(error if isinstance(error, RedisError) else RedisConnectionError(str(error)))
             return
+        self._replies += 1
         on_message = self.on_message
         expected = self._expected
         for reply in replies:
@@ -278,10 +339,9 @@ class RespConnection(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.transport = None
+        self._wire = None
         self._rest = b""
-        self._fail_all(RedisConnectionError(f"lost the connection to Redis: {exc or 'closed'}"))
-        if self.lost is not None and not self.lost.done():
-            self.lost.set_result(None)
+        self._ended(RedisConnectionError(f"lost the connection to Redis: {exc or 'closed'}"))
 
     def _fail_all(self, error: Exception) -> None:
         expected, self._expected = self._expected, deque()
@@ -292,18 +352,65 @@ class RespConnection(asyncio.Protocol):
 
     # lifecycle --------------------------------------------------------------------------------
     async def open(self) -> None:
-        """Connect now (raises a RedisError if Redis cannot be reached)."""
+        """Connect now (raises a RedisError if Redis cannot be reached, within ``CONNECT_TIMEOUT``)."""
+        if self._closed:
+            raise RedisConnectionError("the server is stopping")
         if self.transport is None:
             await self._connect_soon()
             if self.transport is None:
                 raise RedisConnectionError("cannot reach Redis")
 
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
     async def close(self) -> None:
-        """Stop: commands not answered fail; the socket is closed."""
+        """Stop: commands not answered fail; the socket is closed; it never connects again."""
         self._closed = True
         if self._connecting is not None and not self._connecting.done():
             self._connecting.cancel()
-        self._fail_all(RedisConnectionError("the server is stopping"))
+        wire, transport = self._wire, self.transport
+        self.transport = self._wire = None
+        if wire is not None:
+            wire.owner = None  # (its connection_lost is not news any more)
+        if transport is not None:
+            transport.close()
+        self._ended(RedisConnectionError("the server is stopping"))
+
+
+class _Wire(asyncio.Protocol):
+    """One socket's protocol: passes its news to the :class:`RespConnection` while it is the current
+    socket, and only then (a dropped socket's late ``connection_lost`` must not end its successor)."""
+
+    def __init__(self, owner: RespConnection) -> None:
+        self.owner: RespConnection | None = owner
+        self.transport: asyncio.Transport | None = None
+        self.data_received = owner.data_received  # type: ignore[method-assign]  # (no call in between)
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]  # (uvloop's transports are not asyncio's class)
+        owner = self.owner
+        if owner is None or owner.closed:
+            transport.abort()  # type: ignore[attr-defined]  # (a socket transport)
+            return
+        owner._wire = self
+        owner.connection_made(transport)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        owner, self.owner = self.owner, None
+        if owner is not None and owner._wire is self:
+            owner.connection_lost(exc)
+
+    def abandon(self) -> None:
+        """This socket is no longer the connection's: close it, and ignore whatever it says."""
+        owner, self.owner = self.owner, None
+        self.data_received = _ignore  # type: ignore[method-assign]
+        if owner is not None and owner._wire is self:
+            owner._wire = None
+            owner.transport = None
         if self.transport is not None:
-            self.transport.close()
-            self.transport = None
+            self.transport.abort()
+
+
+def _ignore(data: bytes) -> None:
+    """An abandoned socket's bytes (none should come after abort)."""

@@ -32,6 +32,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import random
 import secrets
 from collections.abc import Container
 from typing import TYPE_CHECKING, Any
@@ -55,6 +56,8 @@ log = logging.getLogger("noughts.web")
 PREFIX = "noughts:"
 CONNECTIONS = 32  # to Redis, per process: each request holds one for a round trip
 GRACE_MS = 60_000  # a room's key outlives its time to live a little, so the sweep can tell its people
+TIMEOUT = 5.0  # seconds any one command to Redis may take (a stopped server fails it, never hangs it)
+LISTEN_CHECK = 15.0  # seconds between the idle subscription's PINGs (a dead peer shows within TIMEOUT more)
 
 # KEYS: the room, the set of rooms, the room's presence. ARGV: VERSION|JSON, the version read
 # ('' for a new room), the key's life in ms, the last activity, the room limit, the code, the
@@ -107,15 +110,19 @@ return {added, unpack(dead)}
 LEASE_BEATS = 3  # heartbeats a process may miss before the others take it out of every room
 
 
-def open_redis(url: str, connections: int = CONNECTIONS) -> Redis:
+def open_redis(url: str, connections: int = CONNECTIONS, timeout: float | None = None) -> Redis:
     """An asyncio client for ``url`` (``redis://HOST:PORT/N``); a malformed URL is a NoughtsError.
 
     Its pool holds at most ``connections``; a request beyond them waits for one (rather than
     failing, as the default pool does past 100), so a burst of messages queues up briefly.
+    Connecting, and each reply, may take ``timeout`` seconds (``TIMEOUT``), then the command
+    fails (redis-py's own subscription reads wait for messages as long as need be).
     """
+    seconds = TIMEOUT if timeout is None else timeout
     try:
         pool = BlockingConnectionPool.from_url(url, max_connections=connections, timeout=10,
-                                               decode_responses=True, health_check_interval=30)
+                                               decode_responses=True, health_check_interval=30,
+                                               socket_timeout=seconds, socket_connect_timeout=seconds)
         return Redis.from_pool(pool)
     except ValueError as error:
         raise NoughtsError(_not_an_address(url, error)) from None
@@ -450,6 +457,7 @@ class RedisHub(Hub):
         self.listener = (None if address is None else  # the lean subscription (noughts.web.resp)
                          RespConnection(address, on_message=self._heard, on_connect=self._resubscribe))
         self.beating: Redis | None = None  # the heartbeat's own connection (see _beat)
+        self.subscriber: Redis | None = None  # redis-py's subscription's own client (TLS; see start)
 
     def channel(self, code: str) -> str:
         return self.store.channel(code)
@@ -467,7 +475,13 @@ class RedisHub(Hub):
             if self.listener is not None:
                 await self.listener.open()  # (subscribes to this process's channel: _resubscribe)
             else:
-                self.pubsub = self.client.pubsub(ignore_subscribe_messages=True)
+                # a client of its own with no socket timeout: redis-py before 8 applies it to a subscription's
+                # wait for the next message too, so an idle one would fail every TIMEOUT seconds
+                pool = self.client.connection_pool
+                self.subscriber = Redis(connection_pool=BlockingConnectionPool(
+                    max_connections=2, timeout=TIMEOUT, connection_class=pool.connection_class,
+                    **{**pool.connection_kwargs, "socket_timeout": None}))
+                self.pubsub = self.subscriber.pubsub(ignore_subscribe_messages=True)
                 # a channel of its own keeps the listener's connection subscribed while no room is open
                 await self.pubsub.subscribe(f"{self.prefix}process:{self.process}")
         except RedisError as error:
@@ -476,31 +490,32 @@ class RedisHub(Hub):
         self._tasks = [asyncio.create_task(listening), asyncio.create_task(self._beat())]
 
     async def stop(self) -> None:
-        with contextlib.suppress(RedisError, OSError):
-            await asyncio.wait_for(self._drain(), 5)
+        """Leave every room and close the connections; each step waits at most ``TIMEOUT`` (Redis may be gone)."""
+        with contextlib.suppress(RedisError, OSError, TimeoutError):
+            await asyncio.wait_for(self._drain(), TIMEOUT)
+        if self.listener is not None:
+            await self.listener.close()  # first: the subscription's keeper sees it closed and connects no more
         for task in self._tasks:
             task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        if self.beating is not None:
-            with contextlib.suppress(RedisError, OSError):
-                await self.beating.aclose()
-        with contextlib.suppress(RedisError, OSError):
-            async with self.client.pipeline(transaction=False) as pipe:
-                for code in self.published:
-                    pipe.hdel(self._presence_key(code), self.process)
-                    pipe.publish(self.channel(code), self._event("p", p=[0, 0, 0]))
-                pipe.delete(self._rooms_of(self.process))
-                pipe.zrem(f"{self.prefix}processes", self.process)
-                await pipe.execute()
+        if self._tasks:  # (asyncio.wait: a task that swallowed its cancellation is left, not waited for)
+            await asyncio.wait(self._tasks, timeout=TIMEOUT)
+        with contextlib.suppress(RedisError, OSError, TimeoutError):
+            await asyncio.wait_for(self._leave(), TIMEOUT)
         await self.batch.close()
-        with contextlib.suppress(RedisError, OSError):
-            if self.pubsub is not None:
-                await self.pubsub.aclose()
-            if self.listener is not None:
-                await self.listener.close()
-            await self.client.aclose()
+        for closing in (self.beating, self.pubsub, self.subscriber, self.client):
+            if closing is not None:
+                with contextlib.suppress(RedisError, OSError, TimeoutError):
+                    await asyncio.wait_for(closing.aclose(), TIMEOUT)
+
+    async def _leave(self) -> None:
+        """Take this process out of every room's presence, and out of the live processes."""
+        async with self.client.pipeline(transaction=False) as pipe:
+            for code in self.published:
+                pipe.hdel(self._presence_key(code), self.process)
+                pipe.publish(self.channel(code), self._event("p", p=[0, 0, 0]))
+            pipe.delete(self._rooms_of(self.process))
+            pipe.zrem(f"{self.prefix}processes", self.process)
+            await pipe.execute()
 
     async def _drain(self) -> None:
         while self.batch.pending:
@@ -704,16 +719,29 @@ class RedisHub(Hub):
             log.exception("a change published for room %s could not be passed on", code)
 
     async def _keep_listening(self, listener: RespConnection) -> None:
-        """Connect the lean subscription again whenever it is lost (changes published meanwhile are missed)."""
-        while True:
-            if listener.lost is not None:
-                await asyncio.shield(listener.lost)
+        """Keep the lean subscription up: PING it while idle (a dead peer shows), connect it again
+        whenever it is lost, waiting longer after each failure (changes published meanwhile are missed)."""
+        while not listener.closed:
+            lost = listener.lost
+            if lost is not None and not lost.done():
+                # (asyncio.wait, not wait_for: Python 3.11's wait_for can swallow the task's cancellation
+                # when the future is done at the same moment, and stop() would then wait for ever)
+                await asyncio.wait([lost], timeout=LISTEN_CHECK)
+                if not lost.done() and listener.transport is not None and not listener.pending:
+                    listener.send("PING")  # (answered within the reply timeout, or the socket is dropped)
+                continue
+            if listener.closed:
+                return
             log.warning("lost the Redis subscription, reconnecting")
-            while True:
-                await asyncio.sleep(0.5)
-                with contextlib.suppress(RedisError):
+            pause = 0.25
+            while not listener.closed:
+                await asyncio.sleep(pause * random.uniform(0.5, 1.5))  # (jittered: processes do not all come at once)
+                try:
                     await listener.open()
                     break
+                except RedisError as error:
+                    pause = min(pause * 2, 8.0)
+                    log.debug("the Redis subscription is still down: %s", error)
 
     async def _listen(self) -> None:
         channels = len(self.prefix) + len("room:")
