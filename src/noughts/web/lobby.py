@@ -515,8 +515,7 @@ class Lobby:
 
     def _saved(self, code: str, recorded: dict[str, Any], scores: dict[str, Any] | None) -> None:
         """A finished game of room ``code`` has been kept: its players hear how, everyone the new scores."""
-        self.hub.tell(code, recorded, seated=True)
-        self.hub.tell(code, scores or self.recorder.scores)
+        self.hub.tell_saved(code, recorded, scores or self.recorder.scores)
 
 
 class _HeldRecords:
