@@ -20,9 +20,9 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
-from collections.abc import Callable
 from typing import Any
 
 from noughts.board import Geometry
