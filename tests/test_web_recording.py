@@ -303,36 +303,6 @@ def test_a_lone_game_waits_for_others_to_share_its_commit_but_half_a_batch_goes_
     assert batches == [3]  # one commit for the three
 
 
-def test_a_gathering_thread_wakes_for_company_or_its_deadline_not_to_look_every_few_ms(tmp_path: Path) -> None:
-    class Counted:
-        """The recorder's queue, counting how often its own thread looks how many games wait."""
-
-        def __init__(self) -> None:
-            self.queue: Any = __import__("queue").SimpleQueue()
-            self.looks = 0
-
-        def qsize(self) -> int:
-            if threading.current_thread().name == "noughts-db":
-                self.looks += 1
-            return int(self.queue.qsize())
-
-        def __getattr__(self, name: str) -> Any:
-            return getattr(self.queue, name)
-
-    async def scenario() -> int:
-        recorder = Recorder(str(tmp_path / "noughts.db"), batch=4, gather=0.3)
-        counted = recorder._queue = Counted()  # type: ignore[assignment]
-        await recorder.start()
-        saved = asyncio.Event()
-        recorder.write_later("a", Game.from_text("a1 b1 a2 b2 a3"), Participant.human("Ann"),
-                             Participant.computer("easy"), lambda *told: saved.set())
-        await asyncio.wait_for(saved.wait(), 20)
-        await recorder.stop()
-        return counted.looks
-
-    assert asyncio.run(scenario()) <= 3  # (looking every 25 ms: 12)
-
-
 class _FrameSocket:
     """A websocket that takes whole frames straight away (as the server's own protocol does): one write each."""
 

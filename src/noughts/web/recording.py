@@ -54,6 +54,7 @@ DEFAULT_WAIT_S = 5.0  # how long a game's end waits for room in a full queue bef
 # 200 ms rather than 50: the recorder's CPU a move is a third (about 55 µs less a move at 600 games),
 # and a SIGKILL loses a few more of the games ended just before it (still never more than ``batch``).
 DEFAULT_GATHER_S = 0.2
+GATHER_SLICE_S = 0.025  # while gathering, how often the thread looks whether half a batch is waiting
 _STOP_WAIT_S = 120.0  # the most the shutdown waits for the waiting games to be written
 NOT_KEEPING_UP = "The score database is not keeping up, so this game was not saved."
 
@@ -79,9 +80,6 @@ class Recorder:
         self.scores: dict[str, Any] = scores_message(None)
         self._store: Store | None = None
         self._queue: queue.SimpleQueue[_Waiting | None] = queue.SimpleQueue()
-        # Set when half a batch is waiting (or the server stops): a gathering thread wakes for that or its
-        # deadline only, not every few ms to look (each wake takes the GIL from the event loop).
-        self._enough = threading.Event()
         self._free = batch  # places for finished games not yet committed (counted on the event loop)
         self._waiters: deque[asyncio.Future[None]] = deque()  # changes waiting for a place, first come first served
         self._later: set[asyncio.Task[None]] = set()  # games that came without a place, waiting for one
@@ -109,7 +107,6 @@ class Recorder:
             with contextlib.suppress(Exception):
                 await task
         self._queue.put(None)
-        self._enough.set()
         thread = self._thread
         await asyncio.get_running_loop().run_in_executor(None, thread.join, _STOP_WAIT_S)
         if thread.is_alive():
@@ -208,7 +205,7 @@ class Recorder:
             self._loop.call_soon(saved, code, {"type": "recorded", "game_id": None, "message": why,
                                                "summary": ""}, None)
             return
-        self._put(_Waiting(code, finished, saved))
+        self._queue.put(_Waiting(code, finished, saved))
 
     async def _write_when_free(self, waiting: _Waiting) -> None:
         why = await self.reserve()
@@ -218,12 +215,7 @@ class Recorder:
         if why is not None:
             waiting.saved(waiting.code, {"type": "recorded", "game_id": None, "message": why, "summary": ""}, None)
             return
-        self._put(waiting)
-
-    def _put(self, waiting: _Waiting) -> None:
         self._queue.put(waiting)
-        if self._queue.qsize() >= max(1, self.batch // 2):
-            self._enough.set()  # a gathering thread writes these now
 
     def _closed(self) -> str | None:
         if self._thread is None:
@@ -283,13 +275,11 @@ class Recorder:
         batch as soon as it is read.)"""
         deadline = time.monotonic() + self.gather
         enough = max(1, self.batch // 2)
-        self._enough.clear()  # (then looked at: a game put meanwhile sets it again)
-        while self._queue.qsize() < enough and not self._stopping:
+        while self._queue.qsize() < enough:
             left = deadline - time.monotonic()
             if left <= 0:
                 return
-            self._enough.wait(left)
-            self._enough.clear()
+            time.sleep(min(left, GATHER_SLICE_S))
 
     def _open(self) -> dict[str, Any]:
         from noughts.store import open_store
