@@ -16,6 +16,7 @@ from typing import Any
 import uvicorn
 from uvicorn.server import ServerState
 
+from noughts.web.app import FULL_COLLECTION_AFTER
 from noughts.web.guard import Guard, Turnstile
 from noughts.web.protocol import Limits
 from noughts.web.shield import GUARD, GuardedHTTP
@@ -211,15 +212,19 @@ def test_the_servers_own_process_keeps_its_start_up_objects_out_of_full_collecti
 
     app = create_app(scores=False, notify=lambda line: None)
     app.state.freeze_heap = True  # as noughts web sets it (a test's server does not: see the next line)
+    thresholds = gc.get_threshold()
     try:
         gc.unfreeze()
         with running(app):
             frozen = gc.get_freeze_count()
+            full_after = gc.get_threshold()[2]
         with running(scores=False, notify=lambda line: None):
             again = gc.get_freeze_count()
     finally:
         gc.unfreeze()  # the test process's own objects go back to the collector
+        gc.set_threshold(*thresholds)
     assert frozen > 10_000  # modules, the players' tables...
+    assert full_after == FULL_COLLECTION_AFTER > thresholds[2]  # full passes over what clients made are rarer
     assert again <= frozen  # a server made by running() alone freezes nothing more (some frozen ones were freed)
 
 

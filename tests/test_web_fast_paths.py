@@ -414,3 +414,39 @@ def test_redis_replies_are_read_whole_however_the_bytes_are_split() -> None:
         first, rest = parse_replies(stream[:split])
         second, left = parse_replies(rest + stream[split:])
         assert [repr(r) for r in first + second] == [repr(r) for r in whole] and left == b""
+
+
+def test_a_socket_that_speaks_is_not_pinged_and_a_silent_one_is(monkeypatch: pytest.MonkeyPatch) -> None:
+    from noughts.web import shield
+
+    start_keepalive = shield.GuardedWebSocket.start_keepalive
+
+    def often(self: shield.GuardedWebSocket) -> None:
+        self.ping_interval = 0.05  # (uvicorn's default: every 20 s)
+        start_keepalive(self)
+
+    monkeypatch.setattr(shield.GuardedWebSocket, "start_keepalive", often)
+
+    def pings_while(raw: _Raw, speaking: bool, rounds: int) -> int:
+        pings = 0
+        raw.sock.settimeout(0.01)
+        for _ in range(rounds):
+            if speaking:
+                raw.sock.sendall(_masked(b'{"type":"ping"}'))
+            try:
+                while True:
+                    opcode, payload = raw.frame()
+                    if opcode == 0x9:  # answered, as a browser does
+                        pings += 1
+                        raw.sock.sendall(_masked(payload, opcode=0xA))
+            except TimeoutError:
+                pass
+        return pings
+
+    with running(scores=False, notify=lambda line: None) as base:
+        raw = _Raw(base)
+        raw.message(), raw.message()
+        speaking = pings_while(raw, True, 40)  # a message every ~10 ms: ~8 intervals
+        silent = pings_while(raw, False, 40)
+        raw.sock.close()
+    assert speaking <= 2 <= silent  # (without the check: a ping every interval either way, 8 or more)

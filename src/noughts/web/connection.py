@@ -183,6 +183,16 @@ class Connection:
         outbox.append(text)
         self._ready.set()
 
+    def push_all(self, texts: tuple[str, ...]) -> None:
+        """Send several messages in order; when they can go straight to the socket, in one write."""
+        if not self.open:
+            return
+        if not self._outbox and not self._sending and self._direct is not None \
+                and self._direct(b"".join([text_frame(text) for text in texts])):
+            return
+        for text in texts:
+            self.push(text)
+
     def drop(self, why: str) -> None:
         """Stop sending to a client that does not read; it gets a close frame (1008) if it ever reads again.
 

@@ -41,6 +41,7 @@ class Hub:
         self.connections = 0  # open websockets
         self._presence_due: dict[str, asyncio.TimerHandle] = {}  # room → its coming show of who watches
         self._showing: set[asyncio.Task[None]] = set()
+        self._scores: tuple[dict[str, Any], str] | None = None  # the last scores told, and their text
 
     async def start(self) -> None:
         """Begin serving (a shared hub connects and listens here)."""
@@ -131,6 +132,25 @@ class Hub:
     def tell(self, code: str, message: dict[str, Any], *, seated: bool = False) -> None:
         """Send one message to everyone in room ``code`` (``seated``: only to its players)."""
         self.push_local(code, encode(message), seated=seated)
+
+    def tell_saved(self, code: str, recorded: dict[str, Any], scores: dict[str, Any]) -> None:
+        """A game of room ``code`` was kept: ``recorded`` to its players, then ``scores`` to everyone in it.
+
+        Each player's two frames go out in one write, and a batch's ``scores`` (one dict for all its
+        rooms) is encoded once. A hub that also tells other processes (its own ``tell``) tells as ever.
+        """
+        if type(self).tell is not Hub.tell:
+            self.tell(code, recorded, seated=True)
+            self.tell(code, scores)
+            return
+        if self._scores is None or self._scores[0] is not scores:
+            self._scores = (scores, encode(scores))
+        told, everyone = encode(recorded), self._scores[1]
+        for conn in self.watching.get(code, ()):
+            if conn.seat is not None:
+                conn.push_all((told, everyone))
+            else:
+                conn.push(everyone)
 
     def closed(self, codes: list[str], minutes: int) -> None:
         """The rooms are gone: everyone in them is told, and is in no room any more."""

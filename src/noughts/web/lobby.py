@@ -465,11 +465,13 @@ class Lobby:
             if seat is not None and request is not None:
                 room.remember(seat, request)  # stored with the change, or not at all
             room.touched = time.time()
-            failure = await self._computer(room) if computer else None
+            # (a room for two people has no computer seat: nothing to ask)
+            failure = await self._computer(room) if computer and room.kind == "computer" else None
             try:
                 # A game this change ends takes its place in the recorder's queue before anyone sees
                 # it end; when the queue is full, only this message waits (see noughts.web.recording).
-                await records.reserve(self.recorder)
+                if records.games:
+                    await records.reserve(self.recorder)
                 await self.rooms.put(room)
             except Conflict:
                 records.give_back(self.recorder)
@@ -515,8 +517,7 @@ class Lobby:
 
     def _saved(self, code: str, recorded: dict[str, Any], scores: dict[str, Any] | None) -> None:
         """A finished game of room ``code`` has been kept: its players hear how, everyone the new scores."""
-        self.hub.tell(code, recorded, seated=True)
-        self.hub.tell(code, scores or self.recorder.scores)
+        self.hub.tell_saved(code, recorded, scores or self.recorder.scores)
 
 
 class _HeldRecords:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any
@@ -172,44 +173,84 @@ def parse(text: str, limits: Limits) -> dict[str, Any]:
                 or not request.isprintable():
             raise Rejection("bad_field", f"'id' must be text of 1 to {MAX_ID_CHARS} plain characters, like \"m7\".")
         message["id"] = request
-    if kind in ("play_computer", "create_room", "players"):
-        message.update(_shape(data))
-    if kind == "play_computer":
-        message["opponent"] = _opponent(data.get("opponent", DEFAULT_OPPONENT))
-    if kind in ("play_computer", "create_room"):
-        message["first"] = _first(data.get("first", DEFAULT_FIRST))
-    if kind in ("play_computer", "create_room", "join"):
-        message["name"] = clean_name(data.get("name"))
-    if kind == "join":
-        message["room"] = _room_code(data.get("room"))
-        token = data.get("token")
-        if token is not None and (not isinstance(token, str) or len(token) > 100):
-            raise Rejection("bad_field", "'token' must be the seat token the server gave you (text).")
-        if token and not _TOKEN_CHARACTERS.issuperset(token):
-            raise Rejection("bad_token", "That is not a seat token: tokens are letters, digits, - and _. "
-                                         "Join without one to watch or to take a free seat.")
-        message["token"] = token or None
-    if kind == "move":
-        message["cell"] = _cell(data.get("cell"))
-    if kind in ("move", "undo"):
-        # optional: guard against a move (or a take-back) meant for an older board
-        for field in ("game", "ply") if kind == "move" else ("game",):
-            value = data.get(field)
-            if value is not None:
-                if type(value) is not int:
-                    raise Rejection("bad_field", f"'{field}' must be a whole number.")
-                message[field] = value
-    if kind == "move":
-        mark = data.get("mark")
-        if mark is not None:
-            if mark not in ("X", "O"):
-                raise Rejection("bad_field", "'mark' must be \"X\" or \"O\".")
-            message["mark"] = mark
-    fields = _FIELDS[kind]
-    unknown = [field for field in data if field not in fields]
-    if unknown:
-        raise Rejection("unknown_field", f"A {kind} message has no field {unknown[0][:30]!r}.")
+    reader, fields = _READERS[kind]
+    if reader is not None:
+        reader(data, message)
+    for field in data:
+        if field not in fields:
+            raise Rejection("unknown_field", f"A {kind} message has no field {field[:30]!r}.")
     return message
+
+
+# What each type of message carries: a reader that checks its fields (in this order) into the message,
+# and every field it may have (any other is refused). One function a type: a move, the message sent
+# most, is read with no test of what the others carry.
+def _read_move(data: dict[str, Any], message: dict[str, Any]) -> None:
+    message["cell"] = _cell(data.get("cell"))
+    _read_numbers(data, message, ("game", "ply"))  # optional: guard against a move meant for an older board
+    mark = data.get("mark")
+    if mark is not None:
+        if mark not in ("X", "O"):
+            raise Rejection("bad_field", "'mark' must be \"X\" or \"O\".")
+        message["mark"] = mark
+
+
+def _read_undo(data: dict[str, Any], message: dict[str, Any]) -> None:
+    _read_numbers(data, message, ("game",))  # optional: guard against a take-back meant for an older board
+
+
+def _read_numbers(data: dict[str, Any], message: dict[str, Any], fields: tuple[str, ...]) -> None:
+    for field in fields:
+        value = data.get(field)
+        if value is not None:
+            if type(value) is not int:
+                raise Rejection("bad_field", f"'{field}' must be a whole number.")
+            message[field] = value
+
+
+def _read_players(data: dict[str, Any], message: dict[str, Any]) -> None:
+    message.update(_shape(data))
+
+
+def _read_play_computer(data: dict[str, Any], message: dict[str, Any]) -> None:
+    message.update(_shape(data))
+    message["opponent"] = _opponent(data.get("opponent", DEFAULT_OPPONENT))
+    message["first"] = _first(data.get("first", DEFAULT_FIRST))
+    message["name"] = clean_name(data.get("name"))
+
+
+def _read_create_room(data: dict[str, Any], message: dict[str, Any]) -> None:
+    message.update(_shape(data))
+    message["first"] = _first(data.get("first", DEFAULT_FIRST))
+    message["name"] = clean_name(data.get("name"))
+
+
+def _read_join(data: dict[str, Any], message: dict[str, Any]) -> None:
+    message["name"] = clean_name(data.get("name"))
+    message["room"] = _room_code(data.get("room"))
+    token = data.get("token")
+    if token is not None and (not isinstance(token, str) or len(token) > 100):
+        raise Rejection("bad_field", "'token' must be the seat token the server gave you (text).")
+    if token and not _TOKEN_CHARACTERS.issuperset(token):
+        raise Rejection("bad_token", "That is not a seat token: tokens are letters, digits, - and _. "
+                                     "Join without one to watch or to take a free seat.")
+    message["token"] = token or None
+
+
+_Reader = Callable[[dict[str, Any], dict[str, Any]], None]
+_SHAPE = frozenset({"rows", "cols", "k"})
+_READERS: dict[str, tuple[_Reader | None, frozenset[str]]] = {
+    kind: (reader, frozenset({"type", "id"}) | extra) for kind, reader, extra in (
+        ("play_computer", _read_play_computer, _SHAPE | {"opponent", "first", "name"}),
+        ("create_room", _read_create_room, _SHAPE | {"first", "name"}),
+        ("players", _read_players, _SHAPE),
+        ("join", _read_join, frozenset({"name", "room", "token"})),
+        ("move", _read_move, frozenset({"cell", "game", "ply", "mark"})),
+        ("undo", _read_undo, frozenset({"game"})),
+        ("rematch", None, frozenset()), ("leave", None, frozenset()), ("scores", None, frozenset()),
+        ("ping", None, frozenset()), ("hint", None, frozenset()),
+    )}
+assert set(_READERS) == set(MESSAGE_TYPES)
 
 
 def _shape(data: dict[str, Any]) -> dict[str, int]:
@@ -229,29 +270,6 @@ def _shape(data: dict[str, Any]) -> dict[str, int]:
                                      f"on a {shape['rows']}×{shape['cols']} board.")
     shape["k"] = k
     return shape
-
-
-def _fields_of(kind: str) -> frozenset[str]:
-    """The fields :func:`parse` reads in a message of type ``kind``: any other field is refused."""
-    fields = {"type", "id"}
-    if kind in ("play_computer", "create_room", "players"):
-        fields |= {"rows", "cols", "k"}
-    if kind == "play_computer":
-        fields.add("opponent")
-    if kind in ("play_computer", "create_room"):
-        fields.add("first")
-    if kind in ("play_computer", "create_room", "join"):
-        fields.add("name")
-    if kind == "join":
-        fields |= {"room", "token"}
-    if kind == "move":
-        fields |= {"cell", "game", "ply", "mark"}
-    if kind == "undo":
-        fields.add("game")
-    return frozenset(fields)
-
-
-_FIELDS = {kind: _fields_of(kind) for kind in MESSAGE_TYPES}
 
 
 def _opponent(value: object) -> str:
