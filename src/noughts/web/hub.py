@@ -137,12 +137,8 @@ class Hub:
         """A game of room ``code`` was kept: ``recorded`` to its players, then ``scores`` to everyone in it.
 
         Each player's two frames go out in one write, and a batch's ``scores`` (one dict for all its
-        rooms) is encoded once. A hub that also tells other processes (its own ``tell``) tells as ever.
+        rooms) is encoded once.
         """
-        if type(self).tell is not Hub.tell:
-            self.tell(code, recorded, seated=True)
-            self.tell(code, scores)
-            return
         if self._scores is None or self._scores[0] is not scores:
             self._scores = (scores, encode(scores))
         told, everyone = encode(recorded), self._scores[1]

@@ -662,6 +662,11 @@ class RedisHub(Hub):
         if code not in self.subscribed or self.others.get(code):  # someone elsewhere may be in the room
             self._send(("PUBLISH", self.channel(code), self._event("m", m=text, seated=seated)))
 
+    def tell_saved(self, code: str, recorded: dict[str, Any], scores: dict[str, Any]) -> None:
+        # people in the room may sit in other processes: each message is told (and published) its own way
+        self.tell(code, recorded, seated=True)
+        self.tell(code, scores)
+
     def closed(self, codes: list[str], minutes: int) -> None:
         for code in codes:
             self.close_local(code, minutes)
