@@ -22,6 +22,7 @@ from noughts.errors import NoughtsError
 from noughts.web import create_app
 from noughts.web.protocol import Limits
 from noughts.web.share import Share, check_public_url, is_loopback, lan_address, qr_svg
+from socket_reads import receive_json
 
 with warnings.catch_warnings():  # starlette 1.x suggests httpx2 for its TestClient; httpx still works
     warnings.simplefilter("ignore")
@@ -44,7 +45,7 @@ class Client:
 
     def until(self, kind: str, **match: Any) -> dict[str, Any]:
         while True:
-            message: dict[str, Any] = self.ws.receive_json()
+            message: dict[str, Any] = receive_json(self.ws, kind)
             self.seen.append(message)
             if message["type"] == kind and all(message.get(k) == v for k, v in match.items()):
                 return message
@@ -55,7 +56,7 @@ class Client:
         start = len(self.seen)
         self.send(type="ping", id=f"ping{start}")
         while True:
-            message: dict[str, Any] = self.ws.receive_json()
+            message: dict[str, Any] = receive_json(self.ws, "pong")
             if message == {"type": "pong", "id": f"ping{start}"}:
                 return self.seen[start:]
             self.seen.append(message)
@@ -74,6 +75,13 @@ def app_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]
 def player(app_client: TestClient) -> Iterator[Client]:
     with app_client.websocket_connect("/ws") as ws:
         yield Client(ws)
+
+
+def test_a_message_that_never_comes_fails_the_test_instead_of_hanging(player: Client) -> None:
+    with pytest.raises(AssertionError, match="no message within 0.2 s while waiting for state"):
+        receive_json(player.ws, "state", seconds=0.2)
+    player.send(type="ping", id="after")
+    assert receive_json(player.ws, "pong") == {"type": "pong", "id": "after"}  # the socket still works
 
 
 # any board ----------------------------------------------------------------------------------------
