@@ -7,12 +7,13 @@
 #                                           Mega and run in simavr
 #   postgresql                              the store's tests run against a real PostgreSQL server
 #   redis-server                            the web game's rooms shared between server processes
+#   openssl                                 a certificate for the test of Redis over TLS
 # As root it runs apt-get; otherwise sudo -n apt-get if sudo needs no password; otherwise it
 # stops, printing the command to run, before any test starts.
 set -eu
 
 PACKAGES="chromium make gcc gcc-avr avr-libc arduino-core-avr arduino-mk simavr libsimavr-dev libelf-dev"
-PACKAGES="$PACKAGES postgresql redis-server"
+PACKAGES="$PACKAGES postgresql redis-server openssl"
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
     echo "noughts: the tests need Debian's packages ($PACKAGES) and this system has no dpkg;" >&2

@@ -78,7 +78,7 @@ def player(app_client: TestClient) -> Iterator[Client]:
 
 
 def test_a_message_that_never_comes_fails_the_test_instead_of_hanging(player: Client) -> None:
-    with pytest.raises(AssertionError, match="no message within 0.2 s while waiting for state"):
+    with pytest.raises(AssertionError, match=r"no message within 0\.2 s while waiting for state"):
         receive_json(player.ws, "state", seconds=0.2)
     player.send(type="ping", id="after")
     assert receive_json(player.ws, "pong") == {"type": "pong", "id": "after"}  # the socket still works

@@ -655,6 +655,61 @@ def test_a_kept_copy_behind_another_process_is_read_afresh_before_a_move_is_refu
     run(scenario())
 
 
+@pytest.fixture(scope="module")
+def tls_redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real redis-server that speaks only TLS, with a certificate of its own: a URL that trusts it."""
+    folder = tmp_path_factory.mktemp("redis-tls")
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                    "-nodes", "-keyout", str(key), "-out", str(cert), "-days", "1", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+    port = free_port()
+    process = subprocess.Popen(["redis-server", "--port", "0", "--tls-port", str(port), "--bind", "127.0.0.1",
+                                "--dir", str(folder), "--tls-cert-file", str(cert), "--tls-key-file", str(key),
+                                "--tls-ca-cert-file", str(cert), "--tls-auth-clients", "no",
+                                "--save", "", "--appendonly", "no"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    client = redis.Redis(host="127.0.0.1", port=port, ssl=True, ssl_ca_certs=str(cert))
+    try:
+        wait_until(client.ping, "redis-server with TLS", process)
+        yield f"rediss://127.0.0.1:{port}/1?ssl_ca_certs={cert}"
+    finally:
+        client.close()
+        process.terminate()
+        process.wait(10)
+
+
+def test_two_processes_share_a_game_through_a_redis_that_speaks_only_tls(tls_redis_url: str, tmp_path: Path) -> None:
+    """TLS goes through redis-py's own connections and subscription, not the lean ones: the same game works."""
+    db = str(tmp_path / "noughts.db")
+    first, second = WebProcess(tls_redis_url, db, wait=False), WebProcess(tls_redis_url, db, wait=False)
+    try:
+        first.wait_until_healthy()
+        second.wait_until_healthy()
+
+        async def scenario() -> tuple[dict[str, Any], dict[str, Any]]:
+            ann, bo, _, _ = await friends(first.port, second.port)
+            moves: list[int] = []
+            for player, cell in ((ann, 0), (bo, 3), (ann, 1), (bo, 4), (ann, 2)):
+                await player.send(type="move", cell=cell)
+                moves.append(cell)
+                await ann.sees(moves)
+                await bo.sees(moves)
+            assert bo.state is not None and bo.state["result"] == "X"
+            recorded = (await ann.until("recorded"), await bo.until("recorded"))
+            await ann.close()
+            await bo.close()
+            return recorded
+
+        ann_told, bo_told = run(scenario())
+        assert ann_told["game_id"] is not None and ann_told == bo_told
+    finally:
+        for server in (first, second):
+            server.stop()  # (uvicorn raises SIGTERM again once it has stopped cleanly: the status is -15)
+    with open_store(db) as store:
+        assert [(g.x.name, g.o.name, g.result) for g in store.games(limit=10)] == [("Ann", "Bo", "X")]
+
+
 def test_without_the_redis_package_the_error_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     from noughts import web
     from noughts.errors import NoughtsError
