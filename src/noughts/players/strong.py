@@ -144,6 +144,7 @@ class _PNode:
                 else:
                     self.joined = True
                 children.append(child)
+        # (a shared child's own numbers are read when the search next comes down to this node)
         if attacking_child:  # an OR node: one child proves it, all must fail to disprove it
             self.pn, self.dn = 1, len(cells)
         else:
@@ -664,12 +665,17 @@ class _State:
         deep in lines that fail; proof-number search (Allis) always expands the position that
         most cheaply proves or disproves the root, so the narrow forcing lines (fours: one
         answer each) are followed first and a deep win is found in a fraction of the positions.
-        Disproved attacker positions go into the shared table of failed attacks.
+        Disproved attacker positions go into the shared table of failed attacks. The same position
+        reached by another order of threats (with the same depth left and last threat) is the same
+        node: its numbers and subtree are shared, so a transposition costs no new search.
         """
         root = _PNode(-1, depth, None)
         self.pn_nodes = {}  # nodes by position, depth left and last attacker move: transpositions share one
         stack = [root]  # the path from the root; stack[i] is an attacker node for even i
-        self._pn_search(root, stack, attacker, prefer)
+        try:
+            self._pn_search(root, stack, attacker, prefer)
+        finally:
+            self.pn_nodes = {}  # the tree is not kept past its search (nor past a search cut short)
         if root.dn:  # proved
             self._pn_collect(root, True)
             return root.extra[0] if root.children is None else min(
@@ -706,7 +712,6 @@ class _State:
                 continue
             self._pn_expand(node, attacking, attacker, prefer if len(stack) == 1 else ())
             self._pn_back_up(stack, attacker)
-        self.pn_nodes = {}
 
     def _pn_back_up(self, stack: list[_PNode], attacker: int) -> None:
         """Back up only while a node's numbers leave its thresholds (df-pn: no walk back to the root)."""
