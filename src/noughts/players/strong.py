@@ -16,7 +16,7 @@ search over threats only ("threat-space search"); this player uses the same idea
    play any cell of the lines that threaten, or a four of their own, and must not have a VCF
    of their own. Depth first with iterative deepening to 5 of our moves (3 when looking for
    the opponent's), then proof-number search (df-pn style, best first: it follows the narrow
-   forcing lines first) at 7, within a share of the budget.
+   forcing lines first; transposed positions share one node) at 7, within a share of the budget.
 5. **Defend against the opponent's VCT** the same way as against their VCF; the defences tried
    include every empty cell of the opponent's proof (where its attack can be broken) and our own
    threes (a four of ours answers their next three and takes the tempo). They are checked
