@@ -69,7 +69,6 @@ _LOOK_EVERY = 32  # positions between looks at the budget
 _VCF_DEPTH = 30  # attacker's fours in a row, at most
 _DEFENCE_CANDIDATES = 10  # cells tried when looking for a move that stops the opponent's threats
 _MAX_VCT_DEPTH = 7  # attacker moves in a VCT, at most
-_SECOND_DEFENCE_DEPTH = 9  # the second player checks the defences that hold at 7 against attacks this deep too
 _DFS_VCT_DEPTH = 3  # deeper VCTs are looked for by proof-number search (the depth-first one's cost explodes)
 _OWN_DFS_VCT_DEPTH = 5  # our own attack: depth-first further (its wins are mostly shallow and cheap), then proof-number
 _COUNTER_THREES = 12  # threes of our own tried against the opponent's win by threats
@@ -1189,8 +1188,6 @@ class _Chooser:
         # VCF and VCT to depth 2 are cheap; then straight to the depth of the attack found (a defence
         # that holds only below it is no defence), trying first the attacks that refuted other defences.
         depths = [1, *range(2, _DFS_VCT_DEPTH + 1)] + ([_MAX_VCT_DEPTH] if _DFS_VCT_DEPTH < _MAX_VCT_DEPTH else [])
-        if me == 2 and _SECOND_DEFENCE_DEPTH > _MAX_VCT_DEPTH:  # the second player's defences, deeper still
-            depths.append(_SECOND_DEFENCE_DEPTH)
         refutations: dict[int, int] = {}  # the opponent's first moves that refuted a defence: how often
         try:
             for depth in depths:
@@ -1219,10 +1216,6 @@ class _Chooser:
                             _charge(checks, trial.budget)
                         if found is None:
                             held[cell] = depth
-                        elif depth > _MAX_VCT_DEPTH:  # held at the usual depth, refuted deeper
-                            held[cell] = _MAX_VCT_DEPTH - 1
-                            del standing[cell]
-                            refutations[found] = refutations.get(found, 0) + 1
                         else:  # refuted: below every candidate still standing, deeper refutations first
                             held[cell] = depth - _MAX_VCT_DEPTH - 2
                             del standing[cell]
