@@ -6,9 +6,9 @@ openings, then strong at bd6b2f0 as O against ``minimax``, 40,000 / 100,000 posi
 the ply named, after the O move named. Reports the positions searched (one mark placed, or one
 cell tested for a three) and the process's CPU seconds, median of ``--repeat`` runs.
 
-Run: ``python benchmarks/threats.py [--quick] [--repeat N] [--only NAME] [--json FILE]`` (``--quick``
-skips the depth-10 search, which alone costs most of the time). ``make bench`` runs it with
-``--quick``... options it does not know, meant for the other benchmarks, are ignored.
+Run: ``python benchmarks/threats.py [--quick] [--repeat N] [--only NAME] [--json FILE]`` (``--quick``:
+one run each, without the depth-10 search, which alone costs most of the time). ``make bench`` runs
+it (about 15 s of CPU); options it does not know, meant for the other benchmarks, are ignored.
 """
 
 from __future__ import annotations
