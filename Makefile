@@ -45,6 +45,7 @@ bench: $(READY) $(BENCH_READY)
 	$(PY) benchmarks/arena.py $(BENCH_ARGS)
 	$(PY) benchmarks/store.py $(BENCH_ARGS)
 	$(PY) benchmarks/strong.py $(BENCH_ARGS)
+	$(PY) benchmarks/threats.py $(BENCH_ARGS)
 	$(PY) benchmarks/proofs.py $(BENCH_ARGS)
 
 # The documentation site in site/: the pages in docs/ and the API from the docstrings (mkdocs.yml);
