@@ -13,7 +13,6 @@ import random
 from collections.abc import Iterator
 from functools import cache
 
-import pytest
 from tests.test_strong import forced_after, threats, vcf_wins
 
 from noughts import Board
@@ -270,23 +269,3 @@ def test_proof_number_search_keeps_the_positions_it_proved() -> None:
     # the proof's cells come back too (where to defend); the first search's set also holds the
     # cells of other wins it found on the way
     assert first in state.proof and len(state.proof) > 5 and state.proof <= proof, (state.proof, proof)
-
-
-# Game 18 of benchmarks/strong.py (bd6b2f0 as O against minimax) at ply 9, had O played i9: X wins by
-# threats seven moves deep. The same positions arise in many orders of threats; sharing their nodes
-# finds the win in about 10,000 positions, where the tree without the table of nodes needed 32,943.
-TRANSPOSED_ATTACK = "f7 i6 f6 h5 f5 f4 g4 e6 g7 i9"
-
-
-def test_proof_number_search_shares_the_nodes_of_transposed_positions(monkeypatch: pytest.MonkeyPatch) -> None:
-    from noughts.players import strong as module
-
-    def searched() -> tuple[int | None, int]:
-        state = module._State(replay(TRANSPOSED_ATTACK), Budget())
-        return state.pn_vct(1, 7), state.nodes
-
-    first, shared = searched()
-    monkeypatch.setattr(module, "_PN_TABLE_SIZE", 0)  # no node is indexed: every transposition searched again
-    alone, unshared = searched()
-    assert first is not None and alone is not None
-    assert shared * 2 < unshared, (shared, unshared)

@@ -16,7 +16,7 @@ search over threats only ("threat-space search"); this player uses the same idea
    play any cell of the lines that threaten, or a four of their own, and must not have a VCF
    of their own. Depth first with iterative deepening to 5 of our moves (3 when looking for
    the opponent's), then proof-number search (df-pn style, best first: it follows the narrow
-   forcing lines first; transposed positions share one node) at 7, within a share of the budget.
+   forcing lines first) at 7, within a share of the budget.
 5. **Defend against the opponent's VCT** the same way as against their VCF; the defences tried
    include every empty cell of the opponent's proof (where its attack can be broken) and our own
    threes (a four of ours answers their next three and takes the tempo). They are checked
@@ -100,13 +100,10 @@ class _OutOfBudget(Exception):
 _PN_INFINITY = 1 << 60
 
 
-_PN_TABLE_SIZE = 1 << 18  # positions of one proof-number search indexed for transpositions (memory bound)
-
-
 class _PNode:
     """A node of the proof-number search: the move that leads to it, its proof and disproof numbers."""
 
-    __slots__ = ("cell", "children", "dn", "dn_limit", "extra", "joined", "last", "left", "pn", "pn_limit")
+    __slots__ = ("cell", "children", "dn", "dn_limit", "extra", "last", "left", "pn", "pn_limit")
 
     def __init__(self, cell: int, left: int, last: int | None) -> None:
         self.cell = cell
@@ -116,7 +113,6 @@ class _PNode:
         self.pn_limit = self.dn_limit = _PN_INFINITY  # df-pn: search below this node until a number reaches its limit
         self.children: list[_PNode] | None = None
         self.extra: tuple[int, ...] = ()  # a proved leaf: its attacker cells (first move first)
-        self.joined = False  # a child is shared with another parent (its numbers may change elsewhere)
 
     def proved(self, cells: tuple[int, ...]) -> None:
         self.pn, self.dn, self.extra, self.children = 0, _PN_INFINITY, cells, None
@@ -124,27 +120,8 @@ class _PNode:
     def disproved(self) -> None:
         self.pn, self.dn, self.children = _PN_INFINITY, 0, []
 
-    def expand(self, cells: list[int], left: int, last: int | None, attacking_child: int,
-               shared: tuple[dict[tuple[int, int, int | None], _PNode], tuple[int, ...], int] | None = None) -> None:
-        """Give the node children for ``cells``; with ``shared`` (the table of nodes by position, the
-        mover's Zobrist keys, the position's hash) a child already in the table is that node itself."""
-        if shared is None:
-            self.children = [_PNode(cell, left, cell if attacking_child else last) for cell in cells]
-        else:
-            table, keys, position = shared
-            children = self.children = []
-            for cell in cells:
-                child_last = cell if attacking_child else last
-                key = (position ^ keys[cell], left, child_last)
-                child = table.get(key)
-                if child is None or child.cell != cell:
-                    child = _PNode(cell, left, child_last)
-                    if len(table) < _PN_TABLE_SIZE:
-                        table[key] = child
-                else:
-                    self.joined = True
-                children.append(child)
-        # (a shared child's own numbers are read when the search next comes down to this node)
+    def expand(self, cells: list[int], left: int, last: int | None, attacking_child: int) -> None:
+        self.children = [_PNode(cell, left, cell if attacking_child else last) for cell in cells]
         if attacking_child:  # an OR node: one child proves it, all must fail to disprove it
             self.pn, self.dn = 1, len(cells)
         else:
@@ -285,7 +262,6 @@ class _State:
         # the proof-number search's proved attacker positions, (hash, attacker): moves it had left, the proof's cells
         self.won_vct: dict[tuple[int, int], tuple[int, tuple[int, ...]]] = {}
         self.proof: set[int] = set()  # the attacker's cells in the forced wins found (where to defend)
-        self.pn_nodes: dict[tuple[int, int, int | None], _PNode] = {}
         self.table: dict[int, tuple[int, int, int, int]] = {}  # alpha-beta: depth, value, bound, best move
         self.root = 0  # alpha-beta: the side whose move is being chosen
         self.packed = list(tables.empty_score)  # both sides' pattern scores per cell (see _Tables)
@@ -665,17 +641,11 @@ class _State:
         deep in lines that fail; proof-number search (Allis) always expands the position that
         most cheaply proves or disproves the root, so the narrow forcing lines (fours: one
         answer each) are followed first and a deep win is found in a fraction of the positions.
-        Disproved attacker positions go into the shared table of failed attacks. The same position
-        reached by another order of threats (with the same depth left and last threat) is the same
-        node: its numbers and subtree are shared, so a transposition costs no new search.
+        Disproved attacker positions go into the shared table of failed attacks.
         """
         root = _PNode(-1, depth, None)
-        self.pn_nodes = {}  # nodes by position, depth left and last attacker move: transpositions share one
         stack = [root]  # the path from the root; stack[i] is an attacker node for even i
-        try:
-            self._pn_search(root, stack, attacker, prefer)
-        finally:
-            self.pn_nodes = {}  # the tree is not kept past its search (nor past a search cut short)
+        self._pn_search(root, stack, attacker, prefer)
         if root.dn:  # proved
             self._pn_collect(root, True)
             return root.extra[0] if root.children is None else min(
@@ -687,17 +657,8 @@ class _State:
         while root.pn and root.dn:
             node = stack[-1]
             attacking = len(stack) % 2 == 1
-            if not (node.pn and node.dn):  # solved by way of another parent
-                self._pn_back_up(stack, attacker)
-                continue
             if node.children is not None:  # go down to the most-proving child, with df-pn's thresholds
                 children = node.children
-                if children and node.joined:  # children shared with other parents may have changed since
-                    _pn_update(node, attacking)
-                if not (node.pn and node.dn and node.pn < node.pn_limit and node.dn < node.dn_limit):
-                    if len(stack) > 1:
-                        self._pn_back_up(stack, attacker)
-                    continue
                 if attacking:
                     chosen, second = _two_best(children, _by_pn)
                     chosen.pn_limit = min(node.pn_limit, _widened(second))
@@ -711,29 +672,25 @@ class _State:
                 stack.append(chosen)
                 continue
             self._pn_expand(node, attacking, attacker, prefer if len(stack) == 1 else ())
-            self._pn_back_up(stack, attacker)
-
-    def _pn_back_up(self, stack: list[_PNode], attacker: int) -> None:
-        """Back up only while a node's numbers leave its thresholds (df-pn: no walk back to the root)."""
-        defender = 3 - attacker
-        while len(stack) > 1:
-            top = stack[-1]
-            if top.pn and top.dn and top.pn < top.pn_limit and top.dn < top.dn_limit:
-                break
-            stack.pop()
-            self.undo(top.cell, defender if len(stack) % 2 == 0 else attacker)
-            parent = stack[-1]
-            _pn_update(parent, len(stack) % 2 == 1)
-            if len(stack) % 2 == 1:
-                if not parent.dn:
-                    self.failed_vct[(self.hash, attacker, parent.last)] = parent.left
-                elif not parent.pn and parent.children:  # proved: kept for the same position in another order
-                    saved, self.proof = self.proof, set()
-                    self._pn_collect(parent, True)
-                    first = min((c for c in parent.children if not c.pn), key=lambda c: c.cell).cell
-                    self.proof.discard(first)
-                    self.won_vct[(self.hash, attacker)] = (parent.left, (first, *sorted(self.proof)))
-                    self.proof = saved
+            # back up only while a node's numbers leave its thresholds (df-pn: no walk back to the root)
+            while len(stack) > 1:
+                top = stack[-1]
+                if top.pn and top.dn and top.pn < top.pn_limit and top.dn < top.dn_limit:
+                    break
+                stack.pop()
+                self.undo(top.cell, defender if len(stack) % 2 == 0 else attacker)
+                parent = stack[-1]
+                _pn_update(parent, len(stack) % 2 == 1)
+                if len(stack) % 2 == 1:
+                    if not parent.dn:
+                        self.failed_vct[(self.hash, attacker, parent.last)] = parent.left
+                    elif not parent.pn and parent.children:  # proved: kept for the same position in another order
+                        saved, self.proof = self.proof, set()
+                        self._pn_collect(parent, True)
+                        first = min((c for c in parent.children if not c.pn), key=lambda c: c.cell).cell
+                        self.proof.discard(first)
+                        self.won_vct[(self.hash, attacker)] = (parent.left, (first, *sorted(self.proof)))
+                        self.proof = saved
 
     def _pn_expand(self, node: _PNode, attacking: bool, attacker: int, prefer: tuple[int, ...]) -> None:
         """Give ``node`` (the position on the board) its children, or its value when it is decided."""
@@ -749,7 +706,7 @@ class _State:
                 node.disproved()
                 return
             if blocks:
-                node.expand([min(blocks)], left - 1, None, 1, self._pn_shared(attacker))
+                node.expand([min(blocks)], left - 1, None, 1)
                 return
             makers = self.open_four_makers(attacker)
             if makers:
@@ -774,7 +731,7 @@ class _State:
                 self.failed_vct[key] = left
                 node.disproved()
                 return
-            node.expand(moves, left - 1, None, 1, self._pn_shared(attacker))
+            node.expand(moves, left - 1, None, 1)
             return
         if self.win_cells(defender):
             node.disproved()
@@ -784,7 +741,7 @@ class _State:
             node.proved(tuple(wins))
             return
         if wins:
-            node.expand(sorted(wins), left, node.cell, 0, self._pn_shared(defender))
+            node.expand(sorted(wins), left, node.cell, 0)
             return
         if left <= 0 or not self.open_four_makers(attacker) or self.vcf(defender) is not None:
             node.disproved()
@@ -795,29 +752,20 @@ class _State:
         def blocked(cell: int) -> tuple[int, int]:  # the reply that spoils most of the attacker's windows first
             return -sum(counts[w] for w in cell_windows[cell] if counts[w] >= low and not other[w]), cell
 
-        node.expand(sorted(self.defences(defender), key=blocked), left, node.cell, 0, self._pn_shared(defender))
-
-    def _pn_shared(self, mover: int) -> tuple[dict[tuple[int, int, int | None], _PNode], tuple[int, ...], int]:
-        return self.pn_nodes, self.tables.zobrist[mover], self.hash
+        node.expand(sorted(self.defences(defender), key=blocked), left, node.cell, 0)
 
     def _pn_collect(self, node: _PNode, attacking: bool) -> None:
         """Add the attacker's cells of a proved tree (its moves and winning cells) to :attr:`proof`."""
-        seen: set[int] = set()  # transpositions share nodes: each once
-        pending = [(node, attacking)]
-        while pending:
-            node, attacking = pending.pop()
-            if id(node) in seen:
-                continue
-            seen.add(id(node))
-            self.proof.update(node.extra)
-            if node.children is None:
-                continue
-            if attacking:
-                chosen = min((c for c in node.children if not c.pn), key=lambda c: c.cell)
-                self.proof.add(chosen.cell)
-                pending.append((chosen, False))
-            else:
-                pending.extend((child, True) for child in node.children)
+        self.proof.update(node.extra)
+        if node.children is None:
+            return
+        if attacking:
+            chosen = min((c for c in node.children if not c.pn), key=lambda c: c.cell)
+            self.proof.add(chosen.cell)
+            self._pn_collect(chosen, False)
+        else:
+            for child in node.children:
+                self._pn_collect(child, True)
 
     # the pattern evaluation ------------------------------------------------------------------
     def candidates(self) -> list[int]:
