@@ -26,6 +26,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 SRC = Path(__file__).resolve().parent.parent / "src"
@@ -47,6 +48,8 @@ class _Socket:
 
     def __init__(self) -> None:
         self.scope = {"extensions": {DIRECT_SEND: self.write}}
+        self.headers = {"host": "127.0.0.1:8000"}  # the request, as the lobby reads it for a friend's link
+        self.url = SimpleNamespace(scheme="ws")
         self.state: dict[str, Any] | None = None
 
     def write(self, frames: bytes) -> bool:

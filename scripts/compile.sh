@@ -6,7 +6,7 @@
 set -eu
 cd "$(dirname "$0")/../src"
 MODULES="noughts/game.py noughts/match.py noughts/web/protocol.py noughts/web/rooms.py noughts/web/hub.py
-noughts/web/lobby.py noughts/web/connection.py noughts/web/guard.py"
+noughts/web/lobby.py noughts/web/connection.py noughts/web/guard.py noughts/web/shared.py noughts/web/shared_guard.py"
 remove() {
     for module in $MODULES; do rm -f "${module%.py}".*.so; done
     rm -f ./*__mypyc.*.so
