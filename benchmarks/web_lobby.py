@@ -50,21 +50,28 @@ class _Socket:
         self.scope = {"extensions": {DIRECT_SEND: self.write}}
         self.headers = {"host": "127.0.0.1:8000"}  # the request, as the lobby reads it for a friend's link
         self.url = SimpleNamespace(scheme="ws")
-        self.state: dict[str, Any] | None = None
+        self.frames: list[bytes] = []
+        self._state: dict[str, Any] | None = None
 
     def write(self, frames: bytes) -> bool:
-        # the frames of one write: a 2-byte head then the JSON (every message here is under 64 KiB)
-        at = 0
-        while at < len(frames):
-            size = frames[at + 1] & 0x7F
-            head = 2
-            if size == 126:
-                size, head = int.from_bytes(frames[at + 2:at + 4], "big"), 4
-            text = frames[at + head:at + head + size]
-            if text.startswith(b'{"type":"state"'):
-                self.state = json.loads(text)
-            at += head + size
+        self.frames.append(frames)  # read later, outside the time measured
         return True
+
+    @property
+    def state(self) -> dict[str, Any] | None:
+        """The last state sent (each write's frames: a 2- or 4-byte head, then the JSON; all under 64 KiB)."""
+        for frames in self.frames:
+            at = 0
+            while at < len(frames):
+                size, head = frames[at + 1] & 0x7F, 2
+                if size == 126:
+                    size, head = int.from_bytes(frames[at + 2:at + 4], "big"), 4
+                text = frames[at + head:at + head + size]
+                if text.startswith(b'{"type":"state"'):
+                    self._state = json.loads(text)
+                at += head + size
+        self.frames.clear()
+        return self._state
 
 
 class _Game:
@@ -86,7 +93,7 @@ class _Game:
 
     def next_message(self) -> tuple[Connection, str, bool] | None:
         """The next message a player sends: a move (True) or a rematch (False)."""
-        for socket, conn in zip(self.sockets, self.conns):
+        for socket, conn in zip(self.sockets, self.conns, strict=True):
             state = socket.state
             if state is None:
                 continue
