@@ -13,12 +13,12 @@ noughts/web/lobby.py noughts/web/connection.py noughts/web/guard.py noughts/web/
 remove() {
     find noughts -name '*.so' -delete  # (the package has no other extensions)
     rm -f ./*__mypyc.*.so
-    rm -rf build
+    rm -rf build .mypy_cache
 }
 if [ "${1:-}" = clean ]; then remove; exit 0; fi
 remove
 PYTHON=${PYTHON:-python3}
 # shellcheck disable=SC2086
 "$PYTHON" -m mypyc $MODULES >build.log 2>&1 || { cat build.log >&2; rm -f build.log; exit 1; }
-rm -rf build build.log
+rm -rf build build.log .mypy_cache
 echo "compiled with mypyc: $MODULES" | tr '\n' ' '; echo
