@@ -12,7 +12,7 @@ in the caches that a server with many rooms would not have warm either.
 The figure is the process's CPU (every thread: the computer's moves may go to a worker thread)
 spent inside ``Lobby.handle``, divided by the moves answered (yours, or yours and the computer's
 reply, as in the load runs), median of ``--rounds`` rounds. Run it from two checkouts (for instance
-one with ``scripts/compile.sh``'s modules built and one without) to compare them.
+one with ``benchmarks/compile_mypyc.sh``'s modules built and one without) to compare them.
 """
 
 from __future__ import annotations
