@@ -449,6 +449,7 @@ class Collector:
         self.shown = None
         self.created = 0
         self.address = "192.0.2.1"
+        self.answers = None
         self.sent: list[dict[str, Any]] = []
         # the socket's request, as the lobby reads it for a friend's link (host and scheme)
         self.ws = types.SimpleNamespace(headers={"host": "127.0.0.1:8000"}, url=types.SimpleNamespace(scheme="ws"))

@@ -24,7 +24,7 @@ from noughts.web.guard import client_key
 from noughts.web.protocol import Limits, encode, error_message
 
 if TYPE_CHECKING:
-    from noughts.web.lobby import Lobby
+    from noughts.web.lobby import Lobby, _Answers
 
 __all__ = ["DIRECT_RECEIVE", "DIRECT_SEND", "OUTBOX", "Connection", "Inbox", "serve_socket", "text_frame"]
 
@@ -136,6 +136,7 @@ class Connection:
         self.stamp = time.monotonic()
         self.refused = 0  # messages refused for rate since the client was last calm
         self.open = True
+        self.answers: _Answers | None = None  # the lobby's note of this socket's recent request ids and answers
         # Sends go through a queue and a task of their own, so a client that stops reading
         # never holds up the others (a send can wait for the socket's buffer to drain).
         self._outbox: deque[str | tuple[int, str]] = deque()

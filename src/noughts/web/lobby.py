@@ -16,7 +16,6 @@ import asyncio
 import contextlib
 import logging
 import time
-import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -78,7 +77,6 @@ class Lobby:
         self._welcome: str | None = None
         self.share = Share()  # how friends reach this server (the app sets it)
         self.hint_seconds = HINT_SECONDS
-        self._answers: weakref.WeakKeyDictionary[Connection, _Answers] = weakref.WeakKeyDictionary()
         self._shapes: OrderedDict[Shape, asyncio.Future[dict[str, str | None]]] = OrderedDict()
         self.pace = Pace()  # which computer players answer so fast that their moves are made on the event loop
         # Messages from sockets in no seat, a few a turn of the event loop: a crowd of spectators joining and
@@ -150,7 +148,7 @@ class Lobby:
         if conn.seat is None:
             await self.unseated.turn()
         kind = None
-        answers = self._answers.get(conn)
+        answers = conn.answers
         request: str | None = None
         try:
             message = parse(text, self.limits)
@@ -158,7 +156,7 @@ class Lobby:
             request = message.get("id")
             if request is not None:
                 if answers is None:
-                    answers = self._answers[conn] = _Answers()
+                    answers = conn.answers = _Answers()
                 earlier = answers.done.get(request)
                 if earlier is not None:  # a double click, a second press: the same answer, nothing done twice
                     for reply in earlier:
@@ -185,7 +183,7 @@ class Lobby:
 
     def answer(self, conn: Connection, message: dict[str, Any]) -> None:
         """Send the answer to the message being handled (with its ``id``, remembered for a repeat)."""
-        answers = self._answers.get(conn)
+        answers = conn.answers
         if answers is not None and answers.request is not None:
             text = encode({**message, "id": answers.request})
             answers.current.append(text)
@@ -491,7 +489,7 @@ class Lobby:
         """The seat of ``conn`` and the id of the request it is making (None, None: no id, or not seated)."""
         if conn is None or conn.seat is None:
             return None, None
-        answers = self._answers.get(conn)
+        answers = conn.answers
         return (conn.seat, answers.request) if answers is not None else (None, None)
 
     async def _computer(self, room: Room) -> Exception | None:
