@@ -67,22 +67,28 @@ def wait_until(ready: Any, what: str, process: subprocess.Popen[bytes] | None = 
         time.sleep(0.05)
 
 
+@contextlib.contextmanager
+def running_redis(options: list[str], client: redis.Redis, what: str) -> Iterator[None]:
+    """``redis-server`` with these options, for the ``with`` block, once ``client`` gets an answer."""
+    process = subprocess.Popen(["redis-server", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", *options],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_until(client.ping, what, process)
+        yield
+    finally:
+        client.close()
+        process.terminate()
+        process.wait(10)
+
+
 @pytest.fixture(scope="module")
 def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A real redis-server for the module; its base URL (add a database number)."""
     folder = tmp_path_factory.mktemp("redis")
     port = free_port()
-    process = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--dir", str(folder),
-                                "--save", "", "--appendonly", "no", "--databases", "16"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    client = redis.Redis(port=port)
-    try:
-        wait_until(client.ping, "redis-server", process)
+    with running_redis(["--port", str(port), "--dir", str(folder), "--databases", "16"], redis.Redis(port=port),
+                       "redis-server"):
         yield f"redis://127.0.0.1:{port}"
-    finally:
-        client.close()
-        process.terminate()
-        process.wait(10)
 
 
 databases = itertools.count(1)
@@ -664,19 +670,11 @@ def tls_redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                     "-nodes", "-keyout", str(key), "-out", str(cert), "-days", "1", "-subj", "/CN=127.0.0.1",
                     "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
     port = free_port()
-    process = subprocess.Popen(["redis-server", "--port", "0", "--tls-port", str(port), "--bind", "127.0.0.1",
-                                "--dir", str(folder), "--tls-cert-file", str(cert), "--tls-key-file", str(key),
-                                "--tls-ca-cert-file", str(cert), "--tls-auth-clients", "no",
-                                "--save", "", "--appendonly", "no"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    client = redis.Redis(host="127.0.0.1", port=port, ssl=True, ssl_ca_certs=str(cert))
-    try:
-        wait_until(client.ping, "redis-server with TLS", process)
+    options = ["--port", "0", "--tls-port", str(port), "--dir", str(folder), "--tls-cert-file", str(cert),
+               "--tls-key-file", str(key), "--tls-ca-cert-file", str(cert), "--tls-auth-clients", "no"]
+    with running_redis(options, redis.Redis(host="127.0.0.1", port=port, ssl=True, ssl_ca_certs=str(cert)),
+                       "redis-server with TLS"):
         yield f"rediss://127.0.0.1:{port}/1?ssl_ca_certs={cert}"
-    finally:
-        client.close()
-        process.terminate()
-        process.wait(10)
 
 
 def test_two_processes_share_a_game_through_a_redis_that_speaks_only_tls(tls_redis_url: str, tmp_path: Path) -> None:
