@@ -1,9 +1,12 @@
 """The strong player on 15×15 with five in a row against minimax and arduino: win rates and time per move.
 
 ``noughts arena`` starts every game from the empty board, so two deterministic players would play
-the same game every time. Here each game starts from a short random opening near the centre (two
-plies by default: one mark each, seeded by the game's number), so games differ; then the two players
-alternate. Every pairing is played with strong as X and as O.
+the same game every time. Here each game starts from an opening near the centre, so games differ;
+then the two players alternate. By default (``--opening 1``) the opening is X's first mark alone, on
+each of the 25 cells within two of the centre in turn (game n on the (n mod 25)-th): every move after
+it is the players' own, as in an arena game. With ``--opening N`` for N ≥ 2 the first N marks are
+random there (seeded by the game's number), O's too: a handicap for the side playing O, whose first
+mark may land four cells from X's. Every pairing is played with strong as X and as O.
 
 Budgets: ``--nodes N`` gives strong N positions a move and ``--their-nodes M`` the opponent M
 (default: each player's own default); ``--seconds S`` gives both sides S seconds a move (0: no
@@ -32,11 +35,14 @@ from noughts.players.minimax import DEFAULT_MAX_NODES as MINIMAX_NODES
 from noughts.players.strong import DEFAULT_MAX_NODES as STRONG_NODES
 
 
-def opening(board: Board, rng: random.Random, plies: int) -> Board:
-    """``plies`` random marks within two cells of the centre."""
+def opening(board: Board, rng: random.Random, plies: int, number: int = 0) -> Board:
+    """Game ``number``'s opening: with one ply, X's mark on each cell within two of the centre in turn
+    (game n on the (n mod 25)-th); with more, ``plies`` random marks there, O's too."""
     centre_row, centre_col = board.rows // 2, board.cols // 2
     near = [r * board.cols + c for r in range(centre_row - 2, centre_row + 3)
             for c in range(centre_col - 2, centre_col + 3)]
+    if plies == 1:
+        return board.play(near[number % len(near)])
     for _ in range(plies):
         board = board.play(rng.choice([c for c in near if board[c] is None]))
     return board
@@ -47,7 +53,7 @@ def game(opponent: str, strong_is_x: bool, seed: int, budgets: tuple[Budget, Bud
     """One game: strong's result ("win", "loss", "draw"), its and the opponent's wall seconds per move,
     the moves, and strong's CPU seconds per move (the process's own: what a quiet machine would take)."""
     rng = random.Random(seed)
-    board = opening(Board(size, size, k), rng, plies)
+    board = opening(Board(size, size, k), rng, plies, seed)
     strong = get("strong", random.Random(seed), budget=budgets[0])
     other = get(opponent, random.Random(seed + 1), budget=budgets[1])
     x, o = (strong, other) if strong_is_x else (other, strong)
@@ -84,7 +90,9 @@ def main() -> None:
                         help=f"strong's positions per move (default {STRONG_NODES:,})")
     parser.add_argument("--their-nodes", type=int, default=None,
                         help=f"the opponent's positions per move (default its own: {MINIMAX_NODES:,} for minimax)")
-    parser.add_argument("--opening", type=int, default=2, help="random opening plies (default 2)")
+    parser.add_argument("--opening", type=int, default=1,
+                        help="opening plies (default 1: X's first mark, on each cell near the centre in turn; "
+                             "2 or more: random marks, O's too)")
     parser.add_argument("--opponents", default="minimax,arduino")
     parser.add_argument("--colours", default="XO", help="strong's colours (default XO: both)")
     parser.add_argument("--first-game", type=int, default=0, help="the first game's number (its seed)")
@@ -100,8 +108,9 @@ def main() -> None:
     their_nodes = MINIMAX_NODES if args.their_nodes is None else args.their_nodes
     budgets = (Budget(args.nodes, seconds), Budget(their_nodes, seconds))
     clock = "no clock" if seconds is None else f"{seconds:g} s"
-    print(f"strong on 15×15, five in a row: {games} games per opponent and colour, {args.opening}-ply random "
-          f"openings; strong {args.nodes:,} positions, the opponent {their_nodes:,}, {clock} per move")
+    opening_words = ("openings: X's first mark near the centre" if args.opening == 1
+                     else f"{args.opening}-ply random openings")
+    print(f"strong on 15×15, five in a row: {games} games per opponent and colour, {opening_words}; strong {args.nodes:,} positions, the opponent {their_nodes:,}, {clock} per move")
     rows = []
     with ProcessPoolExecutor(args.jobs) as pool:
         for opponent in args.opponents.split(","):

@@ -300,3 +300,24 @@ def test_the_scores_kept_up_to_date_equal_the_scores_recomputed_from_the_windows
             assert all(state.cell_score(side, c) == recomputed(state, side, c) for c in range(81) if not state.owner[c])
         near = {c for cell, _ in played for c in state.tables.close[cell] if not state.owner[c]}
         assert state.frontier == near
+
+
+@pytest.mark.parametrize("shape", [(15, 15, 5), (9, 11, 5), (1, 21, 5)])
+def test_its_first_move_as_second_player_is_next_to_the_first_mark_and_toward_the_centre(
+        shape: tuple[int, int, int]) -> None:
+    """Every first mark: the reply touches it diagonally (along the row on a one-row board), and no
+    other such cell is nearer the centre (a reply two cells away lost most games: docs/strong.md)."""
+    rows, cols, _ = shape
+    player = strong()
+    for first in range(rows * cols):
+        board = Board(*shape).play(first)
+        reply = player.choose(board)
+        (row, col), (reply_row, reply_col) = divmod(first, cols), divmod(reply, cols)
+        steps = {(1, 1), (1, -1), (-1, 1), (-1, -1)} if rows > 1 else {(0, 1), (0, -1)}
+        assert (reply_row - row, reply_col - col) in steps, board.cell_name(first)
+        touching = [(row + dr, col + dc) for dr, dc in steps if 0 <= row + dr < rows and 0 <= col + dc < cols]
+
+        def from_centre(rc: tuple[int, int]) -> float:
+            return (rc[0] - (rows - 1) / 2) ** 2 + (rc[1] - (cols - 1) / 2) ** 2
+
+        assert from_centre((reply_row, reply_col)) == min(map(from_centre, touching)), board.cell_name(first)

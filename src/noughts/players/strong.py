@@ -71,6 +71,7 @@ _DEFENCE_CANDIDATES = 10  # cells tried when looking for a move that stops the o
 _MAX_VCT_DEPTH = 7  # attacker moves in a VCT, at most
 _DFS_VCT_DEPTH = 3  # deeper VCTs are looked for by proof-number search (the depth-first one's cost explodes)
 _OWN_DFS_VCT_DEPTH = 5  # our own attack: depth-first further (its wins are mostly shallow and cheap), then proof-number
+_FIRST_REPLY_K = 5  # from five in a row up, the second player's first move follows gomoku's openings
 _COUNTER_THREES = 12  # threes of our own tried against the opponent's win by threats
 _WIN = 1 << 40
 _WIDTH = 8  # moves tried at each node of the alpha-beta search
@@ -952,6 +953,22 @@ class StrongPlayer:
             _charge(budget, share)
 
 
+def _first_reply(board: Board) -> int:
+    """The second player's first move: diagonally next to the first mark, on the side of the centre.
+
+    Gomoku's second player answers next to the first mark (an "indirect" opening when diagonal): a
+    reply two cells away, which the evaluation favours for the lines it leaves O, loses most games."""
+    (mark,) = (cell for cell in range(board.size) if board[cell] is not None)
+    row, col = divmod(mark, board.cols)
+    centre_row, centre_col = (board.rows - 1) / 2, (board.cols - 1) / 2
+    def next_to(steps: tuple[tuple[int, int], ...]) -> list[tuple[int, int]]:
+        return [(r, c) for dr, dc in steps if 0 <= (r := row + dr) < board.rows and 0 <= (c := col + dc) < board.cols]
+
+    cells = next_to(((-1, -1), (-1, 1), (1, -1), (1, 1))) or next_to(((-1, 0), (1, 0), (0, -1), (0, 1)))  # 1×n
+    r, c = min(cells, key=lambda rc: ((rc[0] - centre_row) ** 2 + (rc[1] - centre_col) ** 2, rc))
+    return r * board.cols + c
+
+
 def _share(left: int | None, parts: int) -> int | None:
     return None if left is None else left // parts
 
@@ -1011,6 +1028,8 @@ class _Chooser:
         if self.board.ply == 0:
             board = self.board
             return (board.rows - 1) // 2 * board.cols + (board.cols - 1) // 2, "centre"
+        if self.board.ply == 1 and self.board.k >= _FIRST_REPLY_K:
+            return _first_reply(self.board), "reply"
         # our win by fours
         vcf_state = self._state(10)
         found = self._run(vcf_state, lambda: vcf_state.vcf(me))
