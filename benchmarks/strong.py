@@ -110,7 +110,8 @@ def main() -> None:
     clock = "no clock" if seconds is None else f"{seconds:g} s"
     opening_words = ("openings: X's first mark near the centre" if args.opening == 1
                      else f"{args.opening}-ply random openings")
-    print(f"strong on 15×15, five in a row: {games} games per opponent and colour, {opening_words}; strong {args.nodes:,} positions, the opponent {their_nodes:,}, {clock} per move")
+    print(f"strong on 15×15, five in a row: {games} games per opponent and colour, {opening_words}; "
+          f"strong {args.nodes:,} positions, the opponent {their_nodes:,}, {clock} per move")
     rows = []
     with ProcessPoolExecutor(args.jobs) as pool:
         for opponent in args.opponents.split(","):

@@ -5,7 +5,8 @@ must be answered at once, and a *three* (a move after which one more move makes 
 once) must be answered before it becomes that double threat. Allis solved gomoku with a
 search over threats only ("threat-space search"); this player uses the same idea, in order:
 
-1. **Win** now, else **block** the opponent's win in one.
+1. **Win** now, else **block** the opponent's win in one. The first move is the centre; the
+   second player's first (five in a row and longer) is diagonally next to the first mark.
 2. **VCF** (victory by continuous fours): a sequence of fours, each answered by the only block,
    that ends in a double four, or a four-three. The opponent's blocks that make fours of their
    own are answered in turn. Found, it is played.
