@@ -4,9 +4,11 @@
 the same game every time. Here each game starts from an opening near the centre, so games differ;
 then the two players alternate. By default (``--opening 1``) the opening is X's first mark alone, on
 each of the 25 cells within two of the centre in turn (game n on the (n mod 25)-th): every move after
-it is the players' own, as in an arena game. With ``--opening N`` for N ≥ 2 the first N marks are
-random there (seeded by the game's number), O's too: a handicap for the side playing O, whose first
-mark may land four cells from X's. Every pairing is played with strong as X and as O.
+it is the players' own, as in an arena game. ``--opening 0`` plays gomoku's usual openings instead,
+O's first mark next to X's: the 200 of them (25 cells, 8 neighbours) in a fixed shuffled order, game
+n on the (n mod 200)-th, so any run of games is a spread of them. With ``--opening N`` for N ≥ 2 the
+first N marks are random there (seeded by the game's number), O's too: a handicap for the side
+playing O, whose first mark may land four cells from X's. Every pairing is played with strong as X and as O.
 
 Budgets: ``--nodes N`` gives strong N positions a move and ``--their-nodes M`` the opponent M
 (default: each player's own default); ``--seconds S`` gives both sides S seconds a move (0: no
@@ -34,13 +36,22 @@ from noughts.players import get
 from noughts.players.minimax import DEFAULT_MAX_NODES as MINIMAX_NODES
 from noughts.players.strong import DEFAULT_MAX_NODES as STRONG_NODES
 
+NEXT_TO = ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1))
+NEXT_TO_ORDER = random.Random(0).sample(range(25 * len(NEXT_TO)), 25 * len(NEXT_TO))
+
 
 def opening(board: Board, rng: random.Random, plies: int, number: int = 0) -> Board:
     """Game ``number``'s opening: with one ply, X's mark on each cell within two of the centre in turn
-    (game n on the (n mod 25)-th); with more, ``plies`` random marks there, O's too."""
+    (game n on the (n mod 25)-th); with ``plies`` 0, X's mark there and O's next to it (the 200 such
+    openings in a fixed shuffled order, game n on the (n mod 200)-th); with more, ``plies`` random marks
+    there, O's too."""
     centre_row, centre_col = board.rows // 2, board.cols // 2
     near = [r * board.cols + c for r in range(centre_row - 2, centre_row + 3)
             for c in range(centre_col - 2, centre_col + 3)]
+    if plies == 0:
+        which = NEXT_TO_ORDER[number % len(NEXT_TO_ORDER)]
+        (row_step, col_step), first = NEXT_TO[which // len(near)], near[which % len(near)]
+        return board.play(first).play(first + row_step * board.cols + col_step)
     if plies == 1:
         return board.play(near[number % len(near)])
     for _ in range(plies):
@@ -92,7 +103,7 @@ def main() -> None:
                         help=f"the opponent's positions per move (default its own: {MINIMAX_NODES:,} for minimax)")
     parser.add_argument("--opening", type=int, default=1,
                         help="opening plies (default 1: X's first mark, on each cell near the centre in turn; "
-                             "2 or more: random marks, O's too)")
+                             "0: X's mark and O's next to it, 200 openings; 2 or more: random marks, O's too)")
     parser.add_argument("--opponents", default="minimax,arduino")
     parser.add_argument("--colours", default="XO", help="strong's colours (default XO: both)")
     parser.add_argument("--first-game", type=int, default=0, help="the first game's number (its seed)")
@@ -108,8 +119,9 @@ def main() -> None:
     their_nodes = MINIMAX_NODES if args.their_nodes is None else args.their_nodes
     budgets = (Budget(args.nodes, seconds), Budget(their_nodes, seconds))
     clock = "no clock" if seconds is None else f"{seconds:g} s"
-    opening_words = ("openings: X's first mark near the centre" if args.opening == 1
-                     else f"{args.opening}-ply random openings")
+    opening_words = {0: "openings: X's first mark near the centre and O's next to it",
+                     1: "openings: X's first mark near the centre"}.get(args.opening,
+                                                                         f"{args.opening}-ply random openings")
     print(f"strong on 15×15, five in a row: {games} games per opponent and colour, {opening_words}; "
           f"strong {args.nodes:,} positions, the opponent {their_nodes:,}, {clock} per move")
     rows = []
