@@ -962,6 +962,7 @@ def _first_reply(board: Board) -> int:
     (mark,) = (cell for cell in range(board.size) if board[cell] is not None)
     row, col = divmod(mark, board.cols)
     centre_row, centre_col = (board.rows - 1) / 2, (board.cols - 1) / 2
+
     def next_to(steps: tuple[tuple[int, int], ...]) -> list[tuple[int, int]]:
         return [(r, c) for dr, dc in steps if 0 <= (r := row + dr) < board.rows and 0 <= (c := col + dc) < board.cols]
 
