@@ -114,6 +114,8 @@ def main() -> None:
                         help="print every game's result as it ends (long runs on a busy machine)")
     parser.add_argument("--json", metavar="FILE", help="also write the figures to FILE-strong.json")
     args, _ = parser.parse_known_args()
+    if args.opening < 0:
+        parser.error("--opening must be 0 or more")
     games = 2 if args.quick else args.games
     seconds = args.seconds or None
     their_nodes = MINIMAX_NODES if args.their_nodes is None else args.their_nodes
