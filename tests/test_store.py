@@ -1005,3 +1005,31 @@ def test_the_leading_people_are_read_without_the_rest(store: Store) -> None:
     top = store.scores(top_people=5).people
     assert list(top) == ["P03", "P07", "P11", "P02", "P06"]  # most wins first, then by name
     assert top["P03"] == Tally(3, 0, 0) and len(store.scores().people) == 10  # the 9 who won, and Bob
+
+
+def test_a_schema_committed_by_another_process_between_two_reads_is_not_taken_for_a_foreign_file(
+        tmp_path: Path) -> None:
+    """Two noughts start on one new file: the second reads the header, then the first commits the schema.
+    Read in separate transactions, the tables showed without the application id: "another program"."""
+    target = tmp_path / "noughts.db"
+    blank = sqlite3.connect(target, isolation_level=None)
+    blank.execute("PRAGMA journal_mode = WAL")  # as the first process leaves it just before its schema
+    reader = sqlite3.connect(target, isolation_level=None)
+
+    class SchemaCommittedAfterFirstRead:
+        def execute(self, sql: str) -> sqlite3.Cursor:
+            cursor = reader.execute(sql)
+            if sql.startswith("PRAGMA application_id"):
+                store_module._prepare(blank)  # the other process: schema, application id and version, committed
+            return cursor
+
+        @property
+        def in_transaction(self) -> bool:
+            return reader.in_transaction
+
+    try:
+        assert store_module._inspect(SchemaCommittedAfterFirstRead()) == 0  # type: ignore[arg-type]
+        assert store_module._inspect(reader) == store_module._latest()  # the next look sees the committed schema
+    finally:
+        reader.close()
+        blank.close()

@@ -328,18 +328,25 @@ def _inspect(connection: sqlite3.Connection) -> int:
 
     Only reads: a file that turns out not to be ours must stay as it was, byte for byte.
     """
-    application_id = connection.execute("PRAGMA application_id").fetchone()[0]
-    version: int = connection.execute("PRAGMA user_version").fetchone()[0]
-    has_tables = connection.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone() is not None
-    if application_id != _APPLICATION_ID and (application_id or version or has_tables):
-        raise _Refused("foreign", "it belongs to another program")
-    if version > _latest():
-        raise _Refused("newer", f"schema {version}; this noughts knows up to {_latest()}")
-    # quick_check reads every page: a truncated or scribbled-on file fails here, not mid-game
-    findings = [row[0] for row in connection.execute("PRAGMA quick_check(3)")]
-    if findings != ["ok"]:
-        raise _Refused("damaged", "; ".join(findings))
-    return version
+    # one read transaction: another noughts creating the schema must not commit between the reads,
+    # or its tables would be seen without its application id
+    connection.execute("BEGIN")
+    try:
+        application_id = connection.execute("PRAGMA application_id").fetchone()[0]
+        version: int = connection.execute("PRAGMA user_version").fetchone()[0]
+        has_tables = connection.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone() is not None
+        if application_id != _APPLICATION_ID and (application_id or version or has_tables):
+            raise _Refused("foreign", "it belongs to another program")
+        if version > _latest():
+            raise _Refused("newer", f"schema {version}; this noughts knows up to {_latest()}")
+        # quick_check reads every page: a truncated or scribbled-on file fails here, not mid-game
+        findings = [row[0] for row in connection.execute("PRAGMA quick_check(3)")]
+        if findings != ["ok"]:
+            raise _Refused("damaged", "; ".join(findings))
+        return version
+    finally:
+        if connection.in_transaction:
+            connection.execute("ROLLBACK")
 
 
 def _prepare(connection: sqlite3.Connection) -> None:
