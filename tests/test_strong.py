@@ -300,6 +300,9 @@ def test_the_scores_kept_up_to_date_equal_the_scores_recomputed_from_the_windows
             assert all(state.cell_score(side, c) == recomputed(state, side, c) for c in range(81) if not state.owner[c])
         near = {c for cell, _ in played for c in state.tables.close[cell] if not state.owner[c]}
         assert state.frontier == near
+        for side in (1, 2):  # the evaluation's sums: every open window's weight by its marks
+            mine, theirs = state.counts[side], state.counts[3 - side]
+            assert state.sums[side] == sum(state.tables.weight[mine[w]] for w in range(len(mine)) if not theirs[w])
 
 
 @pytest.mark.parametrize("shape", [(15, 15, 5), (9, 11, 5), (1, 21, 5)])

@@ -193,6 +193,18 @@ def test_it_sees_a_win_by_threats_that_depth_first_search_could_not_afford() -> 
     assert player.last_reason == "defend-vct"
 
 
+def test_a_block_forced_by_the_defenders_four_does_not_count_as_an_attacking_move() -> None:
+    """X's win here takes five moves of X, one of them the forced block of a four O makes on the
+    way: four threats. Both threat searches find it at depth 4 (counting the block, only at 5)."""
+    from noughts.players.strong import _State
+
+    board = replay(UNSEEN_ATTACK)
+    d8 = board.parse_cell("d8")
+    assert _State(board, Budget(nodes=100_000)).vct(1, 4) == d8
+    assert _State(board, Budget(nodes=100_000)).pn_vct(1, 4) == d8
+    assert _State(board, Budget(nodes=100_000)).vct(1, 3) is None
+
+
 # Strong's third move as X against arduino (benchmarks/strong.py, game 3): X wins by threats (g7).
 # Depth-first search finds the win at depth 5 in about 5,000 positions; the version that went to
 # proof-number search after depth 3 did not find it within its share, searched all 40,000

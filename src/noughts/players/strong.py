@@ -15,13 +15,14 @@ search over threats only ("threat-space search"); this player uses the same idea
    the tempo).
 4. **VCT** (victory by continuous threats): fours and threes; after a three the defender may
    play any cell of the lines that threaten, or a four of their own, and must not have a VCF
-   of their own. Depth first with iterative deepening to 5 of our moves (3 when looking for
-   the opponent's), then proof-number search (df-pn style, best first: it follows the narrow
+   of their own; the attacker's block of such a four is forced, so it is not counted among its
+   moves. Depth first with iterative deepening to 5 of our moves (2 when looking for the
+   opponent's), then proof-number search (df-pn style, best first: it follows the narrow
    forcing lines first) at 7, within a share of the budget.
 5. **Defend against the opponent's VCT** the same way as against their VCF; the defences tried
    include every empty cell of the opponent's proof (where its attack can be broken) and our own
    threes (a four of ours answers their next three and takes the tempo). They are checked
-   breadth first: the opponent's VCF, its VCT to depth 2 and 3, then at 7 by proof-number
+   breadth first: the opponent's VCF, its VCT to depth 2, then at 7 by proof-number
    search, for every defence still standing, the opponent's moves that refuted
    other defences first; each round shares what is left of the budget equally between the
    defences still to check, so the budget goes to the defences that hold rather than to the
@@ -70,7 +71,7 @@ _LOOK_EVERY = 32  # positions between looks at the budget
 _VCF_DEPTH = 30  # attacker's fours in a row, at most
 _DEFENCE_CANDIDATES = 10  # cells tried when looking for a move that stops the opponent's threats
 _MAX_VCT_DEPTH = 7  # attacker moves in a VCT, at most
-_DFS_VCT_DEPTH = 3  # deeper VCTs are looked for by proof-number search (the depth-first one's cost explodes)
+_DFS_VCT_DEPTH = 2  # the opponent's deeper VCTs are looked for by proof-number search (depth first costs more from 3)
 _OWN_DFS_VCT_DEPTH = 5  # our own attack: depth-first further (its wins are mostly shallow and cheap), then proof-number
 _FIRST_REPLY_K = 5  # from five in a row up, the second player's first move follows gomoku's openings
 _COUNTER_THREES = 12  # threes of our own tried against the opponent's win by threats
@@ -267,9 +268,9 @@ class _State:
         self.table: dict[int, tuple[int, int, int, int]] = {}  # alpha-beta: depth, value, bound, best move
         self.root = 0  # alpha-beta: the side whose move is being chosen
         self.packed = list(tables.empty_score)  # both sides' pattern scores per cell (see _Tables)
-        self.near = [0] * tables.size  # marks close to each cell
         self.frontier: set[int] = set()  # empty cells close to a mark
-        self.saved: list[tuple[list[int], list[int], list[int], set[int]]] = []  # what undo restores
+        self.saved: list[tuple[list[int], set[int]]] = []  # what undo restores
+        self.unscored: tuple[int, int] | None = None  # the last move played, when its scores wait
         for cell in range(tables.size):
             mark = board[cell]
             if mark is not None:
@@ -278,16 +279,19 @@ class _State:
 
     # making and unmaking moves ---------------------------------------------------------
     def _place(self, cell: int, side: int) -> None:
+        self._place_lean(cell, side)
+        self._score(cell, side)
+
+    def _place_lean(self, cell: int, side: int) -> None:
+        """The lines' side of a move: window counts, open windows by count, their weights; no move order."""
         mine, theirs = self.counts[side], self.counts[3 - side]
-        my_levels, their_levels = self.level[side], self.level[3 - side]
-        tables = self.tables
-        step, weight, low, windows = tables.step, tables.weight, self.low, self.windows
-        packed, delta = self.packed, tables.packed_delta[side]
+        my_levels, their_levels, low = self.level[side], self.level[3 - side], self.low
+        step, weight = self.tables.step, self.tables.weight
         gain = loss = 0
         for w in self.cell_windows[cell]:
             had = mine[w]
-            other = theirs[w]
             mine[w] = had + 1
+            other = theirs[w]
             if other == 0:
                 if had >= low:
                     my_levels[had].discard(w)
@@ -299,44 +303,17 @@ class _State:
                 if other >= low:
                     their_levels[other].discard(w)  # the window is no longer open for them
                 loss += weight[other]
-            else:
-                continue  # a window both sides hold stays dead: no score changes
-            change = delta[had][other]
-            for c in windows[w]:
-                packed[c] += change
-        self.sums[side] += gain
-        self.sums[3 - side] -= loss
-        self.owner[cell] = side
-        self.hash ^= tables.zobrist[side][cell]
-        near, frontier, owner = self.near, self.frontier, self.owner
-        frontier.discard(cell)
-        for c in tables.close[cell]:
-            near[c] += 1
-            if not owner[c]:
-                frontier.add(c)
-
-    def _place_lean(self, cell: int, side: int) -> None:
-        """:meth:`_place` for the threat searches: the window counts only, no scores."""
-        mine, theirs = self.counts[side], self.counts[3 - side]
-        my_levels, their_levels, low = self.level[side], self.level[3 - side], self.low
-        for w in self.cell_windows[cell]:
-            had = mine[w]
-            mine[w] = had + 1
-            other = theirs[w]
-            if other == 0:
-                if had >= low:
-                    my_levels[had].discard(w)
-                    my_levels[had + 1].add(w)
-                elif had + 1 == low:
-                    my_levels[low].add(w)
-            elif had == 0 and other >= low:
-                their_levels[other].discard(w)
+        sums = self.sums
+        sums[side] += gain
+        sums[3 - side] -= loss
         self.owner[cell] = side
         self.hash ^= self.tables.zobrist[side][cell]
 
     def _undo_lean(self, cell: int, side: int) -> None:
         mine, theirs = self.counts[side], self.counts[3 - side]
         my_levels, their_levels, low = self.level[side], self.level[3 - side], self.low
+        step, weight = self.tables.step, self.tables.weight
+        gain = loss = 0
         for w in self.cell_windows[cell]:
             has = mine[w]
             mine[w] = has - 1
@@ -346,25 +323,57 @@ class _State:
                     my_levels[has].discard(w)
                     if has > low:
                         my_levels[has - 1].add(w)
-            elif has == 1 and other >= low:
-                their_levels[other].add(w)
+                gain += step[has - 1]
+            elif has == 1:
+                if other >= low:
+                    their_levels[other].add(w)
+                loss += weight[other]
+        sums = self.sums
+        sums[side] -= gain
+        sums[3 - side] += loss
         self.owner[cell] = 0
         self.hash ^= self.tables.zobrist[side][cell]
+
+    def _score(self, cell: int, side: int) -> None:
+        """The move order's side of a move just placed: every cell's pattern scores, the frontier."""
+        mine, theirs = self.counts[side], self.counts[3 - side]
+        windows, packed, delta = self.windows, self.packed, self.tables.packed_delta[side]
+        for w in self.cell_windows[cell]:
+            had, other = mine[w] - 1, theirs[w]
+            if had and other:
+                continue  # a window both sides held stays dead: no score changes
+            change = delta[had][other]
+            for c in windows[w]:
+                packed[c] += change
+        frontier, owner = self.frontier, self.owner
+        frontier.discard(cell)
+        frontier.update(c for c in self.tables.close[cell] if not owner[c])
 
     def play(self, cell: int, side: int) -> None:
         self.nodes += 1
         if self.nodes >= self.next_look:
             self._look()
-        if self.scored:  # undo restores the scores, sums and frontier saved here (copies cost less than undoing)
-            self.saved.append((self.packed[:], self.sums[:], self.near[:], set(self.frontier)))
-            self._place(cell, side)
+        if self.scored:  # the scores wait until the position orders moves (most positions searched never do)
+            self._catch_up()  # the previous move's, unless this one is forced (a block: no ordering)
+            self._place_lean(cell, side)
+            self.unscored = (cell, side)
         else:
             self._place_lean(cell, side)
 
     def undo(self, cell: int, side: int) -> None:
-        self._undo_lean(cell, side)
         if self.scored:
-            self.packed, self.sums, self.near, self.frontier = self.saved.pop()
+            if self.unscored is not None:  # never scored: nothing to restore
+                self.unscored = None
+            else:
+                self.packed, self.frontier = self.saved.pop()
+        self._undo_lean(cell, side)
+
+    def _catch_up(self) -> None:
+        """Score the last move played, if it is not yet (undo restores the scores saved here)."""
+        if self.unscored is not None:
+            self.saved.append((self.packed[:], set(self.frontier)))
+            self._score(*self.unscored)
+            self.unscored = None
 
     def _look(self) -> None:
         try:
@@ -574,7 +583,7 @@ class _State:
         if blocks:
             block = min(blocks)
             self.play(block, attacker)
-            won = self._defender_loses(attacker, depth - 1, block)
+            won = self._defender_loses(attacker, depth, block)  # forced by their four: costs no depth
             self.undo(block, attacker)
             if won:
                 self.proof.add(block)
@@ -708,7 +717,7 @@ class _State:
                 node.disproved()
                 return
             if blocks:
-                node.expand([min(blocks)], left - 1, None, 1)
+                node.expand([min(blocks)], left, None, 1)  # forced: costs no depth
                 return
             makers = self.open_four_makers(attacker)
             if makers:
@@ -772,16 +781,19 @@ class _State:
     # the pattern evaluation ------------------------------------------------------------------
     def candidates(self) -> list[int]:
         """Empty cells within two of a mark along a line (every cell, on an empty board)."""
+        self._catch_up()
         if self.frontier:
             return sorted(self.frontier)
         return [c for c, mark in enumerate(self.owner) if not mark]
 
     def cell_score(self, side: int, cell: int) -> int:
         """The pattern score of ``side`` playing ``cell``: attack plus defence over its windows (kept up to date)."""
+        self._catch_up()
         return self.packed[cell] & _LOW if side == 1 else self.packed[cell] >> _PACK
 
     def scores(self, side: int) -> list[int]:
         """Every cell's pattern score for ``side``."""
+        self._catch_up()
         return [p & _LOW for p in self.packed] if side == 1 else [p >> _PACK for p in self.packed]
 
     def ranked(self, side: int) -> list[tuple[int, int]]:
@@ -841,6 +853,7 @@ class _State:
         blocks = self.win_cells(3 - side)
         if blocks:
             return sorted(blocks)
+        self._catch_up()
         packed = self.packed
         if self.level[3 - side][self.k - 2] and self.open_four_makers(3 - side):
             cells = self.defences(side)
@@ -1109,10 +1122,10 @@ class _Chooser:
         Candidates, in order: the opponent's first move, the other empty cells of its proof
         (where the attack can be broken), our fours (they gain a tempo: the opponent's block is
         played), then the best pattern cells. They are checked breadth first: the opponent's
-        VCF after each, then its VCT to depth 2, 3, ... for the candidates still standing, each
+        VCF after each, then its VCT to depth 2 and at 7 for the candidates still standing, each
         on its own search state so the tables of failed attacks carry over from one depth to
         the next. Most defences fail at a shallow depth, cheaply; the budget goes to those that
-        hold. Three quarters of what is left of the budget is spent so; the rest chooses among
+        hold. Seven eighths of what is left of the budget is spent so; the rest chooses among
         the candidates that held deepest.
         """
         me, them = self.me, self.them
