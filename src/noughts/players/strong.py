@@ -354,7 +354,7 @@ class _State:
         if self.nodes >= self.next_look:
             self._look()
         if self.scored:  # the scores wait until the position orders moves (most positions searched never do)
-            self._catch_up()  # the previous move's, unless this one is forced (a block: no ordering)
+            self._catch_up()  # one move's scores may wait: the previous one's, if its position only blocked
             self._place_lean(cell, side)
             self.unscored = (cell, side)
         else:
