@@ -178,6 +178,23 @@ def test_it_answers_a_win_by_threats_with_a_three_of_its_own() -> None:
         assert not vcf_wins(board.play(board.parse_cell(chosen)), 8)  # X has no win by fours either
 
 
+# Game 34 of benchmarks/strong.py's usual openings (--opening 0) at bb17322, O to move against X's win
+# by threats: of the 22 defences tried, six cost 1,200-2,000 positions each to check at depth 2 and
+# were tried twice, so no check at depth 7 finished and the alpha-beta search chose among 8 that
+# held at depth 2; it played i4, which loses (X wins by threats after it: f5). "holding" leave X no
+# win by threats nine moves deep (400,000 positions a check); l7, m10 and n11 show it in under 1,600.
+STARVED_DEFENCE = "i8 i9 h9 j7 h7 h8 g6 j9 j10 j8 j6 k9 i6 h6 i7 k7 l6 k6 k5"
+STARVED_HOLDING = {"l7", "m10", "n11", "m6", "j11", "m8"}
+
+
+def test_shallow_defence_checks_leave_the_deep_ones_enough_of_the_budget() -> None:
+    board = replay(STARVED_DEFENCE)
+    player = strong(40_000)
+    chosen = board.cell_name(player.choose(board))
+    assert player.last_reason == "defend-vct"
+    assert chosen in STARVED_HOLDING
+
+
 # A position from a game strong lost as O against minimax (benchmarks/strong.py at bd6b2f0, game 7,
 # ply 9), O to move: X wins by threats (fours and threes) five moves deep were it X's move. The
 # depth-first search needed 107,000 positions to find that, more than its share of 40,000, so the

@@ -23,10 +23,10 @@ search over threats only ("threat-space search"); this player uses the same idea
    include every empty cell of the opponent's proof (where its attack can be broken) and our own
    threes (a four of ours answers their next three and takes the tempo). They are checked
    breadth first: the opponent's VCF, its VCT to depth 2, then at 7 by proof-number
-   search, for every defence still standing, the opponent's moves that refuted
-   other defences first; each round shares what is left of the budget equally between the
-   defences still to check, so the budget goes to the defences that hold rather than to the
-   first few tried.
+   search, each depth for the defences that held every shallower check, the opponent's moves
+   that refuted other defences first; each round shares its budget equally between the
+   defences to check (a shallow round at most half of what is left), so the budget goes to the
+   defences that hold rather than to the first few tried.
 6. Otherwise iterative-deepening **alpha-beta** (a transposition table; only blocks against a
    four, only defences against a three, which the side choosing the move also answers past the
    horizon; crossing threats, cells where one side makes threats in two directions at once,
@@ -1122,11 +1122,13 @@ class _Chooser:
         Candidates, in order: the opponent's first move, the other empty cells of its proof
         (where the attack can be broken), our fours (they gain a tempo: the opponent's block is
         played), then the best pattern cells. They are checked breadth first: the opponent's
-        VCF after each, then its VCT to depth 2 and at 7 for the candidates still standing, each
-        on its own search state so the tables of failed attacks carry over from one depth to
-        the next. Most defences fail at a shallow depth, cheaply; the budget goes to those that
-        hold. Seven eighths of what is left of the budget is spent so; the rest chooses among
-        the candidates that held deepest.
+        VCF after each, then its VCT to depth 2 and at 7, each depth for the candidates that held
+        every shallower check, each on its own search state so the tables of failed attacks carry
+        over from one depth to the next. Most defences fail at a shallow depth, cheaply; a shallow
+        round gets at most half of what is left, in one pass (a check cut short leaves its
+        candidate below those that held), so the deepest checks are not starved. Seven eighths of
+        what is left of the budget is spent so; the rest chooses among the candidates that held
+        deepest.
         """
         me, them = self.me, self.them
         state = _State(self.board, Budget())
@@ -1172,16 +1174,21 @@ class _Chooser:
         depths = [1, *range(2, _DFS_VCT_DEPTH + 1)] + ([_MAX_VCT_DEPTH] if _DFS_VCT_DEPTH < _MAX_VCT_DEPTH else [])
         refutations: dict[int, int] = {}  # the opponent's first moves that refuted a defence: how often
         try:
-            for depth in depths:
-                pending = list(standing)
+            for before, depth in zip([0, *depths], depths, strict=False):
+                # the defences that held every check so far (a shallow check cut short leaves one below them)
+                pending = [cell for cell in standing if held[cell] == before] or list(standing)
+                last = depth == depths[-1]
+                left = checks.nodes_left()
+                # a shallow round gets half of what is left, so the deepest checks are not starved
+                round_budget = checks if last or left is None else checks.limited(nodes=left // 2)
                 while pending:  # each pass shares what is left equally; those cut short try again with more
                     cut_short = []
                     for index, cell in enumerate(pending):
                         if checks.exhausted:
                             raise _OutOfBudget
                         trial = standing[cell]
-                        left = checks.nodes_left()
-                        trial.budget = checks.limited(
+                        left = round_budget.nodes_left()
+                        trial.budget = round_budget.limited(
                             nodes=None if left is None else max(1, left // (len(pending) - index)))
                         trial.counted = trial.nodes
                         prefer = tuple(sorted(refutations, key=lambda c: (-refutations[c], c))[:3])
@@ -1195,14 +1202,16 @@ class _Chooser:
                             cut_short.append(cell)
                             continue
                         finally:
-                            _charge(checks, trial.budget)
+                            _charge(round_budget, trial.budget)
+                            if round_budget is not checks:
+                                _charge(checks, trial.budget)
                         if found is None:
                             held[cell] = depth
                         else:  # refuted: below every candidate still standing, deeper refutations first
                             held[cell] = depth - _MAX_VCT_DEPTH - 2
                             del standing[cell]
                             refutations[found] = refutations.get(found, 0) + 1
-                    pending = cut_short
+                    pending = cut_short if last else []  # cut short in a shallow round: below those that held
                 if depth >= 2 and len(standing) <= 1:
                     break  # one defence left (or none): no need to know how deep it holds
         except _OutOfBudget:
