@@ -1175,13 +1175,13 @@ class _Chooser:
         refutations: dict[int, int] = {}  # the opponent's first moves that refuted a defence: how often
         try:
             for before, depth in zip([0, *depths], depths, strict=False):
-                # the defences that held every check so far (a shallow check cut short leaves one below them)
+                # the defences that held every check so far
                 pending = [cell for cell in standing if held[cell] == before] or list(standing)
                 last = depth == depths[-1]
                 left = checks.nodes_left()
                 # a shallow round gets half of what is left, so the deepest checks are not starved
                 round_budget = checks if last or left is None else checks.limited(nodes=left // 2)
-                while pending:  # each pass shares what is left equally; those cut short try again with more
+                while pending:  # each pass shares what is left equally; in the deepest round those cut short try again
                     cut_short = []
                     for index, cell in enumerate(pending):
                         if checks.exhausted:
