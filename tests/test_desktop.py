@@ -302,9 +302,9 @@ def test_misuse_does_nothing_and_says_why(make_app: Callable[..., App]) -> None:
     settle(app)
     assert str(controller.game.board) == "X../.O./..."  # type: ignore[union-attr]
     click_cell(app, 4)  # occupied
-    assert status(app) == "b2 is taken by O: choose an empty cell."
+    assert status(app) == "b2 is taken by O: choose an empty square."
     press(app, pygame.K_1)
-    assert status(app) == "a1 is taken by X: choose an empty cell."
+    assert status(app) == "a1 is taken by X: choose an empty square."
     press(app, pygame.K_RETURN)
     assert status(app) == "Move to a cell with the arrow keys first, or press its number."
     click_button(app, "again")
@@ -447,7 +447,8 @@ def test_a_computer_that_fails_abandons_the_game_uncounted(make_app: Callable[..
     settle(app)
     view = app.controller.view()
     assert view.banner == "Game abandoned"
-    assert view.status == "Arduino rules cannot go on (its rule book is missing a page): it is not counted."
+    assert view.status == ("Arduino rules cannot go on (its rule book is missing a page): "
+                           "the unfinished game does not count.")
     click_cell(app, 0)
     assert status(app).startswith("This game is over")
     app.close()
@@ -500,7 +501,7 @@ def test_finished_games_are_recorded_once_and_abandoned_ones_never(make_app: Cal
     click_button(app, "menu")
     settle(app)
     click(app, start_layout(app).play.centre)  # a new game: the unfinished one is dropped
-    assert status(app) == "A new game was started: it is not counted."
+    assert status(app) == "The unfinished game does not count: a new game begins."
     for cell in (0, 1, 3, 4, 6):
         click_cell(app, cell)
     assert app.controller.tally == [2, 0, 0]

@@ -328,7 +328,7 @@ def test_the_thinking_line_shows_whenever_the_computer_works() -> None:
     assert "thinking" not in controller.view().notes
     controller.press("play")  # a new game over the unfinished one: the computer starts it
     assert worker.jobs and controller.view().screen == "game"
-    assert controller.view().status.startswith("A new game was started: it is not counted.")
+    assert controller.view().status.startswith("The unfinished game does not count: a new game begins.")
     assert "is thinking…" in controller.view().status
     assert controller.view().thinking
 
@@ -350,7 +350,7 @@ def test_the_start_screens_choices_shape_only_the_next_new_game() -> None:
     controller.choose_opponent("person")
     controller.choose_side("computer")
     controller.press("play")  # New game: now they apply
-    assert controller.view().status == "A new game was started: it is not counted."
+    assert controller.view().status == "The unfinished game does not count: a new game begins."
     assert controller.view().header == "ann (O) vs Player 2 (X)"
 
 

@@ -253,3 +253,101 @@ def test_the_board_diagram_lines_up_marks_numbers_and_letters(rows: int, cols: i
         for c, end in enumerate(letter_at):  # every mark, bracket or number ends under its column's letter
             shown = board[r * cols + c] or str(r * cols + c + 1)
             assert line[end - len(shown) + 1:end + 1] == shown, (line, c)
+
+
+# one rulebook: typed errors, joining, undo and hint by one rule --------------------------------
+
+def test_each_refused_move_raises_its_own_error_type() -> None:
+    from noughts.errors import CellTaken, GameOver, NotYourTurn
+
+    match = Match(PERSON, names=["Ann", "Bob"], first="me")
+    with pytest.raises(GameOver):
+        match.play(0)
+    match.new_game()
+    match.play("b2", seat=0)
+    with pytest.raises(NotYourTurn, match="Bob is to move"):
+        match.play(0, seat=0)
+    with pytest.raises(CellTaken, match=r"^b2 is taken by X: choose an empty square\.$") as taken:
+        match.play("b2", seat=1)
+    assert (taken.value.cell, taken.value.mark) == (4, "X")
+    finish_game(match)
+    with pytest.raises(GameOver, match="over"):
+        match.play(0)
+    computer = Match("easy", first="computer", seed=1)
+    computer.new_game()
+    with pytest.raises(NotYourTurn, match="Easy"):
+        computer.play(0)
+
+
+def test_join_names_a_seat_and_the_game_in_play() -> None:
+    match = Match(PERSON, names=["Ann"], first="computer")
+    match.new_game()
+    assert match.join(1, "  Bob  ") == "Bob"
+    assert match.name_of(1) == "Bob" and match.game is not None and match.game.x_name == "Bob"
+    assert match.join(1, "ann") == "ann (2)"  # the two tallies are kept by name
+    with pytest.raises(NoughtsError, match="printable"):
+        match.join(0, "A\x07nn")
+    with pytest.raises(NoughtsError, match="not a person"):
+        Match("easy").join(1, "Bob")
+
+
+def test_a_person_at_their_own_screen_takes_back_only_their_own_move() -> None:
+    match = Match(PERSON, names=["Ann", "Bob"], first="me")
+    match.new_game()
+    assert None not in (match.undo_refusal(0), match.undo_refusal(1), match.undo_refusal())
+    match.play("a1", seat=0)
+    assert match.can_undo(0) and match.can_undo() and not match.can_undo(1)
+    with pytest.raises(NoughtsError, match="Only your own last move"):
+        match.undo(seat=1)
+    assert match.undo(seat=0) == (0,)
+    match.play("a1", seat=0)
+    match.play("b2", seat=1)
+    assert match.can_undo(1) and not match.can_undo(0)
+    assert match.undo() == (4,)  # at one screen: the last move, whoever made it
+
+
+def test_a_hint_is_for_the_person_whose_turn_it_is_in_every_kind_of_game() -> None:
+    for opponent in (PERSON, "easy"):
+        match = Match(opponent, names=["Ann"], first="me", seed=2)
+        assert match.hint_refusal() is not None  # no game yet
+        match.new_game()
+        assert match.hint_refusal() is None and match.hint_refusal(0) is None
+        assert match.hint_refusal(1) is not None
+        cell, sentence = match.hint(seat=0)
+        assert cell is not None and sentence.startswith("Hint: ")
+        with pytest.raises(NoughtsError, match="your move"):
+            match.hint(seat=1)
+
+
+def test_the_default_opponent_is_one_rule_for_every_board() -> None:
+    from noughts.board import Board
+
+    for shape in [(3, 3, 3), (4, 4, 4), (7, 7, 5), (15, 15, 5)]:
+        board = Board(*shape)
+        default = players.default_for(board)
+        assert players.unable(default, board) is None
+        assert default == ("medium" if players.unable("medium", board) is None else "arduino")
+    assert players.default_for(Board()) == "medium"
+
+
+def test_every_board_shape_round_trips_through_its_notation() -> None:
+    from noughts.board import Geometry
+    from noughts.errors import UnsupportedBoardError
+
+    for rows in range(1, 27):
+        for cols in range(1, 27, 5):
+            for k in {1, max(rows, cols), min(rows, cols, 5)}:
+                geometry = Geometry.get(rows, cols, k)
+                assert Geometry.parse(geometry.notation) is geometry or Geometry.parse(geometry.notation) == geometry
+    for bad in ["", "x", "3x", "3x3k", "0x3", "27x3", "3x3k9", "3,3", "-3", "3x3k3k3", "٣x3", "9" * 30]:
+        with pytest.raises(UnsupportedBoardError):
+            Geometry.parse(bad)
+
+
+def test_the_who_starts_labels_and_descriptions_come_from_one_table() -> None:
+    from noughts import text
+
+    assert [rule for rule, _, _ in text.first_choices()] == list(FIRST_RULES)
+    assert {rule: about for rule, _, about in text.first_choices()} == FIRST_RULES
+    labels = [label for _, label, _ in text.first_choices("Ann", "Bob")]
+    assert labels[:2] == ["Ann first", "Bob first"] and len(set(labels)) == len(labels)

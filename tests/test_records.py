@@ -172,7 +172,7 @@ def test_older_and_looser_sgf_is_read() -> None:
 @pytest.mark.parametrize(("text", "message"), [
     ("(;GM[1]SZ[19];B[pd])", "GM[1] is not gomoku"),
     ("(;GM[4]SZ[3];B[dd])", "[dd] is off the 3×3 board"),
-    ("(;GM[4]SZ[3];B[aa];W[aa])", "a1 is already taken"),
+    ("(;GM[4]SZ[3];B[aa];W[aa])", "a1 is taken by X"),
     ("(;GM[4]SZ[3];B[aa];B[bb])", "move 2 is Black's, but it is White's turn"),
     ("(;GM[4]SZ[3];W[aa])", "move 1 is White's"),
     ("(;SZ[3];B[aa];W[ba];B[ab];W[bb];B[ac];W[cc])", "comes after the game is over"),

@@ -224,7 +224,7 @@ def test_cells_can_be_named_in_either_case(env: dict[str, str]) -> None:
     result = run(env, "play", "--opponent", "person", "--first", "me", "--no-scores",
                  stdin=b"B2\na1\nC3\nA3\n  a2 \nc1\n7\n3\nc2\n")
     assert "Player 1 (X) wins along the middle row a2–c2." in result.stdout
-    assert "c1 is already taken by O" in result.stdout and "a3 is already taken by O" in result.stdout
+    assert "c1 is taken by O" in result.stdout and "a3 is taken by O" in result.stdout
 
 
 def test_the_same_seed_and_moves_give_the_same_game(env: dict[str, str]) -> None:
@@ -400,7 +400,7 @@ def test_bad_input_gets_one_clear_line_and_the_prompt_again(env: dict[str, str])
     assert all(len(r) < 200 for r in replies)
     assert "\x1b" not in out
     assert replies[len(bad)].startswith("Computer move: ")  # b2 accepted: the computer answers
-    assert "b2 is already taken by X" in replies[len(bad) + 1]
+    assert "b2 is taken by X" in replies[len(bad) + 1]
     assert out.endswith("\nGoodbye. (The unfinished game is not counted.)\n")
     assert history(env) == []
 

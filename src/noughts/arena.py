@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple, TextIO
 
 from noughts import players
-from noughts.board import Board
+from noughts.board import Board, Geometry
 from noughts.budget import Budget
 from noughts.errors import NoughtsError, UnsupportedBoardError
 
@@ -68,22 +68,16 @@ def parse_board(text: str) -> Board:
     >>> parse_board("4x5k4").k, parse_board("3x3").k
     (4, 3)
     """
-    shown = text.strip().lower().replace("×", "x")
-    size, _, k_text = shown.partition("k")
-    rows_text, cross, cols_text = size.partition("x")
     try:
-        rows = int(rows_text)
-        cols = int(cols_text) if cross else rows
-        k = int(k_text) if k_text else None
-    except ValueError:
-        raise ArenaError(f"a board is written like 3x3k3, 4x4 or 7x7k5 (rows x columns, k in a row), "
-                         f"not {text.strip()[:20]!r}") from None
+        rows, cols, k = Geometry.parse(text).shape
+    except UnsupportedBoardError as error:
+        raise ArenaError(str(error)) from None
     return Board(rows, cols, k)
 
 
 def board_name(board: Board) -> str:
     """``3x3k3``: the way :func:`parse_board` reads it."""
-    return f"{board.rows}x{board.cols}k{board.k}"
+    return board.geometry.notation
 
 
 # games ----------------------------------------------------------------------------------------

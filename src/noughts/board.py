@@ -14,15 +14,18 @@ rows joined by ``/`` with ``X``, ``O`` and ``.``:
 >>> won.play("c2")
 Traceback (most recent call last):
   ...
-noughts.errors.IllegalMoveError: cannot play c2: the game is over, X has won
+noughts.errors.GameOver: cannot play c2: the game is over, X has won
 """
 
 from __future__ import annotations
 
 from itertools import compress
 
+from noughts import text
 from noughts.errors import (
     CellSyntaxError,
+    CellTaken,
+    GameOver,
     IllegalMoveError,
     ImpossiblePositionError,
     UnsupportedBoardError,
@@ -96,6 +99,33 @@ class Geometry:
         cache[key] = geometry  # the most recently used is last
         keep_newest(cache, GEOMETRY_CACHE_SHAPES)
         return geometry
+
+    @classmethod
+    def parse(cls, notation: str) -> Geometry:
+        """A board shape from its notation: ``7x7k5`` (rows x columns, k in a row), ``4x5``
+        (k = min(rows, columns, 5)) or ``4`` (4×4); ``×`` and capitals are read too.
+
+        >>> Geometry.parse("7x7k5").shape, Geometry.parse("4X5").shape, Geometry.parse(" 3 ").shape
+        ((7, 7, 5), (4, 5, 4), (3, 3, 3))
+        >>> Geometry.parse("3x3k4")
+        Traceback (most recent call last):
+          ...
+        noughts.errors.UnsupportedBoardError: k (marks in a row to win) must be between 1 and 3 on a 3×3 board, not 4
+        """
+        written = notation.strip().lower().replace("×", "x") if isinstance(notation, str) else ""
+        size, has_k, k_text = written.partition("k")
+        rows_text, cross, cols_text = size.partition("x")
+        numbers = [rows_text, *([cols_text] if cross else []), *([k_text] if has_k else [])]
+        if not all(n.isascii() and n.isdigit() and len(n) <= 3 for n in numbers):
+            raise UnsupportedBoardError(f"a board is written like 3x3k3, 4x4 or 7x7k5 (rows x columns, k in a row), "
+                                        f"not {str(notation).strip()[:20]!r}")
+        rows = int(rows_text)
+        return cls.get(rows, int(cols_text) if cross else rows, int(k_text) if has_k else None)
+
+    @property
+    def notation(self) -> str:
+        """``7x7k5``: the shape as :meth:`parse` reads it, in records, arena reports and scores."""
+        return f"{self.rows}x{self.cols}k{self.k}"
 
     def __init__(self, rows: int, cols: int, k: int) -> None:
         for name, value in (("rows", rows), ("columns", cols), ("k", k)):
@@ -609,13 +639,15 @@ class Board:
         if type(cell) is not int:
             cell = geometry.parse_cell(cell) if isinstance(cell, str) else _not_a_cell(cell)
         if self._winner is not None:
-            raise IllegalMoveError(f"cannot play {_name(geometry, cell)}: the game is over, {self._winner} has won")
+            raise GameOver(f"cannot play {_name(geometry, cell)}: the game is over, {self._winner} has won")
         if not 0 <= cell < geometry.size:
             raise IllegalMoveError(
                 f"cell index {cell} is off the {geometry.rows}×{geometry.cols} board "
                 f"(indices run from 0 to {geometry.size - 1})")
         if (self._x | self._o) >> cell & 1:
-            raise IllegalMoveError(f"{geometry.cell_name(cell)} is already taken by {self[cell]}")
+            mark = self[cell]
+            assert mark is not None
+            raise CellTaken(text.cell_taken(geometry.cell_name(cell), mark), cell=cell, mark=mark)
         return self.play(cell)
 
     def playout(self, rng: Random) -> Board:

@@ -19,6 +19,23 @@ class IllegalMoveError(NoughtsError):
     """A move onto an occupied cell, off the board, or after the game is over."""
 
 
+class CellTaken(IllegalMoveError):
+    """A move onto a cell that already holds a mark (``cell``, ``mark``)."""
+
+    def __init__(self, message: str, *, cell: int, mark: str) -> None:
+        super().__init__(message)
+        self.cell = cell
+        self.mark = mark
+
+
+class NotYourTurn(IllegalMoveError):
+    """A move by a seat whose turn it is not, or while the computer works out its move."""
+
+
+class GameOver(IllegalMoveError):
+    """A move, undo or hint when no game is in play: none has started, or it has ended."""
+
+
 class ImpossiblePositionError(NoughtsError):
     """A position that cannot be read or cannot arise in a real game."""
 

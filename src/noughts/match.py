@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from noughts import players, text
 from noughts.board import Board
-from noughts.errors import NoughtsError
+from noughts.errors import GameOver, NotYourTurn, NoughtsError
 from noughts.game import Game, GameEvent
 
 if TYPE_CHECKING:
@@ -50,19 +50,13 @@ __all__ = [
 ]
 
 PERSON = "person"  # the opponent that is another person
-DEFAULT_OPPONENT = "medium"  # wins some, loses some: a newcomer's first game should be winnable
+DEFAULT_OPPONENT = players.DEFAULT  # on 3×3; players.default_for(board) says it for every board
 DEFAULT_FIRST = "alternate"
 MAX_BEST_OF = 99
 
 # Who plays X (and so moves first) in each game. Seat 0 is "me", seat 1 "computer" (or the
-# second person): one vocabulary for every command, page and panel.
-FIRST_RULES: dict[str, str] = {
-    "me": "you (the first person) are X every game",
-    "computer": "the opponent is X every game",
-    "alternate": "take turns: you first, then the opponent, and so on",
-    "loser": "the loser of the last game starts (after a draw, the other side)",
-    "random": "a coin toss before each game",
-}
+# second person): one vocabulary for every command, page and panel, worded in noughts.text.
+FIRST_RULES: dict[str, str] = {rule: about for rule, _, about in text.first_choices()}
 _FIRST_WORDS = {
     "me": "me", "you": "me", "i": "me", "x": "me", "person": "me", "human": "me", "first": "me",
     "computer": "computer", "them": "computer", "other": "computer", "opponent": "computer", "o": "computer",
@@ -294,6 +288,24 @@ class Match:
     def name_of(self, seat: int) -> str:
         return self.seats[seat].name
 
+    def join(self, seat: int, name: str) -> str:
+        """A person takes ``seat`` under ``name`` (checked); returns the name as kept.
+
+        The two people's tallies are kept by name, so a name the other seat has gets " (2)".
+        """
+        if seat not in (0, 1) or not self.seats[seat].is_person:
+            raise NoughtsError(f"seat {seat} is not a person's seat")
+        chosen = text.check_name(name, "A name")
+        if chosen.casefold() == self.name_of(1 - seat).casefold():
+            chosen = text.check_name(f"{chosen[:text.MAX_NAME - 4].rstrip()} (2)", "A name")
+        self.seats[seat].name = chosen
+        if self.game is not None:  # the game in play began before this person sat down
+            if self.mark_of(seat) == "X":
+                self.game.x_name = chosen
+            else:
+                self.game.o_name = chosen
+        return chosen
+
     @property
     def tally(self) -> list[int]:
         return self.counts.tally
@@ -368,8 +380,7 @@ class Match:
 
     def new_game(self) -> Game:
         """Start the next game; an unfinished one is dropped uncounted, a decided match starts anew."""
-        if self.game is not None and not self.game_over:
-            self.abandon("A new game was started")
+        self.abandon_for_new_game()
         if self.best_of is not None and self.match_over:
             self.counts.score = [0, 0, 0]
         self.x_seat = self._x_seat_for_next_game()
@@ -389,19 +400,25 @@ class Match:
             return f"You are X and move first; {o} is O."
         return f"{x} is X and moves first; you are O." if o == "You" else f"{x} is X and moves first; {o} is O."
 
+    def abandon_for_new_game(self) -> None:
+        """End an unfinished game, uncounted, because the next one begins."""
+        if not self.game_over:
+            self.abandoned = True
+            self._tell(MatchEvent("abandon", text.NEW_GAME_ABANDONS))
+
     def abandon(self, why: str = "The game was given up") -> None:
-        """End the game in play without counting it."""
+        """End the game in play without counting it; ``why`` is said first ('You stopped')."""
         if self.game_over:
             return
         self.abandoned = True
-        self._tell(MatchEvent("abandon", f"{why}: it is not counted."))
+        self._tell(MatchEvent("abandon", text.not_counted(why)))
 
     # moves -----------------------------------------------------------------------------------
     def _need_game(self) -> Game:
         if self.game is None:
-            raise NoughtsError("No game has started yet.")
+            raise GameOver(text.NO_GAME)
         if self.game_over:
-            raise NoughtsError("This game is over: start another one.")
+            raise GameOver(text.GAME_OVER)
         return self.game
 
     def play(self, cell: int | str, seat: int | None = None) -> Board:
@@ -410,9 +427,9 @@ class Match:
         to_move = self.seat_to_move
         assert to_move is not None
         if not self.seats[to_move].is_person:
-            raise NoughtsError(f"Wait: it is {self.name_of(to_move)}'s turn.")
+            raise NotYourTurn(text.wait_for(self.name_of(to_move)))
         if seat is not None and seat != to_move:
-            raise NoughtsError(f"It is not your turn: {self.name_of(to_move)} is to move.")
+            raise NotYourTurn(text.not_your_turn(self.name_of(to_move)))
         return game.play(cell)
 
     def computer_job(self) -> ComputerMove | None:
@@ -442,23 +459,45 @@ class Match:
         self.apply(job, cell)
         return cell
 
-    def can_undo(self) -> bool:
-        return not self.game_over and self.game is not None and len(self.game.moves) >= self._undo_count()
+    # The one rule for taking back and hints, in every front end. A person takes back their own
+    # last move, with the computer's reply to it; ``seat`` None means everyone at one screen,
+    # where either person's last move is theirs. A hint is for the person whose turn it is.
+    def undo_refusal(self, seat: int | None = None) -> str | None:
+        """Why ``seat`` cannot take back a move now (None: it can)."""
+        if self.game is None or self.game_over:
+            return text.NO_GAME if self.game is None else text.GAME_OVER
+        if len(self.game.moves) < self._undo_count():
+            return text.NOTHING_TO_UNDO_TWO if self.two_people and seat is None else text.NOTHING_TO_UNDO
+        if seat is not None and self.two_people and self.seat_of(self.game.positions[-2].turn or "X") != seat:
+            return text.NOT_YOURS_TO_UNDO
+        return None
+
+    def can_undo(self, seat: int | None = None) -> bool:
+        return self.undo_refusal(seat) is None
+
+    def hint_refusal(self, seat: int | None = None) -> str | None:
+        """Why ``seat`` cannot have a hint now (None: it can)."""
+        if self.game is None or self.game_over:
+            return text.NO_GAME if self.game is None else text.GAME_OVER
+        to_move = self.seat_to_move
+        if to_move is None or not self.seats[to_move].is_person or (seat is not None and seat != to_move):
+            return text.HINT_AT_YOUR_MOVE
+        return None
 
     def _undo_count(self) -> int:
-        # With two people the last move goes, whoever made it. Against the computer the person's
-        # last move goes with the computer's reply, or alone while the reply is being worked out.
+        # Against the computer the person's last move goes with the computer's reply, or alone
+        # while the reply is being worked out.
         if self.two_people or self.computer_to_move:
             return 1
         return 2
 
-    def undo(self) -> tuple[int, ...]:
+    def undo(self, seat: int | None = None) -> tuple[int, ...]:
         """Take back moves by the rule above; returns the cells, last played first."""
         game = self._need_game()
+        refusal = self.undo_refusal(seat)
+        if refusal is not None:
+            raise NoughtsError(refusal)
         count = self._undo_count()
-        if len(game.moves) < count:
-            raise NoughtsError("There is no move to take back yet." if self.two_people
-                               else "There is no move of yours to take back.")
         movers = [self._whose(self.seat_of(game.positions[-1 - i].turn or "X")) for i in range(1, count + 1)]
         taken = game.undo(count)
         names = [game.start.cell_name(c) for c in taken]
@@ -541,9 +580,12 @@ class Match:
         return self.recorded.summary() if self.recorded is not None else ""
 
     # hints -----------------------------------------------------------------------------------
-    def hint(self, seconds: float = 3.0) -> tuple[int | None, str]:
+    def hint(self, seconds: float = 3.0, seat: int | None = None) -> tuple[int | None, str]:
         """The best move for the side to move and a sentence about it; run it off the event loop."""
         board = self._need_game().board
+        refusal = self.hint_refusal(seat)
+        if refusal is not None:
+            raise NoughtsError(refusal)
         return hint(board, seconds)
 
     # keeping ---------------------------------------------------------------------------------

@@ -525,7 +525,7 @@ def to_pgn(records: Iterable[GameRecord]) -> str:
         for mark, participant in (("X", record.x), ("O", record.o)):
             if participant is not None:
                 tags.append((f"{mark}Type", "program" if participant.kind == "computer" else "human"))
-        tags.append(("Board", f"{start.rows}x{start.cols}k{start.k}"))
+        tags.append(("Board", start.geometry.notation))
         if start.ply:
             tags.append(("Start", str(start)))
         tags.append(("Result", _PGN_RESULTS[record.result]))

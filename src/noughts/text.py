@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import os
 
-from noughts.board import Board
 from noughts.errors import NoughtsError
 
 TYPE_CHECKING = False  # typing costs milliseconds at import; mypy still reads the block
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
+
+    from noughts.board import Board  # the board imports this module for its sentences
 
 MAX_NAME = 40  # a name is shown in tables and prompts
 
@@ -21,6 +22,7 @@ MAX_NAME = 40  # a name is shown in tables and prompts
 def describe_line(board: Board, line: Sequence[int], dash: str = "–") -> str:
     """Name a line of cells: 'the top row a1–c1', 'the left column a1–a3', 'the diagonal a1–c3'.
 
+    >>> from noughts.board import Board
     >>> board = Board()
     >>> describe_line(board, (0, 1, 2)), describe_line(board, (2, 4, 6), "-")
     ('the top row a1–c1', 'the diagonal c1-a3')
@@ -91,6 +93,101 @@ def colour_wanted(environ: Mapping[str, str] | None = None) -> bool:
     return not env.get("NO_COLOR") and env.get("TERM") != "dumb"
 
 
+# choices: who starts and who plays ------------------------------------------------------------
+
+# Who plays X (and so moves first) in each game, in the match's words (noughts.match.FIRST_RULES):
+# the label a menu shows and what it means, said to the person in seat 0. Every front end shows these.
+_FIRST_WORDING: dict[str, tuple[str, str]] = {
+    "me": ("{you} first", "{you_are} X and {move} first in every game"),
+    "computer": ("{other} first", "{other_is} X and moves first in every game"),
+    "alternate": ("Take turns", "{you} {move} first in the first game, then the first move alternates"),
+    "loser": ("Loser starts", "the loser of each game moves first in the next (after a draw, the other side)"),
+    "random": ("Toss a coin", "a coin toss before each game decides who moves first"),
+}
+PERSON_LABEL = "Another person"
+"""The opponent that is a second person at the same screen, panel or sheet."""
+
+
+def first_choices(you: str = "You", other: str = "Opponent") -> list[tuple[str, str, str]]:
+    """(rule, label, description) for each rule of who starts, in menu order.
+
+    ``you`` and ``other`` name the two seats: the defaults for a game against the computer,
+    two names for two people.
+
+    >>> [label for _, label, _ in first_choices()]
+    ['You first', 'Opponent first', 'Take turns', 'Loser starts', 'Toss a coin']
+    >>> first_choices("Ann", "Bob")[0]
+    ('me', 'Ann first', 'Ann is X and moves first in every game')
+    >>> first_choices()[2][2]
+    'you move first in the first game, then the first move alternates'
+    """
+    plain = you == "You"
+    words = {
+        "you": you, "other": other,
+        "you_are": "you are" if plain else f"{you} is",
+        "move": "move" if plain else "moves",
+        "other_is": "your opponent is" if other == "Opponent" else f"{other} is",
+    }
+    choices = []
+    for rule, (label, about) in _FIRST_WORDING.items():
+        about = about.format(**words)
+        if plain and about.startswith("You "):
+            about = "you " + about[4:]
+        choices.append((rule, label.format(**words), about))
+    return choices
+
+
+def first_label(rule: str) -> str:
+    """The menu label of one rule of who starts, said to the person in seat 0."""
+    return next(label for name, label, _ in first_choices() if name == rule)
+
+
+def opponent_label(name: str) -> str:
+    """What a menu calls an opponent: a computer player's label, or :data:`PERSON_LABEL`."""
+    from noughts import players  # players import nothing of this module's; imported when a menu is drawn
+
+    return PERSON_LABEL if name == "person" else players.label(name)
+
+
+# moves refused and games not counted ----------------------------------------------------------
+
+def cell_taken(cell_name: str, mark: str) -> str:
+    """A move onto a taken square, in every front end.
+
+    >>> cell_taken("b2", "X")
+    'b2 is taken by X: choose an empty square.'
+    """
+    return f"{cell_name} is taken by {mark}: choose an empty square."
+
+
+def not_your_turn(to_move: str) -> str:
+    return f"It is not your turn: {to_move} is to move."
+
+
+def wait_for(name: str) -> str:
+    """A move tried while the computer (``name``) works out its own."""
+    return f"Wait: it is {name}'s turn."
+
+
+GAME_OVER = "This game is over: start another one."
+NOTHING_TO_UNDO = "There is no move of yours to take back."
+NOTHING_TO_UNDO_TWO = "There is no move to take back yet."
+NOT_YOURS_TO_UNDO = "Only your own last move can be taken back, before the reply to it."
+HINT_AT_YOUR_MOVE = "A hint comes at your move."
+NO_GAME = "No game has started yet."
+THINKING = "thinking…"
+NEW_GAME_ABANDONS = "The unfinished game does not count: a new game begins."
+
+
+def not_counted(why: str) -> str:
+    """A game given up before its end: ``why`` happened, so the game does not count.
+
+    >>> not_counted("You stopped")
+    'You stopped: the unfinished game does not count.'
+    """
+    return f"{why}: the unfinished game does not count."
+
+
 # results --------------------------------------------------------------------------------------
 
 def other_mark(mark: str) -> str:
@@ -116,6 +213,7 @@ def result_banner(winner: str | None, winner_name: str, *, you: bool | None = No
 def result_sentence(board: Board, winner_name: str, *, you: bool | None = None, dash: str = "–") -> str:
     """The end of a game in one sentence, with the winning line named.
 
+    >>> from noughts.board import Board
     >>> result_sentence(Board.parse("XXX/OO./..."), "Ann")
     'Ann (X) wins along the top row a1–c1.'
     >>> result_sentence(Board.parse("XXX/OO./..."), "Ann", you=True, dash="-")
@@ -165,6 +263,7 @@ def board_diagram(board: Board, *, last: int | None = None, line: Iterable[int] 
                   colour: bool = False) -> str:
     """The board with column letters and row numbers; an empty cell shows the number to type.
 
+    >>> from noughts.board import Board
     >>> print(board_diagram(Board.parse("X../.O./...")))
          a   b   c
      1   X | 2 | 3

@@ -282,7 +282,7 @@ class Controller:
 
     def _abandon_unfinished(self, match: Match) -> None:
         if match.game is not None and not match.game_over:
-            match.abandon("A new game was started")
+            match.abandon_for_new_game()
 
     def _ask_computer(self) -> None:
         """Give the computer's move to the worker when it is the computer's turn."""
@@ -379,8 +379,6 @@ class Controller:
             self.message = "Wait: it is not your turn."  # the status line adds who is thinking
         elif not 0 <= cell < board.size:
             self.message = f"There is no cell {cell + 1}: the cells are 1–{board.size}."
-        elif board[cell] is not None:
-            self.message = f"{board.cell_name(cell)} is taken by {board[cell]}: choose an empty cell."
         else:
             try:
                 match.play(cell)

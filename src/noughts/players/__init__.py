@@ -39,8 +39,9 @@ if TYPE_CHECKING:
     from noughts.players.base import Player
 
 __all__ = [
-    "ENTRY_POINT_GROUP", "PROBE_NODES", "PROBE_SECONDS", "PluginError", "PluginWarning", "UnknownPlayerError", "able",
-    "canonical", "describe", "get", "label", "names", "register", "unable", "unregister",
+    "DEFAULT", "DEFAULT_ELSEWHERE", "ENTRY_POINT_GROUP", "PROBE_NODES", "PROBE_SECONDS", "PluginError",
+    "PluginWarning", "UnknownPlayerError", "able", "canonical", "default_for", "describe", "get", "label", "names",
+    "register", "unable", "unregister",
 ]
 
 # name -> (module, class, the name people see, what it does, the boards it plays); the order is
@@ -179,6 +180,22 @@ def unable(name: str, board: Board, *, budget: Budget | None = None) -> str | No
 def able(board: Board) -> list[str]:
     """The names of the players that can play a game from ``board``, in menu order."""
     return [name for name in names() if unable(name, board) is None]
+
+
+DEFAULT = "medium"
+"""The opponent offered first: it wins some and loses some, so a newcomer's first game is winnable."""
+DEFAULT_ELSEWHERE = "arduino"
+"""The opponent offered first where :data:`DEFAULT` cannot play: win, block, else random, on any board."""
+
+
+def default_for(board: Board) -> str:
+    """The opponent every front end offers first for a game from ``board``.
+
+    >>> from noughts import Board
+    >>> default_for(Board()), default_for(Board(15, 15))
+    ('medium', 'arduino')
+    """
+    return DEFAULT if unable(DEFAULT, board) is None else DEFAULT_ELSEWHERE
 
 
 def _solvable(board: Board, budget: Budget | None) -> bool:
