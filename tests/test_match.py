@@ -351,3 +351,16 @@ def test_the_who_starts_labels_and_descriptions_come_from_one_table() -> None:
     assert {rule: about for rule, _, about in text.first_choices()} == FIRST_RULES
     labels = [label for _, label, _ in text.first_choices("Ann", "Bob")]
     assert labels[:2] == ["Ann first", "Bob first"] and len(set(labels)) == len(labels)
+
+
+def test_play_options_take_the_board_notation_and_refuse_a_contradicting_k() -> None:
+    from noughts.match import play_options
+
+    options = play_options(size="7x7k5")
+    assert (options.rows, options.cols, options.k) == (7, 7, 5)
+    assert play_options(size="7x7k5", k="5").k == 5
+    assert play_options(size="4x5", k="3").k == 3 and play_options(size="4").k is None
+    with pytest.raises(NoughtsError, match="--size says 5 in a row, but --k says 4"):
+        play_options(size="7x7k5", k="4")
+    with pytest.raises(NoughtsError, match="--size takes a board like"):
+        play_options(size="7x7k")

@@ -134,9 +134,6 @@ def build_parser() -> argparse.ArgumentParser:
                        description=_PLAY_DESCRIPTION, epilog=_PLAY_EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_game_options(p)
-    p.add_argument("--best-of", metavar="N",
-                   help="play matches of N games (ending early once someone has won most of them) "
-                        "and name each match's winner")
     p.set_defaults(run=_cmd_play)
 
     p = sub.add_parser("gui", help="play in a desktop window (pygame-ce)",
@@ -292,8 +289,12 @@ def _add_game_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mark", metavar="X|O",
                    help="your mark; X always moves first, so X is --first me and O is --first computer")
     p.add_argument("--seed", metavar="N", help="seed for the computer's random choices and random first moves")
-    p.add_argument("--size", metavar="N|RxC", help="board size: 4 is 4×4, 4x5 is 4 rows of 5 (default 3)")
+    p.add_argument("--size", metavar="N|RxC|RxCkK",
+                   help="board size: 4 is 4×4, 4x5 is 4 rows of 5, 7x7k5 is 7×7 with 5 in a row (default 3)")
     p.add_argument("--k", metavar="K", help="marks in a row to win (default: min(rows, cols, 5))")
+    p.add_argument("--best-of", metavar="N",
+                   help="play matches of N games (ending early once someone has won most of them) "
+                        "and name each match's winner")
     _db_option(p)
     p.add_argument("--name", action="append", metavar="NAME",
                    help="your name for the scores (default: $USER, else You); give it twice to name "
@@ -594,7 +595,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
 def _cmd_gui(args: argparse.Namespace) -> int:
     from noughts import desktop
 
-    return desktop.run(opponent=args.opponent, first=args.first, mark=args.mark, seed=args.seed,
+    return desktop.run(opponent=args.opponent, first=args.first, mark=args.mark, best_of=args.best_of, seed=args.seed,
                        size=args.size, k=args.k, db=args.db, names=args.name,
                        no_scores=args.no_scores, think_delay=args.think_delay)
 

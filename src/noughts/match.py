@@ -35,8 +35,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from noughts import players, text
-from noughts.board import Board
-from noughts.errors import GameOver, NotYourTurn, NoughtsError
+from noughts.board import Board, Geometry
+from noughts.errors import GameOver, NotYourTurn, NoughtsError, UnsupportedBoardError
 from noughts.game import Game, GameEvent
 
 if TYPE_CHECKING:
@@ -133,6 +133,9 @@ def play_options(*, opponent: str | None = None, first: str | None = None, mark:
     >>> options = play_options(opponent="Hard", mark="o", size="4x5", k="4")
     >>> options.opponent, options.first, options.rows, options.cols, options.k
     ('hard', 'computer', 4, 5, 4)
+    >>> options = play_options(size="7x7k5")
+    >>> options.rows, options.cols, options.k
+    (7, 7, 5)
     >>> play_options(first="me", mark="O")
     Traceback (most recent call last):
       ...
@@ -160,12 +163,19 @@ def play_options(*, opponent: str | None = None, first: str | None = None, mark:
     if seed is not None:
         options.seed = _whole(seed, "--seed", "a whole number")
     if size is not None:
-        rows_text, cross, cols_text = size.strip().lower().replace("×", "x").partition("x")
-        what = "a board size like 4 (4×4) or 4x5 (4 rows, 5 columns)"
-        options.rows = _whole(rows_text, "--size", what, 1)
-        options.cols = _whole(cols_text, "--size", what, 1) if cross else options.rows
+        try:
+            shape = Geometry.parse(size)
+        except UnsupportedBoardError as error:
+            raise NoughtsError(f"--size takes a board like 4 (4×4), 4x5 (4 rows, 5 columns) or 7x7k5 "
+                               f"(and 5 in a row): {error}") from None
+        options.rows, options.cols = shape.rows, shape.cols
+        if "k" in size.lower():
+            options.k = shape.k
     if k is not None:
-        options.k = _whole(k, "--k", "the number of marks in a row that wins, like 3", 1)
+        k_given = _whole(k, "--k", "the number of marks in a row that wins, like 3", 1)
+        if options.k is not None and options.k != k_given:
+            raise NoughtsError(f"--size says {options.k} in a row, but --k says {k_given}")
+        options.k = k_given
     Board(options.rows, options.cols, options.k)  # a bad shape is refused now, with the reason
     options.db = db
     given = list(names or ())

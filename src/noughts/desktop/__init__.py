@@ -27,7 +27,8 @@ MISSING_PYGAME = "the desktop game needs pygame-ce: pip install 'noughts[desktop
 
 
 def open_app(*, opponent: str | None = None, first: str | None = None, mark: str | None = None,
-             seed: str | int | None = None, size: str | int | None = None, k: str | int | None = None,
+             best_of: str | int | None = None, seed: str | int | None = None, size: str | int | None = None,
+             k: str | int | None = None,
              db: str | None = None, names: Sequence[str] | None = None, no_scores: bool = False,
              think_delay: float | str = 0.0, window: tuple[int, int] | None = None,
              environ: Mapping[str, str] | None = None) -> App:
@@ -41,7 +42,8 @@ def open_app(*, opponent: str | None = None, first: str | None = None, mark: str
     from noughts.match import DEFAULT_FIRST, Match, play_options
 
     options = play_options(opponent=opponent, first=first, mark=mark,
-                           seed=None if seed is None else str(seed), size=None if size is None else str(size),
+                           best_of=None if best_of is None else str(best_of), seed=None if seed is None else str(seed),
+                           size=None if size is None else str(size),
                            k=None if k is None else str(k), names=names)
     if options.opponent is not None:  # the match refuses what cannot be played before a window opens
         Match(options.opponent, names=options.names, first=options.first or DEFAULT_FIRST, rows=options.rows,
@@ -77,7 +79,8 @@ def open_app(*, opponent: str | None = None, first: str | None = None, mark: str
 
 
 def run(*, opponent: str | None = None, first: str | None = None, mark: str | None = None,
-        seed: str | int | None = None, size: str | int | None = None, k: str | int | None = None,
+        best_of: str | int | None = None, seed: str | int | None = None, size: str | int | None = None,
+        k: str | int | None = None,
         db: str | None = None, names: Sequence[str] | None = None, no_scores: bool = False,
         think_delay: float | str = 0.0) -> int:
     """Open the window and play until it is closed; returns the exit status (0, or 130 on Ctrl-C).
@@ -87,8 +90,8 @@ def run(*, opponent: str | None = None, first: str | None = None, mark: str | No
     start screen asks, with them chosen. ``think_delay`` is a pause in seconds before each of
     the computer's moves (seed 000's "thinking"), off by default.
     """
-    app = open_app(opponent=opponent, first=first, mark=mark, seed=seed, size=size, k=k, db=db, names=names,
-                   no_scores=no_scores, think_delay=think_delay)
+    app = open_app(opponent=opponent, first=first, mark=mark, best_of=best_of, seed=seed, size=size, k=k, db=db,
+                   names=names, no_scores=no_scores, think_delay=think_delay)
     try:
         return app.run()
     except KeyboardInterrupt:  # Ctrl-C in the terminal that started the window: the game is not counted
