@@ -53,6 +53,8 @@ PERSON = "person"  # the opponent that is another person
 DEFAULT_OPPONENT = players.DEFAULT  # on 3×3; players.default_for(board) says it for every board
 DEFAULT_FIRST = "alternate"
 MAX_BEST_OF = 99
+THINKING_AFTER = 0.3
+"""Seconds the computer may take before a front end shows text.THINKING: a quicker reply needs no word."""
 
 # Who plays X (and so moves first) in each game. Seat 0 is "me", seat 1 "computer" (or the
 # second person): one vocabulary for every command, page and panel, worded in noughts.text.

@@ -304,3 +304,15 @@ def board_diagram(board: Board, *, last: int | None = None, line: Iterable[int] 
             lines.append(" " * (margin + 1) + rule)
         lines.append(f" {r + 1:<{margin}}" + "|".join(cells).rstrip())
     return "\n".join(lines)
+
+
+# the terminal's own sentences ----------------------------------------------------------------
+
+
+# the window's own sentences ------------------------------------------------------------------
+
+
+# the web page's own sentences ----------------------------------------------------------------
+
+
+# the panel's and the robot's own sentences ---------------------------------------------------
