@@ -364,3 +364,19 @@ def test_play_options_take_the_board_notation_and_refuse_a_contradicting_k() -> 
         play_options(size="7x7k5", k="4")
     with pytest.raises(NoughtsError, match="--size takes a board like"):
         play_options(size="7x7k")
+
+
+def test_one_result_type_for_board_game_and_match() -> None:
+    from noughts.board import Board, Result
+
+    assert Board.parse("XXX/OO./...").result == Result("X", (0, 1, 2), "line")
+    assert Board.parse("XOX/XOO/OXX").result == Result(None, None, "full")
+    match = Match(PERSON, names=["Ann", "Bob"], first="me")
+    assert match.result is None
+    match.new_game()
+    finish_game(match, [0, 3, 1, 4, 2])
+    assert match.result == Result("X", (0, 1, 2), "line") and match.game is not None and match.game.result == "X"
+    match.new_game()
+    match.play(4)
+    match.abandon("You stopped")
+    assert match.result == Result(None, None, "abandoned") and match.result.word == "abandoned"

@@ -19,6 +19,7 @@ noughts.errors.GameOver: cannot play c2: the game is over, X has won
 
 from __future__ import annotations
 
+from collections import namedtuple
 from itertools import compress
 
 from noughts import text
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
     from random import Random
     from typing import Any, ClassVar
 
-__all__ = ["GEOMETRY_CACHE_SHAPES", "MOVES_CACHE_CELLS", "MAX_SIDE", "Board", "Geometry", "keep_newest"]
+__all__ = ["GEOMETRY_CACHE_SHAPES", "MOVES_CACHE_CELLS", "MAX_SIDE", "Board", "Geometry", "Result", "keep_newest"]
 
 MAX_SIDE = 26  # one column letter per column
 _MARKS = {"x": "X", "o": "O", ".": None, "-": None, "_": None}
@@ -327,6 +328,30 @@ def _winning_mask(geometry: Geometry, bits: int) -> list[int]:
     return [m for m in geometry.line_masks if bits & m == m]
 
 
+class Result(namedtuple("Result", ["winner", "line", "reason"])):  # not typing.NamedTuple: typing costs ms at import
+    """How a game ended: the one shape of a result in every layer (board, game, match, web room).
+
+    ``winner`` is ``'X'``, ``'O'`` or ``None`` (a draw, or a game given up); ``line`` the winning
+    cells; ``reason`` is ``"line"`` (k in a row), ``"full"`` (a draw: the board filled with no
+    line) or ``"abandoned"`` (given up before its end; only a match says this).
+
+    >>> Board.parse("XXX/OO./...").result
+    Result(winner='X', line=(0, 1, 2), reason='line')
+    >>> Board.parse("XOX/XOO/OXX").result.word, Board().result
+    ('draw', None)
+    """
+
+    __slots__ = ()
+    winner: str | None
+    line: tuple[int, ...] | None
+    reason: str  # "line", "full" or "abandoned"
+
+    @property
+    def word(self) -> str:
+        """``'X'``, ``'O'``, ``'draw'`` or ``'abandoned'``: the result as records and stores write it."""
+        return self.winner or ("draw" if self.reason == "full" else "abandoned")
+
+
 class Board:
     """An immutable position on a ``rows``×``cols`` board where ``k`` in a row wins.
 
@@ -552,6 +577,13 @@ class Board:
     @property
     def is_over(self) -> bool:
         return self._over
+
+    @property
+    def result(self) -> Result | None:
+        """How the game ended in this position, or ``None`` while it goes on."""
+        if not self._over:
+            return None
+        return Result(self._winner, self.winning_line, "line") if self._winner else Result(None, None, "full")
 
     @property
     def turn(self) -> str | None:

@@ -90,9 +90,10 @@ class Game:
 
     @property
     def result(self) -> str | None:
-        """``'X'`` or ``'O'`` for a win, ``'draw'``, or ``None`` while the game goes on."""
-        board = self._positions[-1]
-        return board.winner or ("draw" if board.is_draw else None)
+        """``'X'`` or ``'O'`` for a win, ``'draw'``, or ``None`` while the game goes on: the word of
+        ``game.board.result`` (:class:`~noughts.board.Result`), as records and the store keep it."""
+        result = self._positions[-1].result
+        return result.word if result is not None else None
 
     @property
     def can_undo(self) -> bool:

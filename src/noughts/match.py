@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from noughts import players, text
-from noughts.board import Board, Geometry
+from noughts.board import Board, Geometry, Result
 from noughts.errors import GameOver, NotYourTurn, NoughtsError, UnsupportedBoardError
 from noughts.game import Game, GameEvent
 
@@ -335,6 +335,13 @@ class Match:
     def game_over(self) -> bool:
         """No game is going on: none started yet, or the last one finished or was abandoned."""
         return self.game is None or self.game.result is not None or self.abandoned
+
+    @property
+    def result(self) -> Result | None:
+        """How the game in play ended (``reason`` "abandoned" when given up), or None."""
+        if self.game is not None and self.abandoned and self.game.board.result is None:
+            return Result(None, None, "abandoned")
+        return self.game.board.result if self.game is not None else None
 
     @property
     def seat_to_move(self) -> int | None:
