@@ -206,7 +206,7 @@ def result_banner(winner: str | None, winner_name: str, *, you: bool | None = No
     if winner is None:
         return "It's a draw"
     if you is None:
-        return f"{winner_name} wins"
+        return "You win" if winner_name == "You" else f"{winner_name} wins"
     return "You win" if you else "You lose"
 
 
@@ -220,6 +220,8 @@ def result_sentence(board: Board, winner_name: str, *, you: bool | None = None, 
     'You win along the top row a1-c1!'
     >>> result_sentence(Board.parse("XOX/XOO/OXX"), "")
     "It's a draw: the board is full and nobody has a line."
+    >>> result_sentence(Board.parse("XXX/OO./..."), "You")  # a replay: the person who was X
+    'You (X) win along the top row a1–c1.'
     """
     winner, line = board.winner, board.winning_line
     if winner is None or line is None:
@@ -229,7 +231,7 @@ def result_sentence(board: Board, winner_name: str, *, you: bool | None = None, 
         return f"You win along {along}!"
     if you is False:
         return f"{winner_name} ({winner}) wins along {along}. You lose."
-    return f"{winner_name} ({winner}) wins along {along}."
+    return f"{winner_name} ({winner}) {'win' if winner_name == 'You' else 'wins'} along {along}."
 
 
 def tally_line(first: str, second: str, tally: Sequence[int]) -> str:
@@ -313,6 +315,76 @@ def board_diagram(board: Board, *, last: int | None = None, line: Iterable[int] 
 
 
 # the web page's own sentences ----------------------------------------------------------------
+
+ROOM_FULL_WATCHING = "This game is full: you are watching."
+ROOM_WATCHING = "You are watching this game."
+HINT_BEING_WORKED_OUT = "A hint is being worked out already: it comes in a moment."
+
+
+def invited(code: str) -> str:
+    """What a visitor to a friend's link with a free seat reads before giving their name."""
+    return f"You are invited to game {code}: say your name to join."
+
+
+# The page's words, sent in the server's welcome: the page fills each {placeholder} and
+# decides nothing about wording (noughts.web.lobby.Lobby.welcome; app.js's say()).
+WEB_WORDS: dict[str, str] = {
+    "title": "Noughts and crosses",
+    "choose_opponent": "Choose an opponent to start.",
+    "start_first": "Start a game first: choose an opponent, or play a friend.",
+    "checking_board": "Checking the board…",
+    "play_computer": "Play the computer",
+    "not_for_board": "Not for this board: {reasons}",
+    "unable": "{names}: {why}.",
+    "type_code": "Type the code your friend sent, like K7M2-QXAB-9CDE.",
+    "invited": invited("{code}"),
+    "reconnected": "Reconnected.",
+    "connection_lost": "Connection lost. Reconnecting…",
+    "not_connected": "Not connected to the server yet: trying again…",
+    # the game's heading and the board
+    "heading": "{first} against {second}",
+    "heading_waiting": "You ({mark}) — waiting for a friend to join",
+    "you_as": "You ({mark})",
+    "seat_as": "{name} ({mark})",
+    "board_note": "{rows}×{cols} board, {k} in a row wins.",
+    "board_label": "Board, {rows} rows by {cols} columns",
+    "cell": "row {row}, column {col}, {mark}",
+    "empty": "empty",
+    "cell_won": "{cell}, winning line",
+    "cell_last": "{cell}, last move",
+    "cell_hint": "{cell}, the hint",
+    # whose turn it is
+    "you": "you",
+    "your_friend": "your friend",
+    "a_friend": "a friend",
+    "the_computer": "the computer ({name})",
+    "played": "{who} played {cell}. ",
+    "your_turn": "Your turn: you play {mark}.",
+    "friend_not_joined": "Your turn: you play {mark}. Your friend has not joined yet: send them the link below.",
+    "wait_for_friend": "Waiting for your friend to join: send them the link. They play {mark}.",
+    "computer_thinking": f"The computer is {THINKING}",
+    "their_turn": "{name}'s turn ({mark}).",
+    "their_turn_away": "{name}'s turn ({mark}). They are away for now.",
+    "watching_turn": "Watching: {name} ({mark}) to move.",
+    "working_out_hint": "Working out a hint…",
+    # the room: its link and who sits where
+    "invite_friend": "Send this link to a friend; whoever opens it first takes the other seat:",
+    "invite_watch": "Anyone who opens this link can watch:",
+    "link_here_only": "This link works only on this computer: the server listens on this machine alone. To play "
+                      "from another device, start it with noughts web --host 0.0.0.0 (or give --public-url).",
+    "seat_free": "{mark}: waiting for a friend to open the link…",
+    "seat": "{mark}: {name}",
+    "seat_you": "{mark}: {name} (you)",
+    "away": "{seat} (away)",
+    "watchers": "{count} watching",
+    "watching": ROOM_WATCHING,
+    "link_copied": "Link copied.",
+    "copy_by_hand": "Copy the link by hand: the browser did not allow it.",
+    # scores
+    "scores_off": "Scores and history are off on this server.",
+    "against_friends": "{name} against friends, all time: {wins} won, {losses} lost, {draws} drawn.",
+    "against_computer": "You against {name}, all time: {wins} won, {losses} lost, {draws} drawn.",
+}
 
 
 # the panel's and the robot's own sentences ---------------------------------------------------
