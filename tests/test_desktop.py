@@ -10,6 +10,7 @@ os.environ["SDL_VIDEODRIVER"] = "dummy"  # before pygame opens anything: no real
 os.environ["SDL_AUDIODRIVER"] = "dummy"
 
 import itertools
+import math
 import sys
 import threading
 import time
@@ -26,6 +27,7 @@ from noughts.desktop.app import App  # noqa: E402
 from noughts.desktop.draw import CELL, HINT, LAST, O_COLOUR, STRIKE, X_COLOUR, layout_for  # noqa: E402
 from noughts.desktop.layout import GameLayout, StartLayout  # noqa: E402
 from noughts.errors import NoughtsError  # noqa: E402
+from noughts.match import THINKING_AFTER  # noqa: E402
 from noughts.store import open_store  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -92,6 +94,20 @@ def settle(app: App, timeout: float = 10.0) -> None:
         app.step()
         time.sleep(0.002)
     app.step()
+
+
+class Clock:
+    """A clock that moves only when the test says: what shows after a while, without waiting."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        """At least ``seconds``, in whole 1/1024 s, so that the sums and differences are exact."""
+        self.now += math.ceil(seconds * 1024) / 1024
 
 
 def pixel(app: App, pos: tuple[float, float]) -> tuple[int, int, int]:
@@ -226,7 +242,7 @@ def test_start_screen_chooses_the_opponent_and_noughts_go_second(make_app: Calla
     view = app.controller.view()
     assert [c.key for c in view.opponents if c.selected] == ["hard"]
     assert [c.key for c in view.sides if c.selected] == ["computer"]
-    assert [c.label for c in view.sides if c.selected] == ["Noughts (O): go second"]
+    assert [c.label for c in view.sides if c.selected] == ["Opponent first"]
     settle(app)  # the check of which opponents can play this board is in
     click(app, start_layout(app).play.centre)
     assert app.controller.view().screen == "game"
@@ -290,25 +306,27 @@ def test_a_non_square_board_draws_and_plays(make_app: Callable[..., App]) -> Non
 def test_misuse_does_nothing_and_says_why(make_app: Callable[..., App]) -> None:
     app = make_app(opponent="parsons", mark="X", think_delay=0.4)
     controller = app.controller
+    controller.clock = clock = Clock()
     click_cell(app, 0)  # a1; parsons now "thinks" for 0.4 s
     assert controller.thinking
+    clock.advance(THINKING_AFTER)
     click_cell(app, 8)  # not your turn
-    assert status(app) == "Wait: it is not your turn. Centre first is thinking…"
+    assert status(app) == "Wait: it is Centre first's turn. Centre first is thinking…"
     press(app, pygame.K_9)
-    assert status(app) == "Wait: it is not your turn. Centre first is thinking…"
+    assert status(app) == "Wait: it is Centre first's turn. Centre first is thinking…"
     press(app, pygame.K_h)
-    assert status(app) == "Wait: a hint comes at your move. Centre first is thinking…"
+    assert status(app) == "A hint comes at your move. Centre first is thinking…"
     assert str(controller.game.board) == "X../.../..."  # type: ignore[union-attr]
     settle(app)
     assert str(controller.game.board) == "X../.O./..."  # type: ignore[union-attr]
     click_cell(app, 4)  # occupied
-    assert status(app) == "b2 is taken by O: choose an empty square."
+    assert status(app) == "b2 is taken by O: choose an empty square. Your turn (X)."
     press(app, pygame.K_1)
-    assert status(app) == "a1 is taken by X: choose an empty square."
+    assert status(app) == "a1 is taken by X: choose an empty square. Your turn (X)."
     press(app, pygame.K_RETURN)
-    assert status(app) == "Move to a cell with the arrow keys first, or press its number."
+    assert status(app) == "Move to a cell with the arrow keys first, or type its name. Your turn (X)."
     click_button(app, "again")
-    assert status(app) == "Finish this game first, or use Menu to start a different one."
+    assert status(app) == "Finish this game first, or use Menu to start a different one. Your turn (X)."
     assert str(controller.game.board) == "X../.O./..."  # type: ignore[union-attr]
     check_pixels(app)
     controller.think_delay = 0.0  # what it says while thinking is checked: the rest needs no pause
@@ -320,9 +338,9 @@ def test_misuse_does_nothing_and_says_why(make_app: Callable[..., App]) -> None:
     click_cell(app, empty)
     assert status(app).startswith("This game is over: press Play again")
     click_button(app, "undo")
-    assert status(app).startswith("This game is over and counted")
+    assert status(app).startswith("This game is over: press Play again")
     click_button(app, "hint")
-    assert status(app) == "This game is over: there is nothing to hint at."
+    assert status(app) == "This game is over: start another one."
     assert controller.game.board == board  # type: ignore[union-attr]
     check_pixels(app)
 
@@ -330,7 +348,7 @@ def test_misuse_does_nothing_and_says_why(make_app: Callable[..., App]) -> None:
 def test_undo_takes_back_the_persons_move_and_the_reply(make_app: Callable[..., App]) -> None:
     app = make_app(opponent="parsons", mark="X")
     click_button(app, "undo")
-    assert status(app) == "There is no move of yours to take back."
+    assert status(app) == "There is no move of yours to take back. Your turn (X)."
     click_cell(app, 0)
     settle(app)
     click_cell(app, 8)
@@ -358,7 +376,7 @@ def test_hint_highlights_the_best_cell_and_says_how_it_ends(make_app: Callable[.
     press(app, pygame.K_h)
     settle(app)
     view = app.controller.view()
-    assert view.hint == 6 and status(app) == "Hint: a3 wins at once."
+    assert view.hint == 6 and status(app) == "Hint: a3 wins at once. tester (X) to move."
     check_pixels(app)  # the hinted cell is tinted
     click_cell(app, 2)  # c1 instead: the hint goes away
     assert app.controller.view().hint is None
@@ -394,7 +412,9 @@ def test_the_window_keeps_running_while_the_computer_thinks(make_app: Callable[.
 
     monkeypatch.setattr(players, "get", lambda name, rng=None: Slow())
     app = make_app(opponent="perfect", mark="X")
+    app.controller.clock = clock = Clock()
     click_cell(app, 4)
+    clock.advance(THINKING_AFTER)
     assert app.controller.thinking
     for _ in range(20):  # frames keep coming while the search goes on (a step that waited for it would see it end)
         pygame.event.post(pygame.event.Event(pygame.VIDEORESIZE, size=(610, 730), w=610, h=730))
@@ -501,7 +521,7 @@ def test_finished_games_are_recorded_once_and_abandoned_ones_never(make_app: Cal
     click_button(app, "menu")
     settle(app)
     click(app, start_layout(app).play.centre)  # a new game: the unfinished one is dropped
-    assert status(app) == "The unfinished game does not count: a new game begins."
+    assert status(app) == "The unfinished game does not count: a new game begins. tester (X) to move."
     for cell in (0, 1, 3, 4, 6):
         click_cell(app, cell)
     assert app.controller.tally == [2, 0, 0]
@@ -724,3 +744,90 @@ def test_the_start_screen_chooses_the_board_and_offers_the_opponents_that_can_pl
     click_cell(app, 48)
     settle(app)
     assert app.controller.board[48] == "X" and len(app.controller.game.moves) == 2  # type: ignore[union-attr]
+
+
+# issue 28: one vocabulary, one rulebook, no silent waits ----------------------------------------
+def text_input(app: App, typed: str) -> None:
+    pygame.event.post(pygame.event.Event(pygame.TEXTINPUT, text=typed))
+    app.step()
+
+
+def inked(app: App, box: object) -> bool:
+    """Whether anything but the background is drawn in ``box`` (a layout Box)."""
+    from noughts.desktop.draw import BACKGROUND
+
+    x0, y0, w, h = box.x, box.y, box.w, box.h  # type: ignore[attr-defined]
+    return any(pixel(app, (x, y)) != BACKGROUND for x in range(x0, x0 + w) for y in range(y0, y0 + h))
+
+
+@pytest.mark.parametrize("size", ["3", "15", "26"])
+def test_the_coordinates_are_drawn_round_the_board(make_app: Callable[..., App], size: str) -> None:
+    app = make_app(opponent="person", first="me", size=size)
+    board = game_layout(app).board
+    assert all(inked(app, board.column_label(col)) for col in range(board.cols))
+    assert all(inked(app, board.row_label(row)) for row in range(board.rows))
+    check_pixels(app)
+
+
+def test_typed_cell_names_play_on_a_big_board_in_the_window(make_app: Callable[..., App]) -> None:
+    app = make_app(opponent="person", first="me", size="15")
+    for key in (pygame.K_c, pygame.K_4):
+        press(app, key)
+    assert status(app).startswith("Cell c4: press Enter")
+    press(app, pygame.K_RETURN)
+    assert app.controller.board[app.controller.board.parse_cell("c4")] == "X"
+    for key in (pygame.K_1, pygame.K_2, pygame.K_3, pygame.K_BACKSPACE, pygame.K_KP_ENTER):
+        press(app, key)
+    assert app.controller.board[11] == "O"
+    check_pixels(app)
+
+
+def test_two_people_type_their_names_in_the_window(make_app: Callable[..., App], tmp_path: Path) -> None:
+    app = make_app()
+    settle(app)
+    keys = [c.key for c in app.controller.view().opponents]
+    click(app, start_layout(app).opponents[keys.index("person")].centre)
+    fields = start_layout(app).name_fields
+    assert len(fields) == 2 and inked(app, fields[0]) and inked(app, fields[1])
+    click(app, fields[1].centre)
+    for _ in range(8):
+        press(app, pygame.K_BACKSPACE)
+    press(app, pygame.K_b)  # the key of a letter does nothing here: the text comes as text input
+    text_input(app, "Bøb")
+    press(app, pygame.K_SPACE)  # a space in a name, not Play
+    text_input(app, " ")
+    press(app, pygame.K_j)
+    text_input(app, "J")
+    assert app.controller.view().names == ("tester", "Bøb J") and app.controller.view().screen == "start"
+    press(app, pygame.K_ESCAPE)  # out of the name: now Space presses Play
+    press(app, pygame.K_SPACE)
+    assert app.controller.view().header == "tester (X) vs Bøb J (O)"
+    for cell in (0, 1, 3, 4, 6):
+        click_cell(app, cell)
+    app.close()
+    with open_store(tmp_path / "scores.db") as store:
+        assert store.scores().people["Bøb J"].losses == 1
+
+
+def test_best_of_from_the_command_line_reaches_the_match(make_app: Callable[..., App]) -> None:
+    app = make_app(opponent="person", first="me", best_of=3)
+    assert app.controller.match is not None and app.controller.match.best_of == 3
+    for game in range(2):
+        for cell in (0, 1, 3, 4, 6):
+            click_cell(app, cell)
+        if game == 0:
+            click_button(app, "again")
+    assert status(app).endswith("tester wins the match 2–0 (best of 3). Saved as game 2.")
+    assert app.controller.view().tally == "Match, best of 3, game 2: tester: 2 · Player 2: 0 · draws: 0"
+
+
+def test_the_window_wakes_up_in_time_to_say_the_computer_is_thinking(make_app: Callable[..., App]) -> None:
+    app = make_app(opponent="parsons", mark="X", think_delay=5)
+    app.controller.clock = clock = Clock()
+    assert app.idle_wait_ms() == 250
+    click_cell(app, 0)
+    clock.advance(THINKING_AFTER - 0.2)
+    assert 190 <= app.idle_wait_ms() <= 201  # not a whole idle wait: the thinking line is due sooner
+    clock.advance(0.2)
+    app.step()
+    assert status(app) == "Centre first is thinking…" and app.idle_wait_ms() == 250

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from collections.abc import Callable
 from pathlib import Path
@@ -13,6 +14,8 @@ import pytest
 from noughts import Board
 from noughts.desktop.controller import Controller, ViewState
 from noughts.desktop.layout import MIN_SIZE, Box, GameLayout, game_layout, start_layout
+from noughts.errors import NoughtsError
+from noughts.match import THINKING_AFTER
 from noughts.store import Store, open_store
 
 
@@ -31,10 +34,31 @@ class Worker:
             controller.job_done(token, job())
 
 
+class Clock:
+    """A clock that moves only when the test says (``advance``), for what shows after a while."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        """At least ``seconds``, in whole 1/1024 s, so that the sums and differences are exact."""
+        self.now += math.ceil(seconds * 1024) / 1024
+
+
 def make(**options: object) -> tuple[Controller, Worker]:
     worker = Worker()
     options.setdefault("environ", {"USER": "ann"})
+    options.setdefault("clock", Clock())
     return Controller(worker=worker, **options), worker  # type: ignore[arg-type]
+
+
+def wait(controller: Controller, seconds: float) -> None:
+    """Let ``seconds`` pass on the controller's (fake) clock."""
+    assert isinstance(controller.clock, Clock)
+    controller.clock.advance(seconds)
 
 
 def board(controller: Controller) -> str:
@@ -77,10 +101,14 @@ def test_the_board_grows_with_the_window() -> None:
 
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("resume", [False, True])
-def test_start_layout_fits_the_window_without_overlaps(size: tuple[int, int], resume: bool) -> None:
-    layout = start_layout(*size, 12, 5, resume)
+@pytest.mark.parametrize("names", [False, True])
+def test_start_layout_fits_the_window_without_overlaps(size: tuple[int, int], resume: bool, names: bool) -> None:
+    layout = start_layout(*size, 12, 5, resume, names=names)
     boxes = [layout.title, layout.subtitle, layout.opponent_label, *layout.opponents, layout.description,
-             layout.side_label, *layout.sides, layout.play, layout.notes]
+             layout.side_label, *layout.sides, layout.play, layout.notes, *layout.name_fields]
+    assert len(layout.name_fields) == (2 if names else 0)
+    if layout.names_label is not None:
+        boxes.append(layout.names_label)
     if resume:
         assert layout.resume is not None
         boxes.append(layout.resume)
@@ -95,6 +123,8 @@ def test_start_layout_fits_the_window_without_overlaps(size: tuple[int, int], re
     assert layout.target_at(layout.sides[1].centre, names, sides) == ("side", "computer")
     assert layout.target_at(layout.sides[4].centre, names, sides) == ("side", "random")
     assert layout.target_at(layout.play.centre) == ("button", "play")
+    for seat, field in enumerate(layout.name_fields):
+        assert layout.target_at(field.centre) == ("name", str(seat))
 
 
 def test_strike_ends_reach_past_the_end_cells_but_stay_on_the_board() -> None:
@@ -119,11 +149,12 @@ def test_the_computer_moves_only_when_its_answer_arrives_and_stale_answers_are_d
     controller, worker = make(opponent="parsons", first="me")
     controller.play_cell(0)
     assert controller.thinking and len(worker.jobs) == 1
+    wait(controller, THINKING_AFTER)
     assert controller.view().status == "Centre first is thinking…"
     stale_token, job, _ = worker.jobs.pop()
     controller.undo()  # take the move back while the computer thinks
     assert board(controller) == ".../.../..." and not controller.thinking
-    assert controller.view().status == "Took back your move a1."
+    assert controller.view().status == "Took back your move a1. Your turn (X)."
     controller.play_cell(0)  # the same move again: a new question, the old answer still unwanted
     assert len(worker.jobs) == 1
     controller.job_done(stale_token, 8)  # a stale answer at the same ply: dropped by its token
@@ -141,9 +172,11 @@ def test_the_computer_moves_first_when_the_person_plays_noughts() -> None:
     controller, worker = make(opponent="parsons", first="computer")
     assert controller.person_mark == "O" and controller.thinking
     controller.undo()
+    assert controller.view().status == "There is no move of yours to take back. Centre first (X) to move."
+    wait(controller, THINKING_AFTER)
     assert controller.view().status == "There is no move of yours to take back. Centre first is thinking…"
     controller.play_cell(0)
-    assert controller.view().status == "Wait: it is not your turn. Centre first is thinking…"
+    assert controller.view().status == "Wait: it is Centre first's turn. Centre first is thinking…"
     worker.answer(controller)
     assert board(controller) == ".../.X./..."
     assert controller.view().status.startswith("Your turn (O)")
@@ -221,7 +254,7 @@ def test_the_cursor_stays_on_the_board() -> None:
 def test_digits_beyond_the_board() -> None:
     controller, _ = make(opponent="person", first="me", rows=2, cols=2, k=2)
     controller.key("7")
-    assert controller.view().status == "There is no cell 7: the cells are 1–4."
+    assert controller.view().status.startswith("There is no cell 7: type a number from 1 to 4 or a column a-b")
 
 
 def test_record_errors_are_shown_and_play_goes_on(tmp_path: Path) -> None:
@@ -314,9 +347,11 @@ def test_resume_goes_back_to_the_same_game_against_the_same_opponent() -> None:
 def test_the_thinking_line_shows_whenever_the_computer_works() -> None:
     store = Store.disabled("Scores and history are off: the folder cannot be written. The game still plays.")
     controller, worker = make(opponent="parsons", first="computer", store=store)
+    wait(controller, THINKING_AFTER)
     assert worker.jobs and "is thinking…" in controller.view().status  # the notice hid it
     worker.answer(controller)
     controller.play_cell(0)
+    wait(controller, THINKING_AFTER)
     assert worker.jobs and "is thinking…" in controller.view().status
     controller.play_cell(8)  # not your turn: said, and the thinking still shows
     assert "is thinking…" in controller.view().status
@@ -329,6 +364,7 @@ def test_the_thinking_line_shows_whenever_the_computer_works() -> None:
     controller.press("play")  # a new game over the unfinished one: the computer starts it
     assert worker.jobs and controller.view().screen == "game"
     assert controller.view().status.startswith("The unfinished game does not count: a new game begins.")
+    wait(controller, THINKING_AFTER)
     assert "is thinking…" in controller.view().status
     assert controller.view().thinking
 
@@ -350,7 +386,7 @@ def test_the_start_screens_choices_shape_only_the_next_new_game() -> None:
     controller.choose_opponent("person")
     controller.choose_side("computer")
     controller.press("play")  # New game: now they apply
-    assert controller.view().status == "The unfinished game does not count: a new game begins."
+    assert controller.view().status == "The unfinished game does not count: a new game begins. Player 2 (X) to move."
     assert controller.view().header == "ann (O) vs Player 2 (X)"
 
 
@@ -425,3 +461,269 @@ def test_the_desktop_imports_no_other_front_end() -> None:
                      else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
             for name in names:
                 assert not name.startswith(others), f"{path.name} imports {name}"
+
+
+# issue 28: one vocabulary, one rulebook, no silent waits ----------------------------------------
+def test_who_starts_and_the_opponents_are_labelled_in_the_shared_words() -> None:
+    from noughts import text
+    from noughts.players import names
+
+    controller, worker = make(names=["Ann", "Bob"])
+    worker.answer(controller)
+    view = controller.view()
+    assert [(c.key, c.label) for c in view.sides] == [(rule, label) for rule, label, _ in text.first_choices()]
+    assert [c.label for c in view.opponents] == [text.opponent_label(n) for n in [*names(), "person"]]
+    assert view.opponents[-1].label == text.PERSON_LABEL == "Another person"
+    controller.choose_opponent("person")  # two people: the labels name them
+    assert [c.label for c in controller.view().sides][:2] == ["Ann first", "Bob first"]
+    assert [c.label for c in controller.view().sides][2:] == ["Take turns", "Loser starts", "Toss a coin"]
+    assert controller.view().side_heading == text.WINDOW_WORDS["who_starts"]
+
+
+def test_the_default_opponent_is_the_boards_own() -> None:
+    from noughts.players import default_for
+
+    controller, worker = make(rows=15, cols=15)
+    worker.answer(controller)  # which opponents can play it, and the default, worked out off the loop
+    assert [c.key for c in controller.view().opponents if c.selected] == [default_for(Board(15, 15))] == ["arduino"]
+    controller.press("play")  # medium cannot play 15×15: Play used to be refused
+    assert controller.view().screen == "game" and controller.match is not None
+    assert controller.match.opponent == "arduino"
+    controller, worker = make()
+    worker.answer(controller)
+    assert [c.key for c in controller.view().opponents if c.selected] == [default_for(Board())] == ["medium"]
+
+
+def test_a_new_board_the_chosen_opponent_cannot_play_falls_back_to_the_boards_default() -> None:
+    from noughts.players import default_for
+
+    controller, worker = make()
+    worker.answer(controller)
+    controller.choose_opponent("parsons")  # a 3×3-only player
+    for _ in range(4):
+        controller.step_board("rows+")
+        controller.step_board("cols+")
+    worker.answer(controller)
+    shown = controller.view()
+    assert (shown.board.rows, shown.board.cols, shown.board.k) == (7, 7, 5)
+    assert [c.key for c in shown.opponents if c.selected] == [default_for(Board(7, 7, 5))] == ["arduino"]
+    assert shown.problem == "" and "cannot play" not in shown.description
+    controller.choose_opponent("hard")  # one that can play the next board is kept
+    controller.step_board("rows-")
+    worker.answer(controller)
+    assert [c.key for c in controller.view().opponents if c.selected] == ["hard"]
+    controller.press("play")
+    assert controller.view().screen == "game"
+
+
+def test_the_board_has_its_coordinates_round_it_at_every_size() -> None:
+    from noughts.desktop.layout import LABEL_BAND
+
+    for size in SIZES:
+        for rows, cols in [(3, 3), (15, 15), (26, 26), (4, 7)]:
+            layout = game_layout(*size, rows, cols)
+            board = layout.board
+            assert board.band >= LABEL_BAND[0]  # legible on 26×26 too
+            letters = [board.column_label(c) for c in range(cols)]
+            numbers = [board.row_label(r) for r in range(rows)]
+            for col, box in enumerate(letters):  # above its column, below the header
+                assert box.bottom == board.box.y and box.x == board.cell_box(col).x and box.w == board.cell
+                assert box.y >= layout.header.bottom
+            for row, box in enumerate(numbers):  # beside its row, inside the window
+                assert box.right == board.box.x and box.y == board.cell_box(row * cols).y and box.x >= 0
+            assert board.box.right + board.band <= size[0]  # the board stays centred
+    small, large = game_layout(640, 760, 15, 15).board, game_layout(1600, 1900, 15, 15).board
+    assert large.band > small.band  # the labels grow with the window
+
+
+def test_typed_cell_names_play_on_a_big_board() -> None:
+    from noughts import text
+
+    controller, _ = make(opponent="person", first="me", rows=15, cols=15)
+    for key in "c4":
+        controller.key(key)
+    assert controller.view().status == text.window_typing("c4")
+    controller.key("enter")
+    assert controller.board[controller.board.parse_cell("c4")] == "X"
+    for key in ["h", "1", "5", "backspace", "2"]:  # h names a column here: it types; Backspace edits
+        controller.key(key)
+    assert controller.view().status == text.window_typing("h12")
+    controller.key("enter")
+    assert controller.board[controller.board.parse_cell("h12")] == "O"
+    for key in ["1", "2", "escape"]:  # Esc clears what is typed, and stays on the game
+        controller.key(key)
+    assert controller.typed == "" and controller.view().screen == "game"
+    for key in ["1", "2", "enter"]:  # a cell's number works too
+        controller.key(key)
+    assert controller.board[11] == "X"
+    for key in ["z", "9", "enter"]:  # a bad name says why, in the board's words
+        controller.key(key)
+    with pytest.raises(NoughtsError) as why:
+        Board(15, 15).parse_cell("z9")
+    assert controller.view().status.startswith(str(why.value))
+    controller.key("c")
+    controller.key("4")
+    controller.key("enter")
+    assert controller.view().status.startswith("c4 is taken by X: choose an empty square.")
+    controller.key("u")  # not a column of this board: still undo
+    assert controller.board[11] is None
+
+
+def test_digits_play_at_once_on_three_by_three_and_letters_type_a_name() -> None:
+    controller, _ = make(opponent="person", first="me")
+    controller.key("5")
+    assert board(controller) == ".../.X./..."
+    controller.key("a")
+    controller.key("3")
+    assert board(controller) == ".../.X./..."  # a name waits for Enter
+    controller.key("enter")
+    assert board(controller) == ".../.X./O.."
+    controller.key("h")  # h is no column of 3×3: the hint shortcut
+    assert controller.view().status.startswith("Working out a hint…")
+
+
+def test_after_a_new_game_the_status_says_whose_turn_it_is() -> None:
+    from noughts import text
+
+    controller, worker = make(opponent="parsons", first="me")
+    controller.play_cell(0)
+    worker.answer(controller)
+    controller.press("menu")
+    worker.answer(controller)
+    controller.choose_side("computer")
+    controller.press("play")
+    assert controller.view().status == f"{text.NEW_GAME_ABANDONS} Centre first (X) to move."
+    worker.answer(controller)
+    controller.play_cell(0)
+    worker.answer(controller)
+    controller.press("menu")
+    controller.choose_side("me")
+    controller.press("play")
+    assert controller.view().status == f"{text.NEW_GAME_ABANDONS} Your turn (X)."
+
+
+def test_two_people_type_their_names_on_the_start_screen(tmp_path: Path) -> None:
+    store = open_store(tmp_path / "s.db")
+    controller, worker = make(store=store)
+    worker.answer(controller)
+    controller.activate(("opponent", "person"))
+    view = controller.view()
+    assert view.names == ("ann", "Player 2") and view.name_focus is None  # the login name, then Player 2
+    controller.activate(("name", "1"))
+    for _ in range(8):
+        controller.key("backspace")
+    controller.type_text("Bob")
+    controller.key("left")  # arrows do not change the choices while a name is typed
+    assert controller.view().names == ("ann", "Bob") and controller.view().name_focus == 1
+    controller.key("tab")
+    controller.key("backspace")
+    controller.key("backspace")
+    controller.key("backspace")
+    controller.type_text("Ann\x07")  # control characters are dropped
+    assert controller.view().names == ("Ann", "Bob")
+    assert [c.label for c in controller.view().sides][:2] == ["Ann first", "Bob first"]
+    controller.key("enter")
+    view = controller.view()
+    assert view.screen == "game" and view.header == "Ann (X) vs Bob (O)"
+    for cell in (0, 1, 3, 4, 6):
+        controller.play_cell(cell)
+    people = store.scores().people
+    assert (people["Ann"].wins, people["Bob"].losses) == (1, 1)
+    store.close()
+
+
+def test_names_are_checked_before_the_game_starts() -> None:
+    controller, worker = make(opponent="person")
+    worker.answer(controller)
+    controller.key("tab")  # Tab goes to the first name
+    assert controller.view().name_focus == 0
+    controller.key("tab")
+    for _ in range(8):
+        controller.key("backspace")
+    controller.key("enter")
+    assert controller.view().screen == "start"
+    assert controller.view().problem == "The second person's name cannot be empty."
+    controller.activate(("name", "1"))
+    controller.type_text("  ANN ")
+    controller.press("play")
+    assert controller.view().problem == "The two people need different names."
+    controller.activate(("name", "1"))
+    controller.type_text("x" * 60)  # a field holds at most a name's length
+    assert len(controller.names[1]) == 40
+    controller.key("escape")  # leaves the field, not the screen
+    assert controller.view().name_focus is None and controller.view().screen == "start"
+
+
+def test_a_best_of_match_shows_its_score_and_its_end() -> None:
+    from noughts import text
+
+    controller, _ = make(opponent="person", first="me", best_of=3, names=["Ann", "Bob"])
+    assert controller.view().tally == "Match, best of 3, game 1: Ann: 0 · Bob: 0 · draws: 0"
+    assert [b.label for b in controller.view().buttons][-1] == text.WINDOW_WORDS["next_game"]
+    for cell in (0, 1, 3, 4, 6):  # Ann wins game 1
+        controller.play_cell(cell)
+    assert controller.view().tally == "Match, best of 3, game 1: Ann: 1 · Bob: 0 · draws: 0"
+    assert "the match" not in controller.view().status
+    controller.press("again")
+    for cell in (0, 1, 3, 4, 6):  # Ann (X again: she starts every game) wins game 2, and the match
+        controller.play_cell(cell)
+    view = controller.view()
+    assert text.match_sentence("Ann", "Bob", [2, 0, 0], 3) in view.status == (
+        "Ann (X) wins along the left column a1–a3. Ann wins the match 2–0 (best of 3).")
+    assert view.tally == "Match, best of 3, game 2: Ann: 2 · Bob: 0 · draws: 0"
+    assert [b.label for b in view.buttons][-1] == text.WINDOW_WORDS["new_match"]
+    controller.press("again")  # a new match: its score starts again
+    assert controller.view().tally == "Match, best of 3, game 1: Ann: 0 · Bob: 0 · draws: 0"
+
+
+def test_thinking_shows_only_after_the_computer_has_worked_a_moment() -> None:
+    controller, worker = make(opponent="parsons", first="me")
+    controller.play_cell(0)
+    assert controller.thinking and controller.view().status == ""  # a quick reply needs no word
+    assert not controller.view().thinking
+    assert controller.seconds_until_change() == pytest.approx(THINKING_AFTER)
+    wait(controller, THINKING_AFTER / 2)
+    assert controller.view().status == "" and controller.seconds_until_change() == pytest.approx(THINKING_AFTER / 2,
+                                                                                                 abs=0.01)
+    wait(controller, THINKING_AFTER / 2)
+    assert controller.view().status == "Centre first is thinking…" and controller.view().thinking
+    assert controller.seconds_until_change() is None
+    worker.answer(controller)
+    assert "thinking" not in controller.view().status and controller.seconds_until_change() is None
+
+
+def test_move_errors_are_shown_by_their_type() -> None:
+    from noughts import text
+    from noughts.errors import GameOver
+
+    controller, worker = make(opponent="parsons", first="me")
+    controller.play_cell(0)
+    controller.play_cell(8)  # the computer is working out its move
+    assert controller.view().status == text.wait_for("Centre first")
+    worker.answer(controller)
+    assert controller.match is not None
+
+    def over(cell: object, seat: object = None) -> None:
+        raise GameOver("the match says this game is over")
+
+    controller.match.play = over  # type: ignore[assignment,method-assign]
+    controller.play_cell(8)  # the window does not look at the board: the error's type says it
+    assert controller.view().status == f"{text.WINDOW_WORDS['game_over']} Your turn (X)."
+
+
+def test_undo_and_hint_follow_the_matchs_one_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    from noughts.match import Match
+
+    controller, worker = make(opponent="person", first="me")
+    controller.play_cell(0)
+    buttons = {b.name: b.enabled for b in controller.view().buttons}
+    assert buttons["undo"] and buttons["hint"]
+    monkeypatch.setattr(Match, "hint_refusal", lambda self, seat=None: "No hints in this match.")
+    monkeypatch.setattr(Match, "undo_refusal", lambda self, seat=None: "No taking back in this match.")
+    buttons = {b.name: b.enabled for b in controller.view().buttons}
+    assert not buttons["undo"] and not buttons["hint"]
+    controller.press("hint")
+    assert controller.view().status.startswith("No hints in this match.") and not worker.jobs
+    controller.press("undo")
+    assert controller.view().status.startswith("No taking back in this match.")
+    assert board(controller) == "X../.../..."

@@ -80,6 +80,7 @@ def default_name(environ: Mapping[str, str] | None = None, fallback: str = "You"
 # depends on telling the colours apart.
 MARK_COLOURS = {"X": "#1f5fbf", "O": "#d9640f"}
 MARK_ANSI = {"X": "\x1b[1;38;5;25m", "O": "\x1b[1;38;5;166m"}  # the same blue and orange, bold (256 colours)
+MARK_COLOUR_NAMES = {"X": "blue", "O": "orange"}  # the colours above, in words (legends)
 
 
 _RESET = "\x1b[0m"
@@ -261,8 +262,12 @@ def match_sentence(first: str, second: str, score: Sequence[int], best_of: int, 
 
 # the board as text -------------------------------------------------------------------------
 
+DIAGRAM_WIDTH = 80
+"""Columns a board diagram may take: a terminal's width."""
+
+
 def board_diagram(board: Board, *, last: int | None = None, line: Iterable[int] | None = None,
-                  colour: bool = False) -> str:
+                  colour: bool = False, width: int = DIAGRAM_WIDTH) -> str:
     """The board with column letters and row numbers; an empty cell shows the number to type.
 
     >>> from noughts.board import Board
@@ -282,13 +287,20 @@ def board_diagram(board: Board, *, last: int | None = None, line: Iterable[int] 
      3   7 | 8 | 9
 
     ``last`` is shown in brackets and the cells of ``line`` between stars (and, with
-    ``colour``, in reverse video), so both show without colour too.
+    ``colour``, in reverse video), so both show without colour too. A board too wide for
+    ``width`` columns that way is drawn compactly: three columns a cell, ``.`` for an empty
+    one, no rules between rows (a 26×26 board fits 80 columns):
+
+    >>> print(board_diagram(Board(13, 13, 5).play(0), last=0).splitlines()[1])
+     1 [X] .  .  .  .  .  .  .  .  .  .  .  .
     """
-    width = len(str(board.size))
-    rule = "+".join("-" * (width + 2) for _ in range(board.cols))
+    if _numbered_width(board) > width:
+        return _compact_diagram(board, last, set(line or ()), colour, width)
+    digits = len(str(board.size))
+    rule = "+".join("-" * (digits + 2) for _ in range(board.cols))
     margin = len(str(board.rows)) + 2
     # letters, numbers and marks all line up on the cell's last character
-    header = " " * (margin + 1) + "".join(f" {chr(ord('a') + c):>{width}}  " for c in range(board.cols))
+    header = " " * (margin + 1) + "".join(f" {chr(ord('a') + c):>{digits}}  " for c in range(board.cols))
     winning = set(line or ())
     lines = [header.rstrip()]
     for r in range(board.rows):
@@ -300,7 +312,7 @@ def board_diagram(board: Board, *, last: int | None = None, line: Iterable[int] 
             if colour:
                 text = f"{_WIN if cell in winning else ''}{_STYLE[mark]}{text}{_RESET}"
             left, right = ("*", "*") if cell in winning else ("[", "]") if cell == last else (" ", " ")
-            pad = " " * (width - (len(mark) if mark else len(str(cell + 1))))
+            pad = " " * (digits - (len(mark) if mark else len(str(cell + 1))))
             cells.append(f"{pad}{left}{text}{right}")
         if r:
             lines.append(" " * (margin + 1) + rule)
@@ -308,10 +320,229 @@ def board_diagram(board: Board, *, last: int | None = None, line: Iterable[int] 
     return "\n".join(lines)
 
 
+def diagram_numbers_cells(board: Board, width: int = DIAGRAM_WIDTH) -> bool:
+    """Whether :func:`board_diagram` shows each empty cell's number (else the board is too wide for them)."""
+    return _numbered_width(board) <= width
+
+
+def _numbered_width(board: Board) -> int:
+    """Columns the widest line of the numbered diagram takes."""
+    return 1 + len(str(board.rows)) + 2 + board.cols * (len(str(board.size)) + 3) - 1
+
+
+def _compact_diagram(board: Board, last: int | None, winning: set[int], colour: bool, width: int) -> str:
+    digits = len(str(board.rows))
+    gap = " " if digits + 1 + 3 * board.cols <= width else ""  # between the row numbers and the board, if it fits
+    header = " " * (digits + len(gap)) + "".join(f" {chr(ord('a') + c)} " for c in range(board.cols))
+    lines = [header.rstrip()]
+    for r in range(board.rows):
+        cells = []
+        for c in range(board.cols):
+            cell = r * board.cols + c
+            mark = board[cell]
+            text = mark or "."
+            if colour:
+                text = f"{_WIN if cell in winning else ''}{_STYLE[mark]}{text}{_RESET}"
+            left, right = ("*", "*") if cell in winning else ("[", "]") if cell == last else (" ", " ")
+            cells.append(f"{left}{text}{right}")
+        lines.append(f"{r + 1:>{digits}}{gap}" + "".join(cells).rstrip())
+    return "\n".join(lines)
+
+
 # the terminal's own sentences ----------------------------------------------------------------
+
+TERMINAL_TITLE = "noughts: noughts and crosses (tic-tac-toe)."
+TERMINAL_ENTER_TAKES_DEFAULT = "Press Enter to take the choice in [brackets]."
+TERMINAL_CHECKING_PLAYERS = "Checking which computer players can play this board…"
+TERMINAL_WORKING_OUT_HINT = "Working out a hint…"
+TERMINAL_PERSON_ABOUT = "at this keyboard: you take turns"
+TERMINAL_NOT_ON_BOARD = "not on this board"
+TERMINAL_WHO_FIRST = "Who moves first? X always moves first, O second."
+TERMINAL_GOODBYE = "Goodbye."
+TERMINAL_YOU_STOPPED = "You stopped"
+TERMINAL_INTERRUPTED = "Interrupted"
+TERMINAL_AGAIN_HELP = "Please answer y (or just press Enter) to play, n to stop, or m for the menu."
+TERMINAL_LINE_TOO_LONG = "That line is far too long."
+
+
+def terminal_who_to_play(board: Board) -> str:
+    if (board.rows, board.cols, board.k) == (3, 3, 3):
+        return "Who would you like to play?"
+    return f"Who would you like to play on this {board.rows}×{board.cols} board ({board.k} in a row)?"
+
+
+def terminal_not_on_list(typed: str, count: int, default: str, names: bool = True) -> str:
+    """An answer to a numbered menu that is none of its choices."""
+    what = f"a number from 1 to {count}" + (" or a name" if names else "")
+    return f"{shown(typed)} is not on the list: type {what}, or press Enter for {default}."
+
+
+def terminal_cannot_play(label: str, reason: str) -> str:
+    return f"{label} cannot play this board: {reason}. Choose another."
+
+
+def terminal_instructions(board: Board, diagram: str, numbered: bool) -> str:
+    """The help the game starts with and shows again for 'help'; ``diagram`` is the empty board."""
+    last_col = chr(ord("a") + board.cols - 1)
+    how = (f"Type a cell as a number 1-{board.size} or as column and row, a1-{last_col}{board.rows}:" if numbered
+           else f"Type a cell as column and row, a1-{last_col}{board.rows} (an empty cell shows as .):")
+    return "\n".join([
+        f"Take turns to put your mark in a free cell; {board.k} in a row (across, down or",
+        "diagonally) wins. X always moves first.",
+        how,
+        "",
+        diagram,
+        "",
+        "The last move is shown [in brackets], a winning line *between stars*.",
+        "At your move you can also type: undo (take back the last move; against the",
+        "computer, yours and its reply), hint (the best move and where it leads),",
+        "help (this text), quit (or Ctrl-D; a game left unfinished does not count).",
+    ])
+
+
+def terminal_game_heading(number: int, best_of: int | None, in_match: int) -> str:
+    """'Game 3' or, in a best-of match, 'Game 2 of the match (best of 3)'."""
+    return f"Game {number}" if best_of is None else f"Game {in_match} of the match (best of {best_of})"
+
+
+def terminal_intro(opponent: str, you_are_x: bool) -> str:
+    """Who plays what, said to the one person playing the computer ``opponent``."""
+    return (f"you are X and move first; {opponent} is O." if you_are_x
+            else f"{opponent} is X and moves first; you are O.")
+
+
+def terminal_move_prompt(mark: str, name: str | None = None) -> str:
+    """The prompt for a move: 'Your move (X): ', or with two people 'Ann's move (O): '."""
+    return f"{name}'s move ({mark}): " if name is not None else f"Your move ({mark}): "
+
+
+def terminal_type_a_cell(board: Board) -> str:
+    return f"Type a cell like {min(5, board.size)} or b2 (1-{board.size}), or help, hint, undo or quit."
+
+
+def terminal_computer_move(cell_name: str) -> str:
+    return f"Computer move: {cell_name}"
+
+
+def terminal_thinking(name: str) -> str:
+    """Shown while the computer ``name`` takes longer than match.THINKING_AFTER over its move."""
+    return f"{name} is {THINKING}"
+
+
+def terminal_cannot_go_on(name: str, why: str) -> str:
+    """Why a game ends uncounted when the computer ``name`` fails; text.not_counted follows it."""
+    return f"{name} cannot go on ({why})"
+
+
+def terminal_session_tally(tally: str) -> str:
+    return f"This session: {tally}."
+
+
+def terminal_match_tally(best_of: int, tally: str) -> str:
+    return f"Match, best of {best_of}: {tally}."
+
+
+def terminal_next_game(number: int) -> str:
+    """The pause between the games of a match, so the result can be read.
+
+    >>> terminal_next_game(2)
+    'Press Enter for game 2 (q to stop).'
+    """
+    return f"Press Enter for game {number} (q to stop)."
+
+
+def terminal_play_again(match: bool) -> str:
+    return f"Play {'another match' if match else 'again'}? [Y/n, m for the menu] "
+
+
+def terminal_goodbye(unfinished: bool, why: str = TERMINAL_YOU_STOPPED) -> str:
+    """The last line: 'Goodbye.', after saying an unfinished game does not count.
+
+    >>> terminal_goodbye(True)
+    'You stopped: the unfinished game does not count. Goodbye.'
+    >>> terminal_goodbye(False, TERMINAL_INTERRUPTED)
+    'Interrupted. Goodbye.'
+    """
+    if unfinished:
+        return f"{not_counted(why)} {TERMINAL_GOODBYE}"
+    return TERMINAL_GOODBYE if why == TERMINAL_YOU_STOPPED else f"{why}. {TERMINAL_GOODBYE}"
 
 
 # the window's own sentences ------------------------------------------------------------------
+
+# Labels and fixed sentences of the desktop window (noughts.desktop); {placeholders} are filled there.
+WINDOW_WORDS: dict[str, str] = {
+    # the start screen
+    "subtitle": "noughts and crosses · tic-tac-toe",
+    "play_against": "Play against",
+    "who_starts": "Who starts",
+    "names": "Names",
+    "rows": "{n} rows",
+    "cols": "{n} columns",
+    "k": "{n} in a row",
+    "play": "Play",
+    "new_game": "New game",
+    "resume": "Resume",
+    "two_people": "Two people at this computer take turns, with the mouse or the keys. "
+                  "Click a name (or press Tab) to type it.",
+    "cannot_play_board": "{about}. It cannot play this board: {why}.",
+    "board_note": "Board {rows}×{cols}, {k} in a row wins. X always moves first.",
+    "best_of_note": "Each match is best of {n} games.",
+    "checking": "Checking which opponents can play this board…",
+    "first_name": "The first person's name",
+    "second_name": "The second person's name",
+    "session": "This session: {tally}",
+    # the game screen
+    "menu": "Menu",
+    "undo": "Undo",
+    "hint": "Hint",
+    "again": "Play again",
+    "next_game": "Next game",
+    "new_match": "New match",
+    "header": "{you} ({mark}) vs {other} ({other_mark})",
+    "match_score": "Match, best of {best_of}, game {game}: {score}",
+    "game_over": "This game is over: press Play again (or N) for another, or Menu (Esc) to change the game.",
+    "finish_first": "Finish this game first, or use Menu to start a different one.",
+    "move_to_a_cell": "Move to a cell with the arrow keys first, or type its name.",
+    "working_out_hint": "Working out a hint…",
+    "no_hint": "No hint: {why}",
+    "game_abandoned": "Game abandoned",
+    "cannot_go_on": "{name} cannot go on ({why})",
+    "scores_not_kept": "Scores are not kept in this session.",
+    "scores_off": "Scores are off (see the note above).",
+    "high_scores": "High scores: {high} · current run {run}",
+}
+
+
+def window_turn(name: str, mark: str, *, you: bool, cells: int, short: bool = False) -> str:
+    """Whose move it is in the window, and (unless ``short``) how to make it.
+
+    >>> window_turn("You", "X", you=True, cells=9)
+    'Your turn (X): click a cell, or press 1–9, or move with the arrows and press Enter.'
+    >>> window_turn("Ann", "O", you=False, cells=225)
+    'Ann (O) to move: click a cell, or type its name (like c4) and press Enter, or use the arrows.'
+    >>> window_turn("You", "O", you=True, cells=9, short=True)
+    'Your turn (O).'
+    """
+    who = f"Your turn ({mark})" if you else f"{name} ({mark}) to move"
+    if short:
+        return f"{who}."
+    if cells > 9:
+        return f"{who}: click a cell, or type its name (like c4) and press Enter, or use the arrows."
+    keys = f"press 1–{cells}" if cells > 1 else "press 1"
+    if you:
+        return f"{who}: click a cell, or {keys}, or move with the arrows and press Enter."
+    return f"{who}: click a cell, or {keys}, or the arrows and Enter."
+
+
+def window_thinking(name: str) -> str:
+    """Said once the computer (``name``) has worked on its move for a moment."""
+    return f"{name} is {THINKING}"
+
+
+def window_typing(typed: str) -> str:
+    """The cell name being typed on the keyboard, before Enter plays it."""
+    return f"Cell {typed}: press Enter to play it (Backspace edits, Esc clears)."
 
 
 # the web page's own sentences ----------------------------------------------------------------
@@ -337,18 +568,17 @@ WEB_WORDS: dict[str, str] = {
     "not_for_board": "Not for this board: {reasons}",
     "unable": "{names}: {why}.",
     "type_code": "Type the code your friend sent, like K7M2-QXAB-9CDE.",
-    "invited": invited("{code}"),
     "reconnected": "Reconnected.",
     "connection_lost": "Connection lost. Reconnecting…",
     "not_connected": "Not connected to the server yet: trying again…",
     # the game's heading and the board
     "heading": "{first} against {second}",
-    "heading_waiting": "You ({mark}) — waiting for a friend to join",
+    "heading_waiting": "{first} — waiting for a friend to join",
     "you_as": "You ({mark})",
     "seat_as": "{name} ({mark})",
     "board_note": "{rows}×{cols} board, {k} in a row wins.",
     "board_label": "Board, {rows} rows by {cols} columns",
-    "cell": "row {row}, column {col}, {mark}",
+    "cell": "{name}, {mark}",
     "empty": "empty",
     "cell_won": "{cell}, winning line",
     "cell_last": "{cell}, last move",
@@ -363,6 +593,8 @@ WEB_WORDS: dict[str, str] = {
     "friend_not_joined": "Your turn: you play {mark}. Your friend has not joined yet: send them the link below.",
     "wait_for_friend": "Waiting for your friend to join: send them the link. They play {mark}.",
     "computer_thinking": f"The computer is {THINKING}",
+    "wait_for": wait_for("{name}"),
+    "no_such_cell": "There is no square {typed} on this board: type a1 to {last}, then Enter.",
     "their_turn": "{name}'s turn ({mark}).",
     "their_turn_away": "{name}'s turn ({mark}). They are away for now.",
     "watching_turn": "Watching: {name} ({mark}) to move.",
@@ -388,3 +620,94 @@ WEB_WORDS: dict[str, str] = {
 
 
 # the panel's and the robot's own sentences ---------------------------------------------------
+
+LCD_WIDTH = 16
+"""Characters on each of the panel's two LCD rows."""
+PANEL_TITLE = "TIC TAC TOE"  # the seed's start-up screen
+PANEL_YOUR_TURN = "Your turn..."
+PANEL_PRESS_RESET = "Press reset..."
+
+
+def panel_turn(name: str) -> str:
+    """Line 1 of the panel's LCD when one of two people is to move."""
+    return f"{name}'s turn..."
+
+
+def let_go(cell: int) -> str:
+    """A cell button still held from before the game began: it does nothing until let go.
+
+    >>> let_go(5)
+    'Let go of cell 5'
+    """
+    return f"Let go of cell {cell}"
+
+
+def short_first_label(rule: str, you: str = "You", other: str = "Opponent", width: int = LCD_WIDTH) -> str:
+    """The menu's label for a rule of who starts (:func:`first_choices`), in ``width`` columns.
+
+    A name too long for them is said as the menu says it without names ('Opponent first').
+
+    >>> short_first_label("computer", other="Hard"), short_first_label("computer", other="Arduino rules")
+    ('Hard first', 'Opponent first')
+    >>> short_first_label("me", "Green", "Red"), short_first_label("alternate", "Green", "Red")
+    ('Green first', 'Take turns')
+    """
+    label = ""
+    for a, b in ((you, other), (you, "Opponent"), ("You", "Opponent")):
+        label = next(label for name, label, _ in first_choices(a, b) if name == rule)
+        if len(label) <= width:
+            break
+    return label[:width]
+
+
+def who_starts(rule: str, you: str = "You", other: str = "Opponent") -> str:
+    """A rule of who starts in a sentence, with its menu label: for a console without a menu of it.
+
+    >>> who_starts("alternate", other="Medium")
+    'Who starts: Take turns (you move first in the first game, then the first move alternates).'
+    """
+    label, about = next((label, about) for name, label, about in first_choices(you, other) if name == rule)
+    return f"Who starts: {label} ({about})."
+
+
+def short_tally(first: str, second: str, tally: Sequence[int], width: int = LCD_WIDTH) -> str:
+    """:func:`tally_line` in ``width`` columns: the same three counts, the names cut to fit.
+
+    >>> short_tally("You", "Hard", [2, 1, 0]), short_tally("You", "Arduino rules", [2, 1, 0])
+    ('You:2 Hard:1 D:0', 'You:2 Ard:1 D:0')
+    >>> short_tally("Green", "Red", [1, 0, 3]), short_tally("You", "Medium", [33, 33, 33])
+    ('Gre:1 Red:0 D:3', 'Y:33 M:33 D:33')
+    """
+    line = tally_line(first, second, tally)
+    for cut, draws, sep in ((None, "D", ":"), (3, "D", ":"), (1, "D", ":"), (1, "D", "")):
+        if len(line) <= width:
+            break
+        line = " ".join(f"{name[:cut]}{sep}{count}" for name, count in zip((first, second, draws), tally, strict=True))
+    return line[:width]
+
+
+def short_match_line(first: str, second: str, score: Sequence[int], width: int = LCD_WIDTH) -> str:
+    """Who won a best-of match (:func:`match_sentence`) in ``width`` columns, without the score.
+
+    >>> short_match_line("You", "Hard", [2, 1, 0]), short_match_line("Green", "Red", [0, 2, 1])
+    ('You win match', 'Red wins match')
+    >>> short_match_line("You", "Hard", [1, 1, 0])
+    'Match drawn'
+    """
+    if score[0] == score[1]:
+        return "Match drawn"
+    winner = first if score[0] > score[1] else second
+    verb = "win" if winner == "You" else "wins"
+    for line in (f"{winner} {verb} the match", f"{winner} {verb} match", f"Match: {winner}"):
+        if len(line) <= width:
+            return line
+    return line[:width]
+
+
+def computer_thinking(name: str) -> str:
+    """The computer ``name`` has been working out its move for :data:`noughts.match.THINKING_AFTER` seconds.
+
+    >>> computer_thinking("Medium")
+    'Medium is thinking…'
+    """
+    return f"{name} is {THINKING}"

@@ -47,7 +47,7 @@ def open_app(*, opponent: str | None = None, first: str | None = None, mark: str
                            k=None if k is None else str(k), names=names)
     if options.opponent is not None:  # the match refuses what cannot be played before a window opens
         Match(options.opponent, names=options.names, first=options.first or DEFAULT_FIRST, rows=options.rows,
-              cols=options.cols, k=options.k, environ=environ)
+              cols=options.cols, k=options.k, best_of=options.best_of, environ=environ)
     try:
         delay = float(think_delay)
     except ValueError:
@@ -70,8 +70,8 @@ def open_app(*, opponent: str | None = None, first: str | None = None, mark: str
         store = open_store(db, environ=environ)  # never raises: problems become notices
     try:
         return App(rows=options.rows, cols=options.cols, k=options.k, opponent=options.opponent,
-                   first=options.first, seed=options.seed, names=options.names, store=store, think_delay=delay,
-                   window=window or DEFAULT_WINDOW, environ=environ)
+                   first=options.first, best_of=options.best_of, seed=options.seed, names=options.names,
+                   store=store, think_delay=delay, window=window or DEFAULT_WINDOW, environ=environ)
     except BaseException:
         if store is not None:
             store.close()

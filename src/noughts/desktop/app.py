@@ -33,12 +33,14 @@ _INVISIBLE = frozenset({"offscreen", "dummy"})  # SDL drivers that show nothing 
 JOB_DONE = pygame.event.custom_type()  # a worker's answer: token, result, error
 
 _KEYS = {
-    **{getattr(pygame, f"K_{n}"): str(n) for n in range(1, 10)},
-    **{getattr(pygame, f"K_KP{n}"): str(n) for n in range(1, 10)},  # keypad digits: the same reading order
+    **{getattr(pygame, f"K_{n}"): str(n) for n in range(10)},
+    **{getattr(pygame, f"K_KP{n}"): str(n) for n in range(10)},  # keypad digits: the same reading order
+    **{getattr(pygame, f"K_{letter}"): letter for letter in "abcdefghijklmnopqrstuvwxyz"},  # cell names, shortcuts
     pygame.K_LEFT: "left", pygame.K_RIGHT: "right", pygame.K_UP: "up", pygame.K_DOWN: "down",
-    pygame.K_RETURN: "enter", pygame.K_KP_ENTER: "enter", pygame.K_SPACE: "enter",
-    pygame.K_ESCAPE: "escape", pygame.K_u: "u", pygame.K_h: "h", pygame.K_n: "n",
+    pygame.K_RETURN: "enter", pygame.K_KP_ENTER: "enter", pygame.K_SPACE: "space",
+    pygame.K_ESCAPE: "escape", pygame.K_BACKSPACE: "backspace", pygame.K_TAB: "tab",
 }
+_IDLE_WAIT_MS = 250  # the longest the loop sleeps waiting for an event
 
 
 class ThreadWorker:
@@ -163,7 +165,8 @@ class App:
     """A window running one :class:`Controller`. Drive it with :meth:`step` or :meth:`run`."""
 
     def __init__(self, *, rows: int = 3, cols: int = 3, k: int | None = None, opponent: str | None = None,
-                 first: str | None = None, seed: int | None = None, names: list[str] | None = None,
+                 first: str | None = None, best_of: int | None = None, seed: int | None = None,
+                 names: list[str] | None = None,
                  store: Store | None = None, think_delay: float = 0.0,
                  window: tuple[int, int] = DEFAULT_WINDOW, environ: Mapping[str, str] | None = None) -> None:
         _open_display(os.environ)
@@ -174,11 +177,13 @@ class App:
             pygame.quit()
             raise NoughtsError(f"the desktop game cannot open a window: {error}") from None
         pygame.display.set_caption("noughts")
+        pygame.key.start_text_input()  # names are typed as text: capitals, accents, any layout
         self.store = store
         self.worker = ThreadWorker()
         try:
             self.controller = Controller(
-                worker=self.worker, rows=rows, cols=cols, k=k, opponent=opponent, first=first, seed=seed,
+                worker=self.worker, rows=rows, cols=cols, k=k, opponent=opponent, first=first, best_of=best_of,
+                seed=seed,
                 names=names or [], store=store, think_delay=think_delay, environ=environ)
         except BaseException:
             self.worker.close()
@@ -207,11 +212,16 @@ class App:
     def run(self) -> int:
         """Play until the window is closed; returns the exit status (0)."""
         try:
-            while self.step(wait_ms=250):  # the wait keeps an idle window off the CPU
+            while self.step(wait_ms=self.idle_wait_ms()):  # the wait keeps an idle window off the CPU
                 self.clock.tick(120)
         finally:
             self.close()
         return 0
+
+    def idle_wait_ms(self) -> int:
+        """How long the loop may wait for an event: less when the view is about to change by itself."""
+        soon = self.controller.seconds_until_change()
+        return _IDLE_WAIT_MS if soon is None else max(1, min(_IDLE_WAIT_MS, int(soon * 1000) + 1))
 
     def close(self) -> None:
         """Stop the worker and close the window. An unfinished game is simply not recorded."""
@@ -256,6 +266,8 @@ class App:
             name = _KEYS.get(event.key)
             if name is not None:
                 controller.key(name)
+        elif event.type == pygame.TEXTINPUT:
+            controller.type_text(event.text)
         elif event.type == JOB_DONE:
             controller.job_done(event.token, event.result, event.error)
 

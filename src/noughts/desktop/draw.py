@@ -25,7 +25,7 @@ from noughts.desktop.layout import (
     game_layout,
     start_layout,
 )
-from noughts.text import MARK_COLOURS
+from noughts.text import MARK_COLOURS, WINDOW_WORDS
 
 __all__ = [
     "BACKGROUND", "CELL", "COLOURS", "GRID", "HINT", "HOVER", "LAST", "O_COLOUR", "PLAIN_MARK", "STRIKE",
@@ -89,7 +89,8 @@ def layout_for(view: ViewState, size: tuple[int, int]) -> GameLayout | StartLayo
     width, height = size
     if view.screen == "game":
         return game_layout(width, height, view.board.rows, view.board.cols)
-    return start_layout(width, height, len(view.opponents), len(view.sides), view.can_resume)
+    return start_layout(width, height, len(view.opponents), len(view.sides), view.can_resume,
+                        names=view.names is not None)
 
 
 def target_at(view: ViewState, size: tuple[int, int], pos: tuple[int, int]) -> Target | None:
@@ -120,6 +121,7 @@ def forget_fonts() -> None:
     """Drop the cached fonts: they die with ``pygame.font.quit()``."""
     _font.cache_clear()
     _fitting_size.cache_clear()
+    _coordinate_size.cache_clear()
     _paragraph_layout.cache_clear()
 
 
@@ -145,7 +147,8 @@ def _blit_text(surface: pygame.Surface, text: str, box: Box, colour: Colour, *, 
     fit = _fitting_size(text, box.w, box.h)
     image = _font(min(size, fit) if size is not None else fit).render(text, True, colour)
     y = box.y + (box.h - image.get_height()) // 2
-    x = box.x if align == "left" else box.x + (box.w - image.get_width()) // 2
+    x = (box.x if align == "left" else box.right - image.get_width() if align == "right"
+         else box.x + (box.w - image.get_width()) // 2)
     surface.blit(image, (x, y))
 
 
@@ -278,11 +281,56 @@ def draw_board(surface: pygame.Surface, view: ViewState, geometry: BoardGeometry
     for cell, mark in enumerate(board.cells):
         if mark is not None:
             draw_mark(surface, mark, geometry.centre(cell), geometry, colours)
+    draw_coordinates(surface, geometry)
     if view.line:
         start, end = geometry.strike_ends(view.line)
         # a paper-coloured edge first, so the stroke stands clear of the marks it crosses
         _thick_line(surface, CELL, start, end, geometry.strike_width + 2 * max(2, geometry.strike_width // 3))
         _thick_line(surface, STRIKE, start, end, geometry.strike_width)
+
+
+def draw_coordinates(surface: pygame.Surface, geometry: BoardGeometry) -> None:
+    """Column letters above the board and row numbers beside it: the names the hints, the results and
+    the keyboard use (a1 top-left), as the terminal and the web page show them."""
+    if geometry.band <= 0:
+        return
+    size = _coordinate_size(geometry.rows, geometry.cols, geometry.cell, geometry.band)
+    for col in range(geometry.cols):
+        _blit_text(surface, chr(ord("a") + col), geometry.column_label(col), MUTED, size=size)
+    for row in range(geometry.rows):
+        box = geometry.row_label(row)
+        _blit_text(surface, str(row + 1), Box(box.x, box.y, box.w - max(2, box.w // 6), box.h), MUTED, size=size,
+                   align="right")
+
+
+@lru_cache(maxsize=64)
+def _coordinate_size(rows: int, cols: int, cell: int, band: int) -> int:
+    """One font size for all the coordinates: the widest row number fits the band, a letter the cell."""
+    widest = str(rows)
+    return min(_fitting_size(widest, band - max(2, band // 6) - 1, min(cell, band)),
+               _fitting_size("m", max(1, cell - 2), band - 2), int(band * 0.9))
+
+
+def _draw_names(surface: pygame.Surface, view: ViewState, layout: StartLayout, label_size: int) -> None:
+    """The two people's names as fields: the one being typed into outlined, with a caret."""
+    assert view.names is not None and layout.names_label is not None
+    _blit_text(surface, WINDOW_WORDS["names"], layout.names_label, TEXT, align="left", size=label_size)
+    colours = palette(view)
+    for seat, (name, box) in enumerate(zip(view.names, layout.name_fields, strict=False)):
+        rect = pygame.Rect(box.x, box.y, box.w, box.h)
+        radius = max(4, box.h // 6)
+        focused = view.name_focus == seat
+        pygame.draw.rect(surface, CELL, rect, border_radius=radius)
+        outline = colours.selected if focused else BUTTON_HOVER if view.pointer == ("name", str(seat)) else FAINT
+        pygame.draw.rect(surface, outline, rect, width=3 if focused else 2, border_radius=radius)
+        pad = max(6, box.h // 4)
+        inner = Box(box.x + pad, box.y + 2, box.w - 2 * pad, box.h - 4)
+        size = min(int(box.h * 0.72), _fitting_size("Mg", inner.w, inner.h))
+        font = _font(size)
+        shown = name + ("|" if focused else "")
+        while shown and font.size(shown)[0] > inner.w:  # a long name shows its end, where the typing is
+            shown = shown[1:]
+        _blit_text(surface, shown, inner, TEXT, size=size, align="left")
 
 
 # screens -----------------------------------------------------------------------------------------
@@ -309,9 +357,10 @@ def _draw_game(surface: pygame.Surface, view: ViewState, layout: GameLayout) -> 
 def _draw_start(surface: pygame.Surface, view: ViewState, layout: StartLayout) -> None:
     colours = palette(view)
     _draw_title(surface, layout.title, colours)
-    _blit_text(surface, "noughts and crosses · tic-tac-toe", layout.subtitle, MUTED)
+    _blit_text(surface, WINDOW_WORDS["subtitle"], layout.subtitle, MUTED)
     board = view.board
-    words = (f"{board.rows} rows", f"{board.cols} columns", f"{board.k} in a row")
+    words = tuple(WINDOW_WORDS[what].format(n=n) for what, n in (("rows", board.rows), ("cols", board.cols),
+                                                                 ("k", board.k)))
     step_size = _group_size(["−", "+"], [box for _, box in layout.board_steps])
     for (step, box) in layout.board_steps:
         _button(surface, box, "−" if step.endswith("-") else "+", size=step_size,
@@ -320,7 +369,7 @@ def _draw_start(surface: pygame.Surface, view: ViewState, layout: StartLayout) -
     for text, box in zip(words, layout.board_labels, strict=False):
         _blit_text(surface, text, box, TEXT, size=size)
     label_size = min(30, int(layout.opponent_label.h * 1.1))
-    _blit_text(surface, "Play against", layout.opponent_label, TEXT, align="left", size=label_size)
+    _blit_text(surface, WINDOW_WORDS["play_against"], layout.opponent_label, TEXT, align="left", size=label_size)
     size = _group_size([c.label for c in view.opponents], list(layout.opponents))
     for choice, box in zip(view.opponents, layout.opponents, strict=False):
         _button(surface, box, choice.label, selected=choice.selected, size=size, enabled=choice.enabled,
@@ -328,19 +377,21 @@ def _draw_start(surface: pygame.Surface, view: ViewState, layout: StartLayout) -
     # why Play was refused, else what the chosen opponent does
     _paragraph(surface, view.problem or view.description, layout.description,
                colours.problem if view.problem else MUTED, max_size=min(26, max(12, int(layout.description.h * 0.62))))
+    if view.names is not None and layout.names_label is not None:
+        _draw_names(surface, view, layout, label_size)
     _blit_text(surface, view.side_heading, layout.side_label, TEXT, align="left", size=label_size)
     size = _group_size([c.label for c in view.sides], list(layout.sides))
     for choice, box in zip(view.sides, layout.sides, strict=False):
         _button(surface, box, choice.label, selected=choice.selected, size=size,
                 hovered=view.pointer == ("side", choice.key), selected_fill=colours.selected)
     # with a game to resume, Play starts another one: say so
-    _button(surface, layout.play, "New game" if view.can_resume else "Play", fill=colours.play,
+    _button(surface, layout.play, WINDOW_WORDS["new_game" if view.can_resume else "play"], fill=colours.play,
             hovered=view.pointer == ("button", "play"))
     if layout.resume is not None:
-        _button(surface, layout.resume, "Resume", fill=colours.selected,
+        _button(surface, layout.resume, WINDOW_WORDS["resume"], fill=colours.selected,
                 hovered=view.pointer == ("button", "resume"))
     notes = layout.notes
-    tally = f"This session: {view.tally}" if view.tally else ""
+    tally = WINDOW_WORDS["session"].format(tally=view.tally) if view.tally else ""
     sentences = " ".join(text if text.endswith((".", "…", "!", "?")) else f"{text}."
                          for text in (view.notes, tally, view.scores) if text)
     _paragraph(surface, sentences, notes, MUTED, max_size=max(14, min(26, notes.h // 3)))

@@ -24,7 +24,8 @@ __all__ = [
 
 MIN_SIZE = (320, 400)  # smaller than this and the text no longer fits; the window is kept at least this big
 
-# What a point in the window is over: ("cell", index), ("button", name), ("opponent", name), ("side", key).
+# What a point in the window is over: ("cell", index), ("button", name), ("opponent", name), ("side", key),
+# ("board", step), ("name", "0" or "1").
 Target = tuple[str, int] | tuple[str, str]
 
 
@@ -58,12 +59,22 @@ class Box:
 
 @dataclass(frozen=True)
 class BoardGeometry:
-    """The board: ``rows``×``cols`` square cells of ``cell`` pixels, top-left at ``box``."""
+    """The board: ``rows``×``cols`` square cells of ``cell`` pixels, top-left at ``box``, with a
+    band ``band`` pixels deep above it (column letters) and to its left (row numbers)."""
 
     box: Box
     rows: int
     cols: int
     cell: int
+    band: int = 0
+
+    def column_label(self, col: int) -> Box:
+        """Where column ``col``'s letter goes: above the board, over the column."""
+        return Box(self.box.x + col * self.cell, self.box.y - self.band, self.cell, self.band)
+
+    def row_label(self, row: int) -> Box:
+        """Where row ``row``'s number goes: left of the board, beside the row."""
+        return Box(self.box.x - self.band, self.box.y + row * self.cell, self.band, self.cell)
 
     def cell_box(self, index: int) -> Box:
         row, col = divmod(index, self.cols)
@@ -114,11 +125,21 @@ class BoardGeometry:
         return (x0 - ux, y0 - uy), (x1 + ux, y1 + uy)
 
 
-def board_geometry(area: Box, rows: int, cols: int) -> BoardGeometry:
-    """The largest board of square cells that fits ``area``, centred in it."""
+def board_geometry(area: Box, rows: int, cols: int, labels: bool = False) -> BoardGeometry:
+    """The largest board of square cells that fits ``area``, centred in it; with ``labels``, room
+    for the column letters above it and the row numbers beside it (on both sides, so that the
+    board stays centred)."""
     cell = max(1, min(area.w // cols, area.h // rows))
+    band = 0
+    if labels:  # the labels scale with the cells, and stay legible on a 26×26 board
+        band = _clamp(cell * 0.45, LABEL_BAND[0], LABEL_BAND[1])
+        cell = max(1, min((area.w - 2 * band) // cols, (area.h - band) // rows))
     w, h = cell * cols, cell * rows
-    return BoardGeometry(Box(area.x + (area.w - w) // 2, area.y + (area.h - h) // 2, w, h), rows, cols, cell)
+    y = area.y + band + (area.h - band - h) // 2
+    return BoardGeometry(Box(area.x + (area.w - w) // 2, y, w, h), rows, cols, cell, band)
+
+
+LABEL_BAND = (22, 36)  # the depth of the coordinates' band round the board, in pixels
 
 
 def _clamp(value: float, low: int, high: int) -> int:
@@ -160,8 +181,8 @@ def game_layout(width: int, height: int, rows: int, cols: int) -> GameLayout:
     header = Box(left, y, content_w, header_h)
     y += header_h + margin // 2
     board_h = height - y - margin // 2 - status_h - buttons_h - info_h - 2 * margin
-    board = board_geometry(Box(margin, y, width - 2 * margin, max(1, board_h)), rows, cols)
-    y = board.box.bottom + margin // 2 + max(0, board_h - board.box.h) // 2
+    board = board_geometry(Box(margin, y, width - 2 * margin, max(1, board_h)), rows, cols, labels=True)
+    y = board.box.bottom + margin // 2 + max(0, board_h - board.band - board.box.h) // 2
     status = Box(left, y, content_w, status_h)
     y += status_h + margin // 2
     row_w = min(content_w, 640)
@@ -192,6 +213,9 @@ class StartLayout:
     # the board: for rows, columns and k, a box showing the number between − and + buttons
     board_labels: tuple[Box, ...] = ()
     board_steps: tuple[tuple[str, Box], ...] = ()  # ("rows-", box), ("rows+", box), …
+    # the two people's names (when two people play): a label, then a field for each
+    names_label: Box | None = None
+    name_fields: tuple[Box, ...] = ()
 
     def target_at(self, pos: tuple[int, int], opponents: tuple[str, ...] = (),
                   sides: tuple[str, ...] = ()) -> Target | None:
@@ -199,6 +223,9 @@ class StartLayout:
         for step, box in self.board_steps:
             if box.contains(pos):
                 return ("board", step)
+        for seat, box in enumerate(self.name_fields):
+            if box.contains(pos):
+                return ("name", str(seat))
         for name, box in zip(opponents, self.opponents, strict=False):
             if box.contains(pos):
                 return ("opponent", name)
@@ -233,12 +260,13 @@ def _rows(count: int, per_row: int) -> list[int]:
 
 
 def _side_rows(count: int) -> list[int]:
-    """The sides: the two that name a mark on a row of their own (their labels are long), the rest by three."""
+    """Who starts: the two that name a person on a row of their own (a name can be long), the rest by three."""
     return [min(2, count), *_rows(count - 2, 3)] if count > 2 else [count]
 
 
-def start_layout(width: int, height: int, n_opponents: int, n_sides: int, resume: bool = False) -> StartLayout:
-    """The start screen for a window of ``width``×``height``.
+def start_layout(width: int, height: int, n_opponents: int, n_sides: int, resume: bool = False,
+                 names: bool = False) -> StartLayout:
+    """The start screen for a window of ``width``×``height`` (with ``names``: a row of two name fields).
 
     Every height is a multiple of one unit, chosen so that the whole screen fits the window
     (nothing is ever cut off) and capped so that a tall window centres a screen of normal size.
@@ -254,6 +282,7 @@ def start_layout(width: int, height: int, n_opponents: int, n_sides: int, resume
         "title": 1.3, "subtitle": 0.55, "space0": 0.35, "board": button, "space1": 0.35,
         "opponent_label": 0.6, "space2": gap,
         "opponents": opp_rows * button + (opp_rows - 1) * gap, "space3": gap, "description": 0.95,
+        **({"space_names": gap, "names": button} if names else {}),
         "space4": 0.3, "side_label": 0.6, "space5": gap, "sides": side_rows * button + (side_rows - 1) * gap,
         "space6": 0.45, "play": 1.05, "space7": 0.3, "notes": 1.6,
     }
@@ -288,9 +317,17 @@ def start_layout(width: int, height: int, n_opponents: int, n_sides: int, resume
         steps.append((f"{what}-", Box(x, row.y, step_w, row.h)))
         labels.append(Box(x + step_w, row.y, group_w - 2 * step_w, row.h))
         steps.append((f"{what}+", Box(x + group_w - step_w, row.y, step_w, row.h)))
+    names_label: Box | None = None
+    fields: tuple[Box, ...] = ()
+    if names:  # Names  [first person]  [second person]
+        row = boxes["names"]
+        label_w = content_w // 5
+        field_w = (content_w - label_w - 2 * gap_px) // 2
+        names_label = Box(left, row.y, label_w, row.h)
+        fields = tuple(Box(left + label_w + gap_px + n * (field_w + gap_px), row.y, field_w, row.h) for n in (0, 1))
     return StartLayout((width, height), boxes["title"], boxes["subtitle"], boxes["opponent_label"],
                        tuple(opponents), boxes["description"], boxes["side_label"], tuple(sides), play,
-                       resume_box, boxes["notes"], tuple(labels), tuple(steps))
+                       resume_box, boxes["notes"], tuple(labels), tuple(steps), names_label, fields)
 
 
 BOARD_STEPS = ("rows", "cols", "k")
