@@ -18,9 +18,10 @@ from noughts.hardware.controller import (
     Tally,
     choice_for_cell,
     lcd_ascii,
-    lcd_match_line,
-    lcd_tally,
 )
+from noughts.match import THINKING_AFTER
+
+THINKING = lcd_ascii(text.THINKING)  # "thinking...": the LCD has no ellipsis
 
 
 class Out:
@@ -74,7 +75,7 @@ def play_against(panel: PanelController, out: Out, cells: list[int], t: float = 
             expected = parsons.choose(before) + 1
             if pause:
                 panel.tick(t + pause - 0.1)  # not yet: the seed's pause is 3 s
-                assert panel.game.board == before and out.lcd == ("My turn...", "Hmmm...")
+                assert panel.game.board == before and out.lcd == ("Centre first", THINKING)
             t += pause
             panel.tick(t)
             assert expected in lit_cells(out, "red")
@@ -113,7 +114,7 @@ def test_the_start_up_flash_is_the_seeds_sequence() -> None:
     press(panel, "5", 4.0)  # buttons do nothing during the flash, as on the seed
     assert panel.state == "flash"
     panel.tick(4.2)
-    assert out.lit() == set() and out.lcd == ("Your turn...", "You:0 Me:0 Tie:0") and panel.state == "turn"
+    assert out.lit() == set() and out.lcd == ("Your turn...", "You:0 Cen:0 D:0") and panel.state == "turn"
 
 
 def test_reset_cuts_the_flash_short() -> None:
@@ -126,27 +127,27 @@ def test_reset_cuts_the_flash_short() -> None:
 def test_a_whole_game_the_person_wins() -> None:
     panel, out = make()
     panel.start(0.0)
-    assert out.lcd == ("Your turn...", "You:0 Me:0 Tie:0")
+    assert out.lcd == ("Your turn...", "You:0 Cen:0 D:0")
     t = play_against(panel, out, [1, 8, 7, 4])
     assert panel.game.result == "X" and panel.state == "over"
     assert lit_cells(out, "green") == {1, 8, 7, 4} and lit_cells(out, "red") == {5, 3, 9}
     assert out.leds["green_win"] and not out.leds["red_win"]
     assert out.lcd == ("You win!!!", "Press reset...")
     panel.tick(t + 2.0)  # the second line alternates with the tally
-    assert out.lcd == ("You win!!!", "You:1 Me:0 Tie:0")
+    assert out.lcd == ("You win!!!", "You:1 Cen:0 D:0")
     panel.tick(t + 4.0)
     assert out.lcd[1] == "Press reset..."
     press(panel, "9", t + 5)  # nothing to play after the end
     assert panel.state == "over" and 9 not in lit_cells(out, "green")
     press(panel, "reset", t + 6)
-    assert out.lit() == set() and out.lcd == ("Your turn...", "You:1 Me:0 Tie:0")
+    assert out.lit() == set() and out.lcd == ("Your turn...", "You:1 Cen:0 D:0")
 
 
 def test_the_computer_wins_and_a_draw_lights_both_winner_leds() -> None:
     panel, out = make()
     panel.start(0.0)
     t = play_against(panel, out, [2, 3, 4, 6, 7, 8, 9])
-    assert panel.game.result == "O" and out.lcd == ("I win!!!", "Press reset...")
+    assert panel.game.result == "O" and out.lcd == ("You lose", "Press reset...")
     assert out.leds["red_win"] and not out.leds["green_win"]
     press(panel, "reset", t + 1)
     t = play_against(panel, out, [1, 2, 7, 6, 8], t + 2)
@@ -154,13 +155,14 @@ def test_the_computer_wins_and_a_draw_lights_both_winner_leds() -> None:
     assert out.leds["red_win"] and out.leds["green_win"]
     assert len(lit_cells(out, "green") | lit_cells(out, "red")) == 9
     panel.tick(t + 2.0)
-    assert out.lcd[1] == "You:0 Me:1 Tie:1"
+    assert out.lcd[1] == "You:0 Cen:1 D:1"
 
 
 def test_a_press_on_a_lit_cell_or_while_the_computer_thinks_changes_nothing() -> None:
     panel, out = make()
     panel.start(0.0)
     press(panel, "1", 1.0)
+    panel.tick(1.4)  # the LCD says the computer is thinking
     calls = len(out.calls)
     press(panel, "2", 1.5)  # the computer is thinking
     press(panel, "1", 1.6)
@@ -198,7 +200,7 @@ def test_reset_mid_game_starts_again_without_counting_it() -> None:
     assert len(out.lit()) == 2
     press(panel, "reset", 5.0)
     assert out.lit() == set() and panel.game.moves == () and panel.tally.games == 0
-    assert out.lcd == ("Your turn...", "You:0 Me:0 Tie:0")
+    assert out.lcd == ("Your turn...", "You:0 Cen:0 D:0")
     press(panel, "reset", 5.5)  # and during the computer's pause too
     press(panel, "1", 6.0)
     press(panel, "reset", 6.5)
@@ -219,9 +221,9 @@ def test_holding_a_cell_at_reset_chooses_the_opponent_and_who_starts() -> None:
     panel.handle(ButtonEvent("8", False), t + 2)
     assert (panel.opponent, panel.first) == ("hard", "computer") and panel.tally.games == 0
     assert panel.state == "thinking" and out.lit() == set()
-    assert out.lcd == ("My turn...", "vs Hard")  # the choice, by the name people see, for a while
+    assert out.lcd == ("vs Hard", "Hard first")  # the choice, in the menu's words, for a while
     panel.tick(t + 3.5)
-    assert out.lcd == ("My turn...", "Hmmm...")
+    assert out.lcd == ("Hard", THINKING)
     panel.tick(t + 4.6)
     assert len(lit_cells(out, "red")) == 1 and panel.green_mark == "O"
     assert panel.game.x_name == players.label("hard") == "Hard" and panel.game.o_name == panel.match.name_of(0)
@@ -231,12 +233,13 @@ def test_holding_a_cell_at_reset_chooses_the_opponent_and_who_starts() -> None:
     panel.handle(ButtonEvent("3", False), t + 5.3)
     panel.handle(ButtonEvent("6", False), t + 5.3)
     assert (panel.opponent, panel.first) == ("parsons", "alternate") and panel.state == "turn"
-    assert out.lcd == ("Your turn...", "vs Centre first")
+    assert out.lcd == ("vs Centre first", "Take turns")
     panel.tick(t + 7.2)
-    assert out.lcd == ("Your turn...", "You:0 Me:0 Tie:0")
+    assert out.lcd == ("Your turn...", "You:0 Cen:0 D:0")
     t = play_against(panel, out, [1, 8, 7, 4], t + 8)
     press(panel, "reset", t + 1)  # game 2: the computer starts
-    assert panel.state == "thinking" and panel.green_mark == "O" and out.lcd[1] == "Hmmm..."  # no choice: no name
+    assert panel.state == "thinking" and panel.green_mark == "O"
+    assert out.lcd == ("Centre first", "You:1 Cen:0 D:0")  # no choice: the tally; not thinking yet
     press(panel, "reset", t + 2)  # abandoned, not counted; who starts next is the match's rule
     assert panel.tally.games == 1 and panel.match.abandoned is False
     assert panel.state == ("thinking" if panel.match.x_seat == 1 else "turn")
@@ -249,7 +252,7 @@ def test_the_two_person_switch_counts_from_the_next_reset() -> None:
     press(panel, "5", 1.0)
     assert panel.state == "thinking"  # still against the computer until reset
     press(panel, "reset", 2.0)
-    assert panel.two_person and out.lcd == ("Green's turn...", "Grn0 Red0 Tie0")
+    assert panel.two_person and out.lcd == ("Green's turn...", "Gre:0 Red:0 D:0")
     for t, cell in enumerate([1, 4, 2, 5], start=3):
         press(panel, str(cell), t)
         assert panel.state == "turn"
@@ -258,10 +261,10 @@ def test_the_two_person_switch_counts_from_the_next_reset() -> None:
     press(panel, "3", 8.0)
     assert out.lcd == ("Green wins!!!", "Press reset...") and out.leds["green_win"]
     press(panel, "reset", 9.0)
-    assert out.lcd == ("Green's turn...", "Grn1 Red0 Tie0")
+    assert out.lcd == ("Green's turn...", "Gre:1 Red:0 D:0")
     panel.handle(ButtonEvent("switch", False), 9.5)
     press(panel, "reset", 10.0)  # back to the computer: a new match
-    assert not panel.two_person and out.lcd == ("Your turn...", "You:0 Me:0 Tie:0")
+    assert not panel.two_person and out.lcd == ("Your turn...", "You:0 Cen:0 D:0")
 
 
 def test_a_match_ends_after_its_games_and_the_next_reset_starts_another() -> None:
@@ -272,21 +275,21 @@ def test_a_match_ends_after_its_games_and_the_next_reset_starts_another() -> Non
     press(panel, "reset", t + 1)
     t = play_against(panel, out, [1, 8, 7, 4], t + 2)
     assert panel.match_over
-    assert lcd_lines_over(panel, out, t) == {"Press reset...", "You:2 Me:0 Tie:0", "You win match!"}
+    assert lcd_lines_over(panel, out, t) == {"Press reset...", "You:2 Cen:0 D:0", "You win match"}
     press(panel, "reset", t + 20)
-    assert panel.tally.games == 0 and out.lcd[1] == "You:0 Me:0 Tie:0"
+    assert panel.tally.games == 0 and out.lcd[1] == "You:0 Cen:0 D:0"
 
 
 def test_the_tally_fits_the_lcd() -> None:
-    assert lcd_tally([10, 0, 0]) == "You10 Me0 Tie0"
-    assert lcd_tally([33, 33, 33]) == "You33 Me33 Tie33"  # the most a 99-game match holds
-    assert lcd_tally([33, 33, 33], two_people=True) == "G33 R33 T33"
-    assert lcd_match_line([33, 33, 33], TWO_PEOPLE, two_people=True) == "Match drawn"
-    assert lcd_tally([1, 2, 3], two_people=True) == "Grn1 Red2 Tie3"
-    assert lcd_match_line([1, 2, 3], TWO_PEOPLE, two_people=True) == "Red wins match"
+    assert text.short_tally("You", "Hard", [10, 0, 0]) == "You:10 Har:0 D:0"
+    assert text.short_tally("You", "Hard", [33, 33, 33]) == "Y:33 H:33 D:33"  # the most a 99-game match holds
+    assert text.short_tally(*TWO_PEOPLE, [33, 33, 33]) == "G:33 R:33 D:33"
+    assert text.short_match_line(*TWO_PEOPLE, [33, 33, 33]) == "Match drawn"
+    assert text.short_tally(*TWO_PEOPLE, [1, 2, 3]) == "Gre:1 Red:2 D:3"
+    assert text.short_match_line(*TWO_PEOPLE, [1, 2, 3]) == "Red wins match"
     panel, _ = make()
     panel.start(0.0)
-    assert panel.tally_line() == lcd_tally(panel.match.score) == "You:0 Me:0 Tie:0"
+    assert panel.tally_line() == text.short_tally("You", "Centre first", panel.match.score) == "You:0 Cen:0 D:0"
 
 
 def test_the_game_over_hook_gets_the_finished_game() -> None:
@@ -417,9 +420,9 @@ def test_a_match_is_best_of_its_games() -> None:
     press(panel, "reset", t + 1)
     t = play_against(panel, out, [1, 8, 7, 4], t + 2)
     assert panel.match_over and panel.tally == Tally(2, 0, 0)  # two of three: decided, the third is not played
-    assert lcd_lines_over(panel, out, t) == {"Press reset...", "You:2 Me:0 Tie:0", "You win match!"}
+    assert lcd_lines_over(panel, out, t) == {"Press reset...", "You:2 Cen:0 D:0", "You win match"}
     press(panel, "reset", t + 20)
-    assert panel.tally.games == 0 and not panel.match_over and out.lcd[1] == "You:0 Me:0 Tie:0"
+    assert panel.tally.games == 0 and not panel.match_over and out.lcd[1] == "You:0 Cen:0 D:0"
 
 
 def test_what_the_lcd_cannot_show_is_made_plain() -> None:
@@ -427,9 +430,96 @@ def test_what_the_lcd_cannot_show_is_made_plain() -> None:
     panel.start(0.0)
     panel.handle(ButtonEvent("1", True), 1.0)
     press(panel, "reset", 1.1)
-    assert out.lcd == ("Your turn...", "vs Newell-Simon")  # the name people see, in the LCD's ASCII
+    assert out.lcd == ("vs Newell-Simon", "You first")  # the name people see, in the LCD's ASCII
     panel.handle(ButtonEvent("1", False), 1.2)
     panel.handle(ButtonEvent("7", True), 2.0)
     press(panel, "reset", 2.1)
-    assert panel.opponent == "simple-rules" and out.lcd == ("Your turn...", "vs Simple rules")
+    assert panel.opponent == "simple-rules" and out.lcd == ("vs Simple rules", "You first")
     assert lcd_ascii("Zoë’s turn…") == "Zoe?s turn..."
+
+
+# issue 28: one vocabulary, one rulebook, no silent waits ----------------------------------------
+
+def test_the_choice_grid_says_who_starts_in_the_menus_words() -> None:
+    labels = {rule: label for rule, label, _ in text.first_choices()}
+    panel, out = make(opponents=("parsons", "arduino", "hard"), thinking_seconds=10.0)
+    panel.start(0.0)
+    seen = {}
+    for cell in range(4, 7):  # the Arduino row: its name is too long for "Arduino rules first"
+        panel.handle(ButtonEvent(str(cell), True), cell)
+        press(panel, "reset", cell + 0.1)
+        panel.handle(ButtonEvent(str(cell), False), cell + 0.2)
+        seen[panel.first] = out.lcd
+    assert seen == {"me": ("vs Arduino rules", labels["me"]), "computer": ("vs Arduino rules", "Opponent first"),
+                    "alternate": ("vs Arduino rules", labels["alternate"])}
+    panel.handle(ButtonEvent("8", True), 10.0)
+    press(panel, "reset", 10.1)
+    assert out.lcd == ("vs Hard", "Hard first") == ("vs Hard", text.first_choices("You", "Hard")[1][1])
+    panel.handle(ButtonEvent("8", False), 10.2)
+    panel.handle(ButtonEvent("switch", True), 11.0)  # two people: the column, by their names
+    panel.handle(ButtonEvent("2", True), 11.5)
+    press(panel, "reset", 12.0)
+    assert out.lcd == ("Red's turn...", "Red first") == ("Red's turn...", text.first_choices("Green", "Red")[1][1])
+
+
+def test_the_opponent_at_power_on_is_the_one_every_front_end_offers_first() -> None:
+    panel = PanelController(Out(), PanelSettings(flash=False))
+    assert panel.opponent == players.default_for(Board()) == "medium"
+    assert panel.match.name_of(1) == "Medium"
+    panel = PanelController(Out(), PanelSettings(flash=False, opponent="arduino"))  # named: kept
+    assert panel.opponent == "arduino"
+
+
+def test_a_cell_held_at_reset_never_swallows_the_presses_after_it() -> None:
+    panel, out = make(thinking_seconds=0.5, message_seconds=1.0)
+    panel.start(0.0)
+    panel.handle(ButtonEvent("1", True), 1.0)  # parsons, you first (pressing 1 plays a1: a move)
+    press(panel, "reset", 1.5)  # ...chooses; the game it played in is abandoned
+    assert panel.game.moves == () and panel.state == "turn"
+    panel.tick(3.0)  # still holding 1: the LCD says what it waits for
+    assert out.lcd == ("Your turn...", "Let go of cell 1")
+    press(panel, "3", 3.5)  # another cell while 1 is still down: it counts
+    assert panel.game.moves == (2,) and 3 in lit_cells(out, "green")
+    panel.tick(4.5)
+    panel.handle(ButtonEvent("1", False), 5.0)  # letting go plays nothing
+    assert len(panel.game.moves) == 2 and out.lcd == ("Your turn...", "You:0 Cen:0 D:0")
+    press(panel, "1", 5.5)  # and pressed again, 1 is a move like any other
+    assert panel.game.moves[2] == 0
+
+
+def test_a_cell_held_through_the_start_up_flash_is_let_go_before_it_counts() -> None:
+    panel, out = make(flash=True)
+    panel.start(0.0)
+    panel.handle(ButtonEvent("5", True), 0.5)  # held at power-on, through the whole flash
+    panel.tick(10.0)
+    assert panel.state == "turn" and out.lcd == ("Your turn...", "Let go of cell 5")
+    press(panel, "1", 10.5)
+    assert panel.game.moves == (0,)
+
+
+def test_thinking_shows_only_after_the_shared_delay_and_goes_with_the_move() -> None:
+    panel, out = make(thinking_seconds=3.0)
+    panel.start(0.0)
+    press(panel, "5", 1.0)
+    panel.tick(1.0 + THINKING_AFTER - 0.01)
+    assert out.lcd == ("Centre first", "You:0 Cen:0 D:0")  # the computer's turn, no word yet
+    panel.tick(1.0 + THINKING_AFTER)
+    assert out.lcd == ("Centre first", THINKING)
+    panel.tick(4.0)
+    assert out.lcd == ("Your turn...", "You:0 Cen:0 D:0")
+    quick, out = make(thinking_seconds=THINKING_AFTER / 2)  # a quicker reply shows no word at all
+    quick.start(0.0)
+    for step in range(4):
+        press(quick, "159"[step % 3], 1.0 + step)
+        for tick in range(10):
+            quick.tick(1.0 + step + tick * 0.05)
+    assert quick.game.moves and all(THINKING not in call for call in out.calls)
+
+
+def test_the_lcd_says_results_and_the_tally_in_the_shared_words() -> None:
+    panel, out = make()
+    panel.start(0.0)
+    t = play_against(panel, out, [2, 3, 4, 6, 7, 8, 9])
+    assert out.lcd[0] == panel.match.result_banner() == text.result_banner("O", "Centre first", you=False)
+    panel.tick(t + 2.0)
+    assert out.lcd[1] == text.short_tally("You", players.label("parsons"), panel.match.score)

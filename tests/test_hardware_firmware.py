@@ -274,7 +274,7 @@ def test_a_whole_game_through_the_firmware_in_simavr(simulated: SimulatedBoard) 
     host.until(lambda: host.board.connected, what="the hello")
     assert host.board.board == sim.board
     host.until(lambda: shows(sim, host), what="the first display")
-    assert sim.lcd() == ("Your turn...", "You:0 Me:0 Tie:0")
+    assert sim.lcd() == ("Your turn...", "You:0 Cen:0 D:0")
     parsons = players.get("parsons")
     slow, quick = replace(host.panel.settings, thinking_seconds=60.0), host.panel.settings
     for cell in (1, 8, 7, 4):  # a win against parsons
@@ -285,7 +285,7 @@ def test_a_whole_game_through_the_firmware_in_simavr(simulated: SimulatedBoard) 
         if host.panel.state == "over":
             break
         host.until(lambda: shows(sim, host), what="the person's move on the board")
-        assert f"green{cell}" in sim.leds() and sim.lcd() == ("My turn...", "Hmmm...")
+        assert f"green{cell}" in sim.leds() and sim.lcd()[0] == "Centre first"  # its turn (thinking... after 0.3 s)
         reply = parsons.choose(host.panel.game.board) + 1
         host.panel.settings = quick
         host.until(lambda: host.panel.state != "thinking", what="the computer's move")
@@ -301,7 +301,7 @@ def test_a_whole_game_through_the_firmware_in_simavr(simulated: SimulatedBoard) 
     host.until(lambda: host.panel.two_person, what="the reset")
     sim.set_pin(int(sim.wiring["reset"]), False)  # type: ignore[call-overload]
     host.until(lambda: shows(sim, host), what="the new game")
-    assert sim.leds() == set() and sim.lcd() == ("Green's turn...", "Grn0 Red0 Tie0")
+    assert sim.leds() == set() and sim.lcd() == ("Green's turn...", "Gre:0 Red:0 D:0")
     press(sim, host, 5)
     press(sim, host, 1)
     host.until(lambda: shows(sim, host), what="both moves on the board")

@@ -146,13 +146,13 @@ class Rig:
 def whole_game(rig: Rig) -> None:
     """Person first against parsons, winning with a1 c2 a3 a2; checks LEDs and LCD all the way."""
     parsons = players.get("parsons")
-    assert rig.lcd.lines == ("Your turn...", "You:0 Me:0 Tie:0") and rig.lit() == set()
+    assert rig.lcd.lines == ("Your turn...", "You:0 Cen:0 D:0") and rig.lit() == set()
     for cell in (1, 8, 7, 4):
         rig.press(cell)
         assert cell in rig.cells("green")
         if rig.panel.state == "over":
             break
-        assert rig.lcd.lines == ("My turn...", "Hmmm...")
+        assert rig.lcd.lines[0] == "Centre first"  # its turn; "thinking..." comes after THINKING_AFTER
         reply = parsons.choose(rig.panel.game.board) + 1
         assert reply not in rig.cells("red")
         rig.run(1.0)
@@ -166,7 +166,7 @@ def test_mega_wiring_on_a_pi_plays_a_whole_game(factory: Any) -> None:
     rig = Rig(factory, config)
     whole_game(rig)
     rig.reset()
-    assert rig.lit() == set() and rig.lcd.lines == ("Your turn...", "You:1 Me:0 Tie:0")
+    assert rig.lit() == set() and rig.lcd.lines == ("Your turn...", "You:1 Cen:0 D:0")
     rig.board.close()
 
 
@@ -484,7 +484,8 @@ def test_a_game_on_the_pins_shows_on_the_rplcd(factory: Any, i2c_lcd: FakeHD4478
     rig = Rig(factory, config, lcd=i2c_lcd.display)  # type: ignore[attr-defined]
     assert i2c_lcd.row(0).rstrip() == "Your turn..."
     rig.press(5)
-    assert (i2c_lcd.row(0).rstrip(), i2c_lcd.row(1).rstrip()) == ("My turn...", "Hmmm...")
+    rig.run(0.3)
+    assert (i2c_lcd.row(0).rstrip(), i2c_lcd.row(1).rstrip()) == ("Centre first", "thinking...")
     rig.board.lcd = None  # the fixture closes it
     rig.board.close()
 
@@ -636,15 +637,15 @@ def typed(keys: list[Key], drawn: Drawn) -> Iterator[io.TextIOWrapper]:
 def test_run_terminal_reads_keys_from_a_pipe_until_q() -> None:
     config = load_config(build="mega")
     sim = SimPanel(config)
-    panel = PanelController(sim.board, PanelSettings(flash=False, thinking_seconds=0.4, opponent="parsons"))
+    panel = PanelController(sim.board, PanelSettings(flash=False, thinking_seconds=0.8, opponent="parsons"))
     loop = PanelLoop(panel, sim.board)
     out = Drawn()
-    with typed([(showing("│Your turn...    │"), b"5"), (showing("│Hmmm...         │"), b"q")], out) as keys:
+    with typed([(showing("│Your turn...    │"), b"5"), (showing("│thinking...     │"), b"q")], out) as keys:
         run_terminal(sim, loop, stdin=keys, stdout=out)
     sim.close()
     gpiozero.Device.pin_factory = None
     frames = out.getvalue()
-    assert "│Your turn...    │" in frames and "│Hmmm...         │" in frames
+    assert "│Your turn...    │" in frames and "│thinking...     │" in frames
     assert "\x1b[" not in frames  # not a terminal: plain frames
 
 
@@ -672,10 +673,10 @@ def test_the_sim_on_a_terminal_colours_the_marks_unless_no_color(no_color: bool,
         monkeypatch.setenv("NO_COLOR", "1")
     else:
         monkeypatch.delenv("NO_COLOR", raising=False)
-    # q once the computer has answered: its O is drawn with the "Your turn..." after "Hmmm..."
-    frames = type_into_sim([(showing("│Your turn..."), b"5"), (showing("│Hmmm...", "│Your turn..."), b"q")],
-                           screen(), thinking=0.3)
-    assert "\x1b[H" in frames and "│Hmmm...         │" in frames  # drawn in place either way
+    # q once the computer has answered: its O is drawn with the "Your turn..." after "thinking..."
+    frames = type_into_sim([(showing("│Your turn..."), b"5"), (showing("│thinking...", "│Your turn..."), b"q")],
+                           screen(), thinking=0.8)
+    assert "\x1b[H" in frames and "│thinking...     │" in frames  # drawn in place either way
     letters = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", frames)
     assert ("      .  X  ." if no_color else "      ·  X  ·") in letters  # the letters either way
     coloured = MARK_ANSI["X"] in frames and MARK_ANSI["O"] in frames
@@ -891,3 +892,84 @@ def test_buttons_wired_to_ground_with_pull_ups(factory: Any) -> None:
         events += board.poll(step * 0.005)
     assert events == [ButtonEvent("1", True), ButtonEvent("1", False)]
     board.close()
+
+
+# --- issue 28: one vocabulary, one rulebook, no silent waits ------------------------------------
+
+def test_a_cell_held_at_reset_on_the_pins_swallows_no_press_after_it(factory: Any) -> None:
+    config = load_config(build="mega")
+    rig = Rig(factory, config, thinking=0.5)
+    rig.hold(1, True)  # parsons, you first: held while reset is pressed...
+    rig.run(0.05)
+    rig.reset()
+    rig.run(2.5)  # ...and long after, as a hand resting on the panel
+    assert rig.lcd.lines == ("Your turn...", text.let_go(1)) == ("Your turn...", "Let go of cell 1")
+    rig.press(3)  # a press while cell 1 is still down counts
+    assert rig.cells("green") == {3}
+    rig.run(1.0)
+    rig.hold(1, False)  # letting go plays nothing
+    rig.run(0.1)
+    assert rig.cells("green") == {3} and rig.lcd.lines[1] == "You:0 Cen:0 D:0"
+    rig.press(1)  # and then it is a cell like any other
+    assert rig.cells("green") == {1, 3}
+    rig.board.close()
+
+
+def test_a_cell_held_at_power_on_swallows_no_press_after_the_flash(factory: Any) -> None:
+    config = load_config(build="mega")
+    board = GpioBoard(config.gpio, config.thresholds, pin_factory=factory, lcd=MemoryLcd(), refresh=False)
+    factory.pin(config.gpio.cells[4]).drive_high()  # cell 5 down before the panel starts
+    panel = PanelController(board, PanelSettings(flash=True, flash_step_seconds=0.01, opponent="parsons"))
+    clock = [0.0]
+    loop = PanelLoop(panel, board, clock=lambda: clock[0])
+    loop.start()
+    for _ in range(200):  # the flash, 0.42 s here, and then some
+        clock[0] += 0.005
+        loop.step()
+    assert panel.state == "turn" and panel.lcd == ("Your turn...", "Let go of cell 5")
+    factory.pin(config.gpio.cells[0]).drive_high()
+    for _ in range(10):
+        clock[0] += 0.005
+        loop.step()
+    assert panel.game.moves == (0,)
+    board.close()
+
+
+def test_the_sims_legend_names_the_colours_it_draws() -> None:
+    sim = SimPanel(load_config(build="mega"))
+    try:
+        sides = {"green": ("O", "Ann"), "red": ("X", "Hard")}
+        legend = next(line for line in sim.render(colour=True, sides=sides) if "LEDs:" in line)
+        plain = re.sub(r"\x1b\[[0-9;]*m", "", legend).strip()
+        names = text.MARK_COLOUR_NAMES
+        assert plain == f"{names['O']} O = green LEDs: Ann    {names['X']} X = red LEDs: Hard"
+        assert plain == "orange O = green LEDs: Ann    blue X = red LEDs: Hard"
+        assert f"orange {MARK_ANSI['O']}O" in legend and f"blue {MARK_ANSI['X']}X" in legend  # as drawn
+        without = next(line for line in sim.render(colour=False, sides=sides) if "LEDs:" in line)
+        assert without.strip() == "O = green LEDs: Ann    X = red LEDs: Hard"  # no colour drawn, none named
+    finally:
+        sim.close()
+        gpiozero.Device.pin_factory = None
+
+
+def test_the_power_on_opponent_is_noughts_default_unless_the_file_names_one(tmp_path: Path) -> None:
+    from noughts.board import Board
+    from noughts.hardware.app import settings_from
+
+    for build in ("mega", "uno"):
+        config = load_config(build=build)
+        assert config.game.opponent == players.default_for(Board()) == "medium"
+        panel = PanelController(MemoryOut(), settings_from(config))
+        assert panel.opponent == "medium" and panel.match.name_of(1) == "Medium"
+    seeds = load_config(text='[game]\nopponent = "arduino"')  # the seed's own game: one setting away
+    assert PanelController(MemoryOut(), settings_from(seeds)).opponent == "arduino"
+    with pytest.raises(ConfigError, match=r"game\.opponent must be one of"):
+        load_config(text='[game]\nopponent = "nobody"')
+
+
+class MemoryOut:
+    def set_led(self, name: str, on: bool) -> None:
+        pass
+
+    def lcd_write(self, line1: str, line2: str) -> None:
+        pass

@@ -219,7 +219,7 @@ def test_a_whole_game_over_a_pty(firmware: FakeFirmware, link: Path) -> None:
     expected = [sum(1 << LED_BITS[name] for name in frame) for frame in FLASH_FRAMES]
     frames = iter(expected)
     assert all(mask in frames for mask in flash) and len(flash) >= 35 and flash[0] == expected[0]
-    assert host.shown(firmware) and firmware.rows == ["Your turn...", "You:0 Me:0 Tie:0"]
+    assert host.shown(firmware) and firmware.rows == ["Your turn...", "You:0 Cen:0 D:0"]
     parsons = players.get("parsons")
     for cell in ("1", "8", "7", "4"):
         if host.panel.state == "over":
@@ -235,7 +235,7 @@ def test_a_whole_game_over_a_pty(firmware: FakeFirmware, link: Path) -> None:
     assert host.panel.game.result == "X" and host.shown(firmware)
     assert firmware.rows == ["You win!!!", "Press reset..."] and "green_win" in firmware.lit()
     firmware.tap("R")
-    host.until(lambda: firmware.lit() == set() and firmware.rows[1] == "You:1 Me:0 Tie:0", what="the reset")
+    host.until(lambda: firmware.lit() == set() and firmware.rows[1] == "You:1 Cen:0 D:0", what="the reset")
     host.board.close()
 
 
@@ -271,7 +271,8 @@ def test_a_board_that_vanishes_mid_game_is_retried_and_shown_again(firmware: Fak
     firmware.plug()
     host.until(lambda: host.board.connected, what="the reconnection")
     host.until(lambda: host.shown(firmware), what="the whole display again")
-    assert firmware.lit() == {"green5"} and firmware.rows == ["My turn...", "Hmmm..."]
+    # 0.2 s to think, less than THINKING_AFTER: the computer's name, and no word of thinking
+    assert firmware.lit() == {"green5"} and firmware.rows == ["Centre first", "You:0 Cen:0 D:0"]
     # the board says what is still held, in the lines after its hello (a read may end between them)
     host.until(lambda: "5" in host.panel.held, what="the held button")
     host.until(lambda: host.panel.state == "turn", what="the computer's move")

@@ -7,6 +7,7 @@ import io
 import itertools
 import random
 import re
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -306,10 +307,10 @@ def run(argv: list[str], typed: list[str] | None = None) -> tuple[int, str]:
 def test_noughts_robot_plays_a_game_in_the_terminal_and_keeps_it(tmp_path: Path) -> None:
     db = tmp_path / "scores.db"
     typed = ["h", "", "b2", "zz", "b2", "a1", "c3", "a3", "c1", "", "q"]
-    code, shown = run(["--db", str(db), "--seed", "3", "--first", "me"], typed)
+    code, shown = run(["--db", str(db), "--keep", str(tmp_path / "kept.json"), "--seed", "3", "--first", "me"], typed)
     assert code == 0
     assert "You are X and move first; Hard is O." in shown
-    assert "'zz' is not a cell" in shown and "b2 is taken." in shown
+    assert "'zz' is not a cell" in shown and "b2 is taken by X: choose an empty square." in shown
     assert "⣿" in shown  # the paper, drawn in Braille
     store = open_store(db)
     assert "Hard (O) wins along the bottom row a3–c3. You lose." in shown
@@ -450,3 +451,68 @@ def test_files_that_cannot_be_written_are_a_message(tmp_path: Path, capsys: pyte
     code, shown = run(["--svg", str(missing), "--no-scores", "--keep", str(tmp_path / "k.json"), "--opponent", "easy",
                        "--first", "me"], ["", "b2", "q"])
     assert code == 0 and shown.count("Cannot write") == 1 and "You played b2." in shown
+
+
+# issue 28: one vocabulary, no silent waits -------------------------------------------------------
+
+def test_the_menu_names_the_opponents_and_says_who_starts_in_the_shared_words(tmp_path: Path) -> None:
+    from noughts import players, text
+
+    code, shown = run(["--no-scores", "--keep", str(tmp_path / "kept.json"), "--first", "alternate"], ["m", "q"])
+    assert code == 0
+    assert f"Choose: e {players.label('easy')}, m {players.label('medium')}, h {players.label('hard')}," in shown
+    assert text.who_starts("alternate", other="Medium") in shown
+    assert "Who starts: Take turns (you move first in the first game, then the first move alternates)." in shown
+
+
+def test_the_bricks_menu_and_scores_name_the_opponents_as_every_menu_does() -> None:
+    from noughts import players
+    from noughts.robot.brick import ScriptedBrick, brick_menu, high_score_lines
+
+    brick = ScriptedBrick([set(), {"enter"}])
+    assert brick_menu(brick, lambda: [], sleep=lambda s: None) == "medium"
+    assert [f"{players.label(n)} ({b} button)" for b, n in (("left", "easy"), ("right", "hard"))] == [
+        "Easy (left button)", "Hard (right button)"]
+    assert "Medium (enter button)" in brick.screens[0] and brick.screens[-1][0] == "Difficulty: Medium"
+    assert high_score_lines(0, {})[1] == f"{players.label('medium')} High Score: 0"
+
+
+def waiting_for_the_thinking_line(console: ScriptedHuman) -> Any:
+    """A computer move that takes as long as the test says: until the console has said it is thinking."""
+
+    def run(job: Any) -> int:
+        for _ in range(10_000):  # the console's line, not a clock, ends the wait (10 s: a stuck test)
+            if any("thinking" in line for line in console.shown):
+                break
+            time.sleep(0.001)
+        return int(job.board.legal_moves[0])
+
+    return run
+
+
+@pytest.mark.parametrize("slow", [True, False])
+def test_the_robot_says_it_is_thinking_only_when_the_move_takes_longer_than_the_shared_delay(
+        slow: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    from noughts import match as match_module
+    from noughts import text
+
+    machine = Machine.plotter()
+    sheet = machine.fit(3, 3)
+    paper = Paper(sheet)
+    human = ScriptedHuman(random.Random(0), games=1)
+    match = Match("easy", first="computer", seed=1)
+    # a quick reply: a delay it cannot miss; a slow one: a move that waits for the thinking line
+    game = RobotGame(match, SimRobot(machine, paper), PaperReader(paper), human, sheet,
+                     thinking_after=match_module.THINKING_AFTER if slow else 60.0)
+    assert RobotGame(match, SimRobot(machine, paper), PaperReader(paper), human, sheet).thinking_after == 0.3
+    human.game = game
+    if slow:
+        monkeypatch.setattr(match_module.ComputerMove, "run", waiting_for_the_thinking_line(human))
+    match.new_game()
+    game.computer_turn()
+    thinking = text.computer_thinking("Easy")
+    if slow:
+        assert human.shown == [thinking, "Drawing my X in a1…", "I played a1."]  # the drawing line ends it
+    else:
+        assert human.shown[-1].startswith("I played") and thinking not in human.shown
+    assert len(match.game.moves if match.game else ()) == 1

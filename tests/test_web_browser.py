@@ -10,9 +10,11 @@ Screenshots of the page are taken on every run; they replace docs/web-*.png only
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -134,8 +136,8 @@ def test_the_start_page_is_an_accessible_grid_of_labelled_buttons(url: str, new_
     expect(page.locator("#board")).to_have_attribute("role", "grid")
     buttons = page.locator("#board [role=row] [role=gridcell] button.cell")
     expect(buttons).to_have_count(9)
-    expect(cell(page, 1)).to_have_attribute("aria-label", "row 1, column 2, empty")
-    expect(cell(page, 8)).to_have_attribute("aria-label", "row 3, column 3, empty")
+    expect(cell(page, 1)).to_have_attribute("aria-label", "b1, empty")  # the names every front end uses
+    expect(cell(page, 8)).to_have_attribute("aria-label", "c3, empty")
     assert page.locator("#board .cell[tabindex='0']").count() == 1  # one Tab stop; arrows do the rest
     expect(page.locator("#status")).to_have_attribute("aria-live", "polite")
     expect(page.locator("#notice")).to_have_attribute("role", "alert")
@@ -144,11 +146,9 @@ def test_the_start_page_is_an_accessible_grid_of_labelled_buttons(url: str, new_
     expect(page.locator("#opponent")).to_have_value(DEFAULT_OPPONENT)
     expect(page.locator("#opponent-about")).to_have_text(players.describe(DEFAULT_OPPONENT))
     expect(page.locator("#first")).to_have_value("alternate")
-    expect(page.locator("#first-about")).to_have_text("Take turns: you first, then the opponent, and so on.")
+    expect(page.locator("#first-about")).to_have_text(
+        "You move first in the first game, then the first move alternates.")
     assert "seed" not in page.locator("body").inner_text().lower()
-    cell(page, 0).click()  # no game yet: the page says so instead of doing nothing
-    expect(page.locator("#notice")).to_contain_text("Start a game first")
-    page.evaluate("document.getElementById('notice').textContent = ''")
     shot(page, shots, "web-start.png")
 
 
@@ -163,18 +163,18 @@ def test_a_whole_game_against_the_computer_by_clicks(url: str, new_page: Callabl
         expect(page.locator("#status")).to_contain_text("Your turn")
         expect(page.locator("#status")).to_contain_text("The computer (Centre first) played")
     press(page, 4)  # taken (the computer's centre): the server refuses, the page shows why
-    expect(page.locator("#notice")).to_have_text("Row 2, column 2 is taken (O): choose an empty cell.")
+    expect(page.locator("#notice")).to_have_text("b2 is taken by O: choose an empty square.")
     cell(page, 3).click()
     expect(page.locator("#status")).to_have_text("You win along the left column a1–a3!")  # the match's sentence
     expect(page.locator("#notice")).to_have_text("")
     expect(page.locator("#strike")).to_have_class("strike shown")
-    expect(cell(page, 3)).to_have_attribute("aria-label", "row 2, column 1, X, winning line")
+    expect(cell(page, 3)).to_have_attribute("aria-label", "a2, X, winning line")
     expect(page.locator("#tally")).to_have_text("Ann: 1 · Centre first: 0 · draws: 0")
     expect(page.locator("#saved")).to_contain_text("Saved as game")
     expect(page.locator("#versus")).to_contain_text("You against Centre first, all time: 1 won")
     shot(page, shots, "web-won.png")
     press(page, 8)
-    expect(page.locator("#notice")).to_contain_text("This game is over (X won)")
+    expect(page.locator("#notice")).to_contain_text("This game is over: start another one.")
     page.get_by_role("button", name="Play again").click()  # the rematch: the computer starts
     expect(page.locator("#game-heading")).to_have_text("You (O) against Centre first (X)")
     expect(page.locator("#status")).to_have_text(
@@ -203,7 +203,7 @@ def test_a_whole_game_by_keyboard_alone(url: str, new_page: Callable[..., Page])
     page.keyboard.press("ArrowUp")
     page.keyboard.press("ArrowUp")  # stops at the edge
     page.keyboard.press("ArrowLeft")
-    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "row 1, column 1, empty"
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "a1, empty"
     page.keyboard.press("End")
     assert page.evaluate("document.activeElement.dataset.index") == "2"
     page.keyboard.press("Control+End")
@@ -260,7 +260,7 @@ def test_two_browsers_play_through_a_room_with_a_reload_rejections_and_a_spectat
     cell(ann, 4).click()
     expect(bo.locator("#status")).to_have_text("Ann played b2. Your turn: you play O.")
     press(bo, 4)  # an occupied cell
-    expect(bo.locator("#notice")).to_have_text("Row 2, column 2 is taken (X): choose an empty cell.")
+    expect(bo.locator("#notice")).to_have_text("b2 is taken by X: choose an empty square.")
     cell(bo, 0).click()
     expect(ann.locator("#status")).to_contain_text("Your turn")
     cell(ann, 1).click()
@@ -269,7 +269,7 @@ def test_two_browsers_play_through_a_room_with_a_reload_rejections_and_a_spectat
     bo.reload()  # mid-game: the token in localStorage takes Bo back to his seat
     expect(bo.locator("#game-heading")).to_have_text("You (O) against Ann (X)")
     expect(bo.locator("#status")).to_contain_text("Your turn: you play O.")
-    expect(cell(bo, 1)).to_have_attribute("aria-label", "row 1, column 2, X, last move")  # marked
+    expect(cell(bo, 1)).to_have_attribute("aria-label", "b1, X, last move")  # marked
     bo.evaluate("window.noughts.send({type: 'move', cell: 5, mark: 'X'})")  # a move for the other seat
     expect(bo.locator("#notice")).to_have_text("You play O, so you cannot move for X.")
 
@@ -291,7 +291,7 @@ def test_two_browsers_play_through_a_room_with_a_reload_rejections_and_a_spectat
     expect(bo.locator("#tally")).to_have_text("Ann: 1 · Bo: 0 · draws: 0")
     expect(ann.locator("#versus")).to_have_text("Ann against friends, all time: 1 won, 0 lost, 0 drawn.")
     press(bo, 8)
-    expect(bo.locator("#notice")).to_contain_text("This game is over (X won)")
+    expect(bo.locator("#notice")).to_contain_text("This game is over: start another one.")
     expect(cy.locator("#rematch")).to_be_hidden()
 
     bo.get_by_role("button", name="Play again").click()  # friends take turns to start: Bo now
@@ -405,7 +405,7 @@ def test_a_seven_by_seven_game_offers_only_its_players_and_plays_by_keyboard_wit
     for key in ["ArrowUp"] * 4 + ["ArrowLeft"] * 4:  # stops at the edges
         page.keyboard.press(key)
     assert page.evaluate("getComputedStyle(document.activeElement).outlineStyle") == "solid"  # a focus ring
-    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "row 1, column 1, empty"
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "a1, empty"
     page.keyboard.press("Enter")
     page.wait_for_function("() => window.noughts.state.moves.length === 2")
     state = page.evaluate("window.noughts.state")
@@ -474,11 +474,12 @@ def test_a_fifteen_by_fifteen_board_fits_a_phone(url: str, new_page: Callable[..
             moves = page.evaluate("window.noughts.state.moves.length")
             cell(page, index).tap()
             page.wait_for_function(f"() => window.noughts.state.moves.length === {moves + 2}")
-    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]  # nothing runs off the side
-    board = page.locator("#board").bounding_box()
-    assert board is not None and board["x"] >= 0 and board["x"] + board["width"] <= PHONE["width"]
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]  # the page never runs off the side
     one = cell(page, 0).bounding_box()
-    assert one is not None and one["width"] >= 20  # small, but a finger can still pick it
+    assert one is not None and one["width"] >= 28  # a fingertip's cell: the board scrolls sideways instead
+    scroller = page.locator(".board-scroll").bounding_box()
+    assert scroller is not None and scroller["x"] >= 0 and scroller["x"] + scroller["width"] <= PHONE["width"]
+    assert page.evaluate("(box => box.scrollWidth > box.clientWidth)(document.querySelector('.board-scroll'))")
     page.locator("#board").scroll_into_view_if_needed()
     shot(page, shots, "web-phone-15.png", full_page=False)
 
@@ -544,7 +545,7 @@ def test_a_friend_gets_a_link_that_works_elsewhere_a_qr_code_and_is_asked_their_
     expect(ann.locator("#status")).to_have_text("You win along the top row a1–d1!")
     expect(bo.locator("#status")).to_have_text("Ann (X) wins along the top row a1–d1. You lose.")
     expect(ann.locator("#strike")).to_have_class("strike thin shown")
-    expect(cell(ann, 3)).to_have_attribute("aria-label", "row 1, column 4, X, winning line")
+    expect(cell(ann, 3)).to_have_attribute("aria-label", "d1, X, winning line")
     for page in (ann, bo):
         settle(page)
         expect(page.locator("#notice")).to_have_text("")
@@ -572,3 +573,188 @@ def test_pressing_the_cell_just_played_again_is_the_same_move_not_an_error(url: 
     hinted.click()  # played: the hint goes with the board it was for
     page.wait_for_function("() => window.noughts.state.moves.length === 4")
     expect(page.locator("#board .cell.hinted")).to_have_count(0)
+
+
+# --------------------------------------------------------------------------------------------------
+# cells typed by name, a move shown at once, the page on a phone's first screen
+
+def test_digits_play_a_three_by_three_board_and_typed_names_a_bigger_one(url: str,
+                                                                        new_page: Callable[..., Page]) -> None:
+    page = new_page("Ann")
+    open_game(page, url, "parsons", first="me")
+    page.wait_for_function("() => document.activeElement.classList.contains('cell')")  # the centre has the focus
+    page.keyboard.press("1")  # cell 1 in reading order, as in the terminal and the window: a1, not the focused b2
+    page.wait_for_function("() => window.noughts.state.moves.length === 2")
+    page.keyboard.press("9")
+    page.wait_for_function("() => window.noughts.state.moves.length === 4")
+    assert page.evaluate("window.noughts.state.moves")[0::2] == [0, 8]
+
+    page.get_by_role("button", name="New game").click()
+    choose_board(page, 7, 7, 4)
+    page.select_option("#opponent", "arduino")
+    page.select_option("#first", "me")
+    page.get_by_role("button", name="Play the computer").click()
+    page.wait_for_function("() => document.activeElement.classList.contains('cell')")
+    typed = page.locator("#typed")
+    expect(typed).to_be_hidden()
+    page.keyboard.type("c5")
+    expect(typed).to_have_text("c5")  # shown beside the board as it is typed
+    expect(cell(page, 4 * 7 + 2)).to_have_class(re.compile(r"\baimed\b"))  # and the cell it names outlined
+    page.keyboard.press("Backspace")
+    page.keyboard.type("4")
+    expect(typed).to_have_text("c4")
+    page.keyboard.press("Escape")
+    expect(typed).to_be_hidden()
+    expect(page.locator("#board .cell.aimed")).to_have_count(0)
+    page.keyboard.type("c4")
+    page.keyboard.press("Enter")  # the typed cell, not the focused centre
+    page.wait_for_function("() => window.noughts.state.moves.length === 2")
+    assert page.evaluate("window.noughts.state.moves")[0] == 3 * 7 + 2
+    expect(typed).to_be_hidden()
+    page.keyboard.type("z9")
+    page.keyboard.press("Enter")
+    expect(page.locator("#notice")).to_contain_text("z9")  # a name that is no cell here is said, not ignored
+    assert settle(page)["moves"][0] == 3 * 7 + 2 and len(page.evaluate("window.noughts.state.moves")) == 2
+    page.keyboard.press("ArrowLeft")  # the arrows still move the focus
+    assert page.evaluate("document.activeElement.dataset.index") == str(3 * 7 + 2)
+
+
+class Gated:
+    """A computer player that answers only when its test opens the gate: a reply as slow as the test wants."""
+
+    def __init__(self, gate: threading.Event) -> None:
+        self.gate = gate
+
+    def choose(self, board: Any) -> int:
+        self.gate.wait(20)  # (never for ever, should the test fail first)
+        return int(board.legal_moves[0])
+
+
+@pytest.fixture
+def gated_server() -> Iterator[tuple[str, threading.Event]]:
+    """A server with a computer player that waits for the test (registered after its start-up warm-up)."""
+    gate = threading.Event()
+    with running(scores=False, notify=lambda line: None) as base:
+        players.register("gated", lambda rng, budget=None: Gated(gate), label="Slowcoach",
+                         description="answers when the test says so")
+        try:
+            yield base, gate
+        finally:
+            gate.set()
+            players.unregister("gated")
+
+
+def test_a_move_shows_at_once_and_a_slow_reply_says_the_computer_is_thinking(
+        gated_server: tuple[str, threading.Event], new_page: Callable[..., Page]) -> None:
+    base, gate = gated_server
+    page = new_page("Ann")
+    open_game(page, base, "gated", first="me")
+    cell(page, 0).click()
+    expect(cell(page, 0)).to_have_text("X")  # the person's own mark, before the server has answered
+    expect(cell(page, 0)).to_have_attribute("aria-label", "a1, X")
+    assert page.evaluate("window.noughts.state.moves.length") == 0  # (nothing has come back: the gate is shut)
+    expect(page.locator("#status")).to_contain_text(text.THINKING)  # the reply is slow: said, not a silent wait
+    cell(page, 4).click()  # another move meanwhile: the person is told why not
+    expect(page.locator("#notice")).to_have_text(text.wait_for("Slowcoach"))
+    gate.set()
+    page.wait_for_function("() => window.noughts.state.moves.length === 2")
+    expect(cell(page, 0)).to_have_text("X")
+    expect(cell(page, 1)).to_have_text("O")  # the reply (its first free cell), and the turn is the person's again
+    expect(page.locator("#status")).to_contain_text("Your turn")
+    expect(page.locator("#notice")).to_have_text("")
+    expect(cell(page, 4)).to_have_text("")
+    page.close()  # before its server stops
+
+
+def test_a_game_the_slow_computer_opens_says_it_is_thinking(gated_server: tuple[str, threading.Event],
+                                                            new_page: Callable[..., Page]) -> None:
+    base, gate = gated_server
+    page = new_page("Ann")
+    page.goto(base)
+    expect(page.locator("#opponent option")).to_have_count(len(players.names()))
+    page.select_option("#opponent", "gated")
+    page.select_option("#first", "computer")
+    page.get_by_role("button", name="Play the computer").click()
+    expect(page.locator("#status")).to_contain_text(text.THINKING)  # its opening move is slow: said meanwhile
+    assert page.evaluate("window.noughts.state") is None
+    gate.set()
+    expect(page.locator("#status")).to_contain_text("Your turn")
+    expect(cell(page, 0)).to_have_text("X")
+    page.close()  # before its server stops
+
+
+def test_a_refused_move_takes_its_mark_back(url: str, new_page: Callable[..., Page]) -> None:
+    page = new_page("Ann")
+    routes: list[Any] = []
+    held: list[dict[str, Any]] = []
+
+    def route(ws: Any) -> None:  # the page's socket, through the test: its moves are held here
+        server = ws.connect_to_server()
+        routes.append(ws)
+
+        def from_page(message: str | bytes) -> None:
+            data = json.loads(message)
+            if data.get("type") == "move":
+                held.append(data)
+            else:
+                server.send(message)
+
+        ws.on_message(from_page)
+        server.on_message(ws.send)
+
+    page.route_web_socket(re.compile(r"/ws$"), route)
+    open_game(page, url, "parsons", first="me")
+    expect(page.locator("#status")).to_have_text("Your turn: you play X.")
+    cell(page, 0).click()
+    expect(cell(page, 0)).to_have_text("X")  # drawn at once
+    for _ in range(50):
+        if held:
+            break
+        page.wait_for_timeout(100)
+    refusal = "The board changed before that move arrived: look again and choose."
+    routes[0].send(json.dumps({"type": "error", "code": "stale", "re": "move", "id": held[0]["id"],
+                               "message": refusal}))
+    expect(page.locator("#notice")).to_have_text(refusal)
+    expect(cell(page, 0)).to_have_text("")  # taken back: the board is the server's again
+    expect(cell(page, 0)).to_have_attribute("aria-label", "a1, empty")
+    expect(page.locator("#status")).to_have_text("Your turn: you play X.")
+
+
+def test_a_phone_shows_the_new_game_controls_first_and_a_tap_on_the_board_starts_a_game(
+        url: str, new_page: Callable[..., Page], shots: Path) -> None:
+    page = new_page("Ann", viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True)
+    page.goto(url)
+    expect(page.locator("#opponent option")).to_have_count(len(players.names()))
+    for control in ("#opponent", "#first", "#play-computer", "#friend"):  # on the first screen, no scrolling
+        box = page.locator(control).bounding_box()
+        assert box is not None and box["y"] + box["height"] <= PHONE["height"], control
+    shot(page, shots, "web-phone-start.png", full_page=False)
+    page.select_option("#opponent", "parsons")
+    page.select_option("#first", "me")
+    cell(page, 2).tap()  # the empty start board: a game against the chosen opponent, opened there
+    page.wait_for_function("() => window.noughts.state && window.noughts.state.moves.length === 2")
+    assert page.evaluate("window.noughts.state.moves")[0] == 2
+    expect(cell(page, 2)).to_have_text("X")
+    expect(page.locator("#notice")).to_have_text("")
+    board = page.locator("#board").bounding_box()  # in a game the board comes first, whole
+    setup = page.locator("#setup").bounding_box()
+    assert board is not None and setup is not None and board["y"] < setup["y"]
+    assert board["x"] >= 0 and board["x"] + board["width"] <= PHONE["width"]
+
+
+SMALL_PHONE = {"width": 360, "height": 740}
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE, SMALL_PHONE], ids=["desktop", "phone", "small-phone"])
+def test_the_join_code_example_fits_its_field(url: str, new_page: Callable[..., Page],
+                                              viewport: dict[str, int]) -> None:
+    phone = viewport["width"] < 500
+    page = new_page(viewport=viewport, is_mobile=phone, has_touch=phone)
+    page.goto(url)
+    room, needed = page.evaluate("""() => {
+        const field = document.getElementById("code"), style = getComputedStyle(field);
+        const pen = document.createElement("canvas").getContext("2d");
+        pen.font = style.font;
+        return [field.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight),
+                pen.measureText(field.placeholder).width]; }""")
+    assert needed <= room, (needed, room)  # the whole example code shows, not cut off

@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 import pytest
 
-from noughts import players
+from noughts import players, text
 from noughts.board import Board
 from noughts.errors import NoughtsError
 from noughts.web import create_app
@@ -104,9 +104,15 @@ def test_the_players_of_a_board_are_the_registrys_verdicts_worked_out_once_per_s
     assert set(answer["unable"]) == {n for n, why in expected.items() if why is not None}
     assert answer["unable"]["perfect"] == expected["perfect"]  # the registry's reason, to follow a label
     assert "perfect" not in answer["able"] and "minimax" in answer["able"]
-    assert len(asked) == len(players.names())
+    # the opponent offered first is the board's own, as in every front end (not the first one able)
+    assert answer["default"] == players.default_for(Board(9, 8, 5)) == "arduino" != answer["able"][0]
+    assert {name for name, _ in asked} == set(players.names())
+    worked_out = len(asked)
     player.send(type="players", rows=9, cols=8, k=5, id="p2")  # the same board again: kept
-    assert player.until("players", id="p2")["able"] == answer["able"] and len(asked) == len(players.names())
+    again = player.until("players", id="p2")
+    assert (again["able"], again["default"]) == (answer["able"], "arduino") and len(asked) == worked_out
+    player.send(type="players", id="p3")
+    assert player.until("players", id="p3")["default"] == players.default_for(Board()) == "medium"
     refused = [("rows", 16), ("cols", 0), ("k", 8), ("rows", "7"), ("k", True)]
     for field, value in refused:
         player.send(type="players", **{"rows": 7, "cols": 7, "k": 4, field: value})
@@ -145,7 +151,7 @@ def test_a_game_on_a_seven_by_seven_board_with_named_cells_undo_and_hint(player:
     assert hint["cell"] is None and hint["message"].startswith("No hint")
 
 
-def test_hints_and_undo_are_for_games_against_the_computer(player: Client) -> None:
+def test_a_hint_against_the_computer(player: Client) -> None:
     player.send(type="play_computer", opponent="parsons", first="me")
     player.until("state")
     player.send(type="move", cell=0)
@@ -155,11 +161,76 @@ def test_hints_and_undo_are_for_games_against_the_computer(player: Client) -> No
     hint = player.until("hint")
     assert hint["message"].startswith("Hint: ") and hint["cell"] in range(9) and state["cells"][hint["cell"]] is None
     assert (hint["game"], hint["ply"]) == (1, 2)
-    player.send(type="create_room", name="Ann")
-    player.until("joined")
-    for kind, code in (("undo", "no_undo"), ("hint", "no_hint")):
-        player.send(type=kind)
-        assert player.until("error")["code"] == code
+
+
+def test_undo_and_hint_between_friends_follow_the_matchs_one_rule(app_client: TestClient) -> None:
+    with app_client.websocket_connect("/ws") as ws_ann, app_client.websocket_connect("/ws") as ws_bo:
+        ann, bo = Client(ws_ann), Client(ws_bo)
+        ann.send(type="create_room", name="Ann", first="me")
+        code = ann.until("joined")["room"]
+        bo.send(type="join", room=code, name="Bo")
+        bo.until("joined")
+        ann.send(type="hint", id="h1")  # a hint at one's own move
+        assert ann.until("hint", id="h1")["message"].startswith("Hint: ")
+        bo.send(type="hint", id="h2")  # and only then
+        refused = bo.until("error")
+        assert (refused["code"], refused["message"]) == ("not_your_turn", text.HINT_AT_YOUR_MOVE)
+        ann.send(type="move", cell=4)
+        ann.until("state", moves=[4])
+        bo.send(type="undo", id="u1")  # not Bo's move to take back
+        refused = bo.until("error")
+        assert (refused["code"], refused["message"]) == ("no_undo", text.NOT_YOURS_TO_UNDO)
+        ann.send(type="undo", id="u2")  # Ann takes back her own move before the reply
+        undone = ann.until("undone", id="u2")
+        assert undone["cells"] == [4] and undone["message"]
+        assert bo.until("state", moves=[])["turn"] == "X"
+        ann.send(type="move", cell=0)
+        bo.until("state", moves=[0])
+        bo.send(type="move", cell=4)
+        ann.until("state", moves=[0, 4])
+        ann.send(type="undo", id="u3")  # after the reply, Ann's move is no longer hers alone to take back
+        refused = ann.until("error")
+        assert (refused["code"], refused["message"]) == ("no_undo", text.NOT_YOURS_TO_UNDO)
+
+
+def test_hints_cost_the_solver_once_per_position_and_one_at_a_time_per_connection(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import noughts.match
+
+    budgets: list[tuple[float, int | None]] = []
+    hint = noughts.match.hint
+
+    def counted(board: Board, seconds: float = 3.0, nodes: int | None = None) -> tuple[int | None, str]:
+        budgets.append((seconds, nodes))
+        return hint(board, seconds) if nodes is None else hint(board, seconds, nodes)
+
+    monkeypatch.setattr(noughts.match, "hint", counted)
+    app = create_app(str(tmp_path / "noughts.db"), limits=GENEROUS, notify=lambda line: None)
+    app.state.lobby.hint_seconds = 0.5
+    with TestClient(app) as test_client, test_client.websocket_connect("/ws") as ws, \
+            test_client.websocket_connect("/ws") as ws_other:
+        player, other = Client(ws), Client(ws_other)
+        player.send(type="play_computer", opponent="arduino", first="me", rows=7, cols=7, k=5)
+        player.until("state")
+        for n in range(60):
+            player.send(type="hint", id=f"h{n}")
+        answers = [m for m in player.settled() if m["type"] in ("hint", "error")]
+        busy = [m for m in answers if m["type"] == "error"]
+        # while the first is worked out, more from the same connection are refused with a sentence
+        assert all((m["code"], m["message"]) == ("no_hint", text.HINT_BEING_WORKED_OUT) for m in busy), busy[:1]
+        hints = [m for m in answers if m["type"] == "hint"]
+        while len(hints) + len(busy) < 60:  # the first one's answer may still be on its way
+            hints.append(player.until("hint"))
+        assert hints and all(h["message"] == hints[0]["message"] for h in hints)
+        for n in range(60):  # asked again, it is kept: answered at once, the same way
+            player.send(type="hint", id=f"again{n}")
+        assert [m["message"] for m in player.settled() if m["type"] == "hint"] == [hints[0]["message"]] * 60
+        # the same position in another game, another room: kept for everyone
+        other.send(type="play_computer", opponent="arduino", first="me", rows=7, cols=7, k=5)
+        other.until("state")
+        other.send(type="hint", id="o1")
+        assert other.until("hint", id="o1")["message"] == hints[0]["message"]
+    assert budgets == [(0.5, 60_000)]  # the solver ran once, with a node budget as well as the seconds
 
 
 # repeated requests --------------------------------------------------------------------------------
@@ -291,3 +362,46 @@ def test_serve_refuses_a_public_url_that_is_no_address(tmp_path: Path) -> None:
 
     with pytest.raises(NoughtsError, match="--public-url takes"):
         serve(port=0, public_url="nonsense")
+
+
+# the page's words ----------------------------------------------------------------------------------
+STATIC = Path(__file__).resolve().parents[1] / "src" / "noughts" / "web" / "static"
+
+
+def string_literals(script: str) -> list[str]:
+    """The double-quoted and template strings of a script, its // comments left out."""
+    found = []
+    for match in re.finditer(r'//[^\n]*|"((?:[^"\\\n]|\\.)*)"|`((?:[^`\\]|\\.)*)`', script):
+        if not match.group(0).startswith("//"):
+            found.append(match.group(1) if match.group(1) is not None else match.group(2))
+    return found
+
+
+def test_the_page_words_nothing_itself_every_sentence_comes_from_the_server() -> None:
+    script = (STATIC / "app.js").read_text(encoding="utf-8")
+    page = (STATIC / "index.html").read_text(encoding="utf-8")
+    words = text.WEB_WORDS
+    # every word the page asks for is one the server sends, and every one the server sends is used
+    asked = set()
+    for call in re.finditer(r'\b(?:word|say)\((?:[^()"]*\?\s*)?"(\w+)"(?:\s*:\s*"(\w+)")?', script):
+        asked.update(key for key in call.groups() if key)
+    assert asked and asked <= set(words), asked - set(words)
+    assert not [key for key in words if f'"{key}"' not in script and f"words.{key}" not in script]
+    # a fallback kept for the moment before the welcome says the server's words, never others
+    for key, fallback in re.findall(r'\bsay\("(\w+)",\s*"((?:[^"\\]|\\.)*)"', script):
+        assert fallback in ("", words[key]), (key, fallback)
+    fallbacks = {fallback for _, fallback in re.findall(r'\bsay\("(\w+)",\s*"((?:[^"\\]|\\.)*)"', script)}
+    sentences = [s for s in string_literals(script) if re.search(r"[A-Za-z]{2,} [a-z]{2,}", s) and s not in fallbacks]
+    assert sentences == []
+    # the choices come from the server's welcome: who starts (with its labels) and the opponents
+    assert "<option" not in page
+    for empty in ("game-heading", "status", "watching"):
+        assert re.search(rf'id="{empty}"[^>]*></', page), empty
+    # templates fill only named placeholders
+    assert all(field.isidentifier() for template in words.values()
+               for field in re.findall(r"\{([^}]*)\}", template))
+
+
+def test_a_host_waiting_for_a_friend_reads_so_in_the_heading() -> None:
+    heading = text.WEB_WORDS["heading_waiting"].format(first=text.WEB_WORDS["you_as"].format(mark="X"))
+    assert heading == "You (X) — waiting for a friend to join"

@@ -24,7 +24,8 @@ import pytest
 from starlette.websockets import WebSocketDisconnect
 
 from child_signals import default_sigint
-from noughts import players
+from noughts import players, text
+from noughts.board import Board
 from noughts.errors import NoughtsError
 from noughts.match import DEFAULT_FIRST, DEFAULT_OPPONENT, FIRST_RULES, ComputerMove, Match
 from noughts.store import open_store
@@ -225,14 +226,45 @@ def test_the_default_opponent_and_the_choices_come_from_the_match(client: TestCl
     with connect(client) as ws:
         player = Client(ws)
         welcome = player.welcome
-        assert welcome["default_opponent"] == DEFAULT_OPPONENT and welcome["default_first"] == DEFAULT_FIRST
+        assert welcome["default_opponent"] == players.default_for(Board()) == DEFAULT_OPPONENT
+        assert welcome["default_first"] == DEFAULT_FIRST
         assert [r["name"] for r in welcome["first"]] == list(FIRST_RULES)
+        # the labels and descriptions of who starts are the ones every front end shows
+        assert [(r["name"], r["label"], r["description"]) for r in welcome["first"]] == text.first_choices()
+        assert welcome["words"] == text.WEB_WORDS
         assert all(p["label"] == players.label(p["name"]) and p["description"] == players.describe(p["name"])
                    for p in welcome["players"])
         player.send(type="play_computer")
         seats = player.until("state")["seats"]
         assert seats[1]["name"] == DEFAULT_OPPONENT and seats[1]["label"] == players.label(DEFAULT_OPPONENT)
         assert seats[0]["label"] == "You"
+        # on a board the default cannot play, the default is the board's own, as in every front end
+        player.send(type="play_computer", rows=7, cols=7, k=5)
+        player.until("joined")
+        assert player.until("state")["seats"][1]["name"] == players.default_for(Board(7, 7, 5)) == "arduino"
+
+
+def test_a_visitor_to_a_full_room_watches_at_once_and_one_to_a_free_seat_is_asked_to_join(client: TestClient) -> None:
+    with connect(client) as ws_ann, connect(client) as ws_bo, connect(client) as ws_cy:
+        ann, bo, cy = Client(ws_ann), Client(ws_bo), Client(ws_cy)
+        ann.send(type="create_room", name="Ann")
+        code = ann.until("joined")["room"]
+        shown = "-".join((code[:4], code[4:8], code[8:]))
+        # a visitor with no name yet looks first: the seat is free, so they are asked to join, and take no seat
+        bo.send(type="join", room=code, watch=True)
+        looked = bo.until("joined")
+        assert looked["seat"] is None and looked["token"] is None and looked["seat_free"] is True
+        assert looked["message"] == text.invited(shown) == f"You are invited to game {shown}: say your name to join."
+        assert bo.until("state")["seats"][1] is None
+        bo.send(type="join", room=code, name="Bo")  # then gives a name: the free seat is theirs
+        seated = bo.until("joined")
+        assert seated["seat"] == 1 and "message" not in seated
+        # a third visitor, with or without a name, is told at once that the game is full and watches
+        for asked in ({"watch": True}, {"name": "Cy"}):
+            cy.send(type="join", room=code, **asked)
+            full = cy.until("joined")
+            assert (full["seat"], full["seat_free"], full["message"]) == (None, False, text.ROOM_FULL_WATCHING)
+        assert ann.settled()["seats"][1]["name"] == "Bo"
 
 
 def test_an_opponent_that_cannot_play_the_board_is_refused_with_the_matchs_sentence(
@@ -300,7 +332,8 @@ def test_a_friend_room_seats_two_people_refuses_every_wrong_move_and_lets_others
 
         cy.send(type="join", room=code)
         assert cy.until("joined") == {"type": "joined", "room": code, "seat": None, "token": None, "link": f"/r/{code}",
-                                          "url": f"http://testserver/r/{code}", "reach": "network"}
+                                      "url": f"http://testserver/r/{code}", "reach": "network", "seat_free": False,
+                                      "message": "This game is full: you are watching."}
         assert cy.until("state")["watchers"] == 1
 
         # every refusal comes back as a sentence to the person who tried
@@ -312,7 +345,7 @@ def test_a_friend_room_seats_two_people_refuses_every_wrong_move_and_lets_others
         assert ann.error(type="move", cell=4, game=7)["code"] == "stale"
         ann.send(type="move", cell=4)
         assert bo.until("state")["cells"][4] == "X"
-        assert bo.error(type="move", cell=4)["message"] == "Row 2, column 2 is taken (X): choose an empty cell."
+        assert bo.error(type="move", cell=4)["message"] == "b2 is taken by X: choose an empty square."  # as everywhere
         assert ann.error(type="move", cell=0)["code"] == "not_your_turn"
         assert bo.error(type="move", cell=0, ply=0)["code"] == "stale"
         assert bo.error(type="rematch")["code"] == "game_not_over"

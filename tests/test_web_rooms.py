@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from noughts import players
-from noughts.errors import NoughtsError
+from noughts import players, text
+from noughts.errors import CellTaken, GameOver, NotYourTurn, NoughtsError
 from noughts.match import DEFAULT_OPPONENT, Match
 from noughts.store import open_store
 from noughts.web.protocol import Limits, Rejection, clean_name, parse
@@ -68,6 +68,53 @@ def test_the_rules_of_a_friend_room() -> None:
     finish(room)
     room.rematch()
     assert room.match.seat_to_move == 1  # the rule holds for every game
+
+
+def test_a_refused_move_says_the_matchs_sentence_under_the_code_of_its_type_of_error(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    room = Room.for_friend(name="Ann")
+    room.take_free_seat("Bo")
+    room.play(0, 4)
+    refused = []
+    for seat, cell in ((1, 4), (0, 0), (1, 99)):
+        with pytest.raises(Rejection) as caught:
+            room.play(seat, cell)
+        refused.append((caught.value.code, str(caught.value)))
+    assert refused == [("occupied", text.cell_taken("b2", "X")), ("not_your_turn", text.not_your_turn("Bo")),
+                       ("bad_cell", refused[2][1])]
+    assert refused[0][1] == "b2 is taken by X: choose an empty square."  # as the terminal and the window say it
+    # the code follows the error's type alone, whatever the board looks like
+    for error, code in ((CellTaken("taken, says the match", cell=0, mark="O"), "occupied"),
+                        (GameOver("over, says the match"), "game_over"), (NotYourTurn("wait, says the match"),
+                                                                          "not_your_turn"),
+                        (NoughtsError("no, says the match"), "bad_cell")):
+        def refuse(cell: int | str, seat: int | None = None, error: NoughtsError = error) -> None:
+            raise error
+
+        monkeypatch.setattr(room.match, "play", refuse)
+        with pytest.raises(Rejection) as caught:
+            room.play(1, 0)
+        assert (caught.value.code, str(caught.value)) == (code, str(error))
+    monkeypatch.undo()
+    finish(room)
+    with pytest.raises(Rejection) as caught:
+        room.play(0, 0)
+    assert (caught.value.code, str(caught.value)) == ("game_over", text.GAME_OVER)
+
+
+def test_the_friend_takes_the_free_seat_through_the_match(monkeypatch: pytest.MonkeyPatch) -> None:
+    joined: list[tuple[int, str]] = []
+    join = Match.join
+
+    def watched(match: Match, seat: int, name: str) -> str:
+        joined.append((seat, name))
+        return join(match, seat, name)
+
+    monkeypatch.setattr(Match, "join", watched)
+    room = Room.for_friend(name="Ann")
+    room.take_free_seat("Bo")
+    assert joined == [(1, "Bo")] and room.match.name_of(1) == room.match.game.o_name == "Bo"  # type: ignore[union-attr]
+    assert code_of(lambda: Room.for_friend(name="Ann").take_free_seat("\x07" * 3)) == "bad_field"
 
 
 def test_a_friend_with_the_hosts_long_name_still_gets_a_name_of_their_own() -> None:
@@ -219,9 +266,12 @@ def test_messages_are_normalised() -> None:
     assert parse('{"type": "join", "room": " k7m2-qxab-9cde "}', LIMITS) == {
         "type": "join", "room": "K7M2QXAB9CDE", "name": None, "token": None}
     assert parse('{"type": "play_computer", "opponent": " Hard ", "first": "computer"}', LIMITS)["first"] == "computer"
-    assert parse('{"type": "play_computer"}', LIMITS) == {
-        "type": "play_computer", "opponent": DEFAULT_OPPONENT, "first": "alternate", "name": None,
+    assert parse('{"type": "play_computer"}', LIMITS) == {  # no opponent: the board's default, chosen by the lobby
+        "type": "play_computer", "opponent": None, "first": "alternate", "name": None,
         "rows": 3, "cols": 3, "k": 3}
+    assert parse('{"type": "join", "room": "K7M2QXAB9CDE", "watch": true}', LIMITS)["watch"] is True
+    assert "watch" not in parse('{"type": "join", "room": "K7M2QXAB9CDE", "watch": false}', LIMITS)
+    assert code_of(lambda: parse('{"type": "join", "room": "K7M2QXAB9CDE", "watch": 1}', LIMITS)) == "bad_field"
     assert parse('{"type": "play_computer", "opponent": "seed001-rules"}', LIMITS)["opponent"] == "simple-rules"
     # who starts: the match's rules and the words it takes for them; "friend" names the opponent
     for word, rule in (("you", "me"), ("opponent", "computer"), ("friend", "computer"), ("Alternate", "alternate"),

@@ -650,15 +650,18 @@ class Match:
         return match
 
 
-def hint(board: Board, seconds: float = 3.0) -> tuple[int | None, str]:
-    """The best move in ``board`` and a sentence about it, or (None, why there is none)."""
+def hint(board: Board, seconds: float = 3.0, nodes: int | None = None) -> tuple[int | None, str]:
+    """The best move in ``board`` and a sentence about it, or (None, why there is none).
+
+    The solver stops at ``seconds`` or after ``nodes`` positions, whichever comes first.
+    """
     import time
 
     from noughts import solver
     from noughts.errors import BudgetExceeded
 
     try:
-        analysis = solver.analyse(board, deadline=time.monotonic() + seconds)
+        analysis = solver.analyse(board, deadline=time.monotonic() + seconds, max_nodes=nodes)
     except BudgetExceeded:
         return None, "No hint: this board is too big to work out in a few seconds."
     best = [m.index for m in analysis.moves if (m.value, m.plies) == (analysis.value, analysis.plies)]

@@ -365,6 +365,21 @@ TERMINAL_AGAIN_HELP = "Please answer y (or just press Enter) to play, n to stop,
 TERMINAL_LINE_TOO_LONG = "That line is far too long."
 
 
+TERMINAL_FIRST_NAME = "First player's name"
+TERMINAL_SECOND_NAME = "Second player's name"
+TERMINAL_DIFFERENT_NAMES = "The two people need different names."
+TERMINAL_NAME_TOO_LONG = f"That line is far too long for a name (at most {MAX_NAME} characters)."
+
+
+def terminal_question(question: str, default: str) -> str:
+    """A prompt with the answer Enter gives: 'Opponent [Medium]: '."""
+    return f"{question} [{default}]: "
+
+
+def terminal_another_name(why: str) -> str:
+    return f"Please type another name: {why}."
+
+
 def terminal_who_to_play(board: Board) -> str:
     if (board.rows, board.cols, board.k) == (3, 3, 3):
         return "Who would you like to play?"

@@ -29,7 +29,8 @@ from noughts.hardware.config import (
     load_config,
     save_thresholds,
 )
-from noughts.hardware.defaults import BUILDS, DEFAULT_TOML
+from noughts.hardware.defaults import BUILDS, DEFAULT_TOML, GRID_FIRST
+from noughts.text import first_label
 
 if TYPE_CHECKING:
     from noughts.hardware.boardio import BoardIO
@@ -47,7 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="The seed's LED-and-button tic-tac-toe panel: on a Raspberry Pi's pins (gpio), on an "
                     "Arduino running firmware/noughts_panel (serial), or simulated in this terminal (sim).",
         epilog="Hold a cell button while pressing reset to choose: rows = opponent (the [game] opponents), "
-               "columns = who starts (you, the computer, take turns). docs/hardware.md has the wiring.")
+               f"columns = who starts ({', '.join(first_label(rule) for rule in GRID_FIRST)}). "
+               "docs/hardware.md has the wiring.")
     parser.add_argument("action", nargs="?", default="play", choices=("play", "calibrate", "config"),
                         help="play (the default); calibrate: measure the resistor ladder and record its thresholds "
                              "in the config file; config: print a build's default configuration")

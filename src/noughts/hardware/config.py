@@ -6,7 +6,9 @@ typo never passes silently.
 
 >>> config = load_config(text='build = "uno"\\n[game]\\nthinking_seconds = 1.5')
 >>> config.build, config.gpio.leds, config.game.thinking_seconds, config.game.opponent
-('uno', 'charlieplex', 1.5, 'arduino')
+('uno', 'charlieplex', 1.5, 'medium')
+>>> load_config(text='[game]\\nopponent = "arduino"').game.opponent  # the seed's own player, one setting away
+'arduino'
 >>> load_config(text='[game]\\nthinkin_seconds = 1')  # doctest: +ELLIPSIS
 Traceback (most recent call last):
   ...
@@ -24,6 +26,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+from noughts.board import Board
 from noughts.errors import NoughtsError
 from noughts.hardware.defaults import BUILDS, DEFAULT_TOML
 from noughts.match import FIRST_RULES
@@ -266,7 +269,9 @@ def _build(data: Mapping[str, Any], path: Path | None) -> PanelConfig:
     if len(opponents) != 3 or None in opponents:
         raise ConfigError(f"game.opponents must list three computer players (from {', '.join(names)}), "
                           f"not {listed!r:.80}")
-    opponent = computer(data["game"]["opponent"])
+    # "" is the opponent every front end offers first (players.default_for); the panel is 3×3
+    named = data["game"]["opponent"]
+    opponent = players.default_for(Board()) if named == "" else computer(named)
     if opponent is None:
         raise ConfigError(f"game.opponent must be one of {', '.join(names)}, not {data['game']['opponent']!r:.40}")
     player = game.text("player")

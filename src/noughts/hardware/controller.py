@@ -17,17 +17,22 @@ the computer's thinking pause, the buttons (reset, holding a cell to choose) and
 >>> out = Out()
 >>> panel = PanelController(out, PanelSettings(flash=False, thinking_seconds=3.0, seed=1))
 >>> panel.start(0.0); out.lcd
-('Your turn...', 'You:0 Me:0 Tie:0')
+('Your turn...', 'You:0 Med:0 D:0')
 >>> panel.handle(ButtonEvent("5", True), 1.0); sorted(out.leds), out.lcd
-(['green5'], ('My turn...', 'Hmmm...'))
+(['green5'], ('Medium', 'You:0 Med:0 D:0'))
+>>> panel.tick(1.5); out.lcd                # the computer has worked for longer than THINKING_AFTER
+('Medium', 'thinking...')
 >>> panel.tick(4.0); len(out.leds), out.lcd[0]
 (2, 'Your turn...')
 
 The seed's board: nine green LEDs for the person, nine red for the computer, a winner LED of
-each colour (both for a draw), a 16×2 LCD, nine cell buttons and reset. Beyond the seed:
+each colour (both for a draw), a 16×2 LCD, nine cell buttons and reset. Its words are noughts'
+own (:mod:`noughts.text`), cut to the LCD's 16 columns there. Beyond the seed:
 
 * hold a cell button while pressing reset to choose the opponent (the row) and who starts
-  (the column: me, computer, alternate) — see :func:`choice_for_cell`;
+  (the column: me, computer, alternate; the LCD names both for a while) — see
+  :func:`choice_for_cell`. A cell held when a game begins is neither a move nor a chord until
+  it is let go (the LCD asks for that), so it never swallows the presses after it;
 * the two-person switch (``switch`` pressed = on), read at reset: green and red are two people;
 * a match of ``match_games`` games (the match's best of N), its score on the LCD's second line.
 """
@@ -35,27 +40,29 @@ each colour (both for a draw), a 16×2 LCD, nine cell buttons and reset. Beyond 
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
+from noughts import players, text
+from noughts.board import Board
 from noughts.errors import NoughtsError
 from noughts.game import Game
-from noughts.match import PERSON, Match, MatchEvent, first_rule, opponent_name
+from noughts.hardware.defaults import GRID_FIRST, TWO_PEOPLE
+from noughts.match import PERSON, THINKING_AFTER, Match, MatchEvent, first_rule, opponent_name
 
 if TYPE_CHECKING:
     from noughts.store import Store
 
 __all__ = [
     "BUTTONS", "ButtonEvent", "CELL_BUTTONS", "FLASH_FRAMES", "LED_NAMES", "PanelController",
-    "PanelOutput", "PanelSettings", "TWO_PEOPLE", "Tally", "choice_for_cell", "lcd_ascii", "lcd_match_line",
-    "lcd_tally",
+    "PanelOutput", "PanelSettings", "TWO_PEOPLE", "Tally", "choice_for_cell", "lcd_ascii",
 ]
 
 CELL_BUTTONS = tuple(str(i) for i in range(1, 10))
 BUTTONS = (*CELL_BUTTONS, "reset", "switch")
 LED_NAMES = (*(f"green{i}" for i in range(1, 10)), *(f"red{i}" for i in range(1, 10)), "green_win", "red_win")
-LCD_WIDTH = 16
+LCD_WIDTH = text.LCD_WIDTH
 
 
 def _flash_frames() -> tuple[frozenset[str], ...]:
@@ -92,12 +99,13 @@ class PanelSettings:
     """What the game needs from the configuration (see ``[game]`` in the panel's TOML).
 
     ``first`` is the match's rule for who starts (me, computer, alternate, loser, random; the
-    older ``person`` means me); ``player`` is the person's name for the scores (None: the login
-    name, else You, as ``noughts play``).
+    older ``person`` means me); ``opponent`` None is the default every front end offers
+    (:func:`noughts.players.default_for`); ``player`` is the person's name for the scores (None:
+    the login name, else You, as ``noughts play``).
     """
 
     opponents: tuple[str, str, str] = ("easy", "arduino", "hard")
-    opponent: str = "arduino"
+    opponent: str | None = None
     first: str = "me"
     thinking_seconds: float = 3.0
     flash: bool = True
@@ -108,8 +116,6 @@ class PanelSettings:
     player: str | None = None
 
 
-_GRID_FIRST = ("me", "computer", "alternate")  # the choice grid's columns
-TWO_PEOPLE = ("Green", "Red")  # the two people's names: the colours of their LEDs
 
 
 def choice_for_cell(cell: int, opponents: tuple[str, str, str]) -> tuple[str, str]:
@@ -119,7 +125,7 @@ def choice_for_cell(cell: int, opponents: tuple[str, str, str]) -> tuple[str, st
     [('easy', 'me'), ('arduino', 'computer'), ('hard', 'alternate')]
     """
     row, column = divmod(cell - 1, 3)
-    return opponents[row], _GRID_FIRST[column]
+    return opponents[row], GRID_FIRST[column]
 
 
 @dataclass(frozen=True)
@@ -149,37 +155,6 @@ def lcd_ascii(text: str) -> str:
 _LCD_FOLD = str.maketrans({"–": "-", "—": "-", "·": "-", "×": "x", "…": "..."})
 
 
-def lcd_tally(score: Sequence[int], two_people: bool = False) -> str:
-    """The match's score in 16 characters: ``You:2 Me:1 Tie:0`` (two people: ``Grn:2 Red:1 Tie:0``).
-
-    >>> lcd_tally([2, 1, 0]), lcd_tally([10, 0, 0]), lcd_tally([33, 33, 33]), lcd_tally([33, 33, 33], True)
-    ('You:2 Me:1 Tie:0', 'You10 Me0 Tie0', 'You33 Me33 Tie33', 'G33 R33 T33')
-    """
-    names = ("Grn", "Red", "Tie") if two_people else ("You", "Me", "Tie")
-    line = ""
-    for sep, short in ((":", False), ("", False), ("", True)):
-        line = " ".join(f"{(n[0] if short else n)}{sep}{v}" for n, v in zip(names, score, strict=True))
-        if len(line) <= LCD_WIDTH:
-            return line
-    return line[:LCD_WIDTH]
-
-
-def lcd_match_line(score: Sequence[int], names: Sequence[str], two_people: bool = False) -> str:
-    """Who won the match, in 16 characters; ``names`` are the two seats' names.
-
-    >>> lcd_match_line([2, 1, 0], ("Ann", "Hard")), lcd_match_line([0, 2, 1], ("Ann", "Hard"))
-    ('You win match!', 'I win the match!')
-    >>> lcd_match_line([1, 2, 3], TWO_PEOPLE, two_people=True), lcd_match_line([1, 1, 0], TWO_PEOPLE, True)
-    ('Red wins match', 'Match drawn')
-    """
-    if score[0] == score[1]:
-        return "Match drawn"
-    seat = 0 if score[0] > score[1] else 1
-    if two_people:
-        return f"{names[seat]} wins match"
-    return "You win match!" if seat == 0 else "I win the match!"
-
-
 GameOverHook = Callable[["PanelController", Game], object]
 
 State = Literal["idle", "flash", "turn", "thinking", "over"]
@@ -202,11 +177,13 @@ class PanelController:
         self.say = say
         self.environ = environ
         self.state: State = "idle"
-        self.opponent = _computer(self.settings.opponent)  # the computer of the choice grid (registry name)
+        # the computer of the choice grid (registry name)
+        self.opponent = _computer(self.settings.opponent or players.default_for(Board()))
         self.first = first_rule(self.settings.first)
         self.two_person = False  # the mode of the game being played
         self.switch_on = False  # the switch as it stands; it takes effect at reset
         self.held: set[str] = set()
+        self.spent: set[str] = set()  # cells already down when the game began: no move, no chord, until let go
         self.matches = 0
         self.match = self._new_match()
         self._chosen_at: float | None = None  # when reset chose an opponent: line 2 names it for a while
@@ -272,13 +249,15 @@ class PanelController:
             self.switch_on = event.pressed
         elif not event.pressed:
             self.held.discard(button)
+            self.spent.discard(button)
         elif button == "reset":
             self._reset(now)
         elif button in CELL_BUTTONS:
             # A press counts only while no other cell button is down: two at once (or a second
             # hand on the panel in two-person mode) cannot play twice. Presses come in cell order,
             # so of two buttons pressed together the lower-numbered one counts, as the seed's scan.
-            alone = not self.held.intersection(CELL_BUTTONS)
+            # A spent cell (held since before the game) is no hand on the panel: it blocks nothing.
+            alone = not self.held.intersection(CELL_BUTTONS) - self.spent
             self.held.add(button)
             if alone:
                 self._cell(int(button) - 1, now)
@@ -332,6 +311,8 @@ class PanelController:
 
     def _new_game(self, now: float) -> None:
         # An unfinished game is abandoned (not counted); after a decided match the score starts again.
+        # A cell still down was pressed for something else (choosing at reset) or before the game.
+        self.spent = self.held.intersection(CELL_BUTTONS)
         self.match.new_game()
         self._settle(now)
 
@@ -376,7 +357,7 @@ class PanelController:
             frame = self._flash_frame(now)
             for name in FLASH_FRAMES[min(frame, len(FLASH_FRAMES) - 1)]:
                 leds[name] = True
-            lcd = ("TIC TAC TOE", "")
+            lcd = (text.PANEL_TITLE, "")
         else:
             board = self.match.board
             for cell in range(9):
@@ -399,40 +380,52 @@ class PanelController:
             self._sent_lcd = self._lcd
 
     def _text(self, now: float) -> tuple[str, str]:
+        chosen = self._chosen_lines(now)
+        if chosen is not None and self.state != "over":
+            return chosen
         tally = self.tally_line()
-        chosen = self._chosen_line(now)
         if self.state == "thinking":
-            return "My turn...", chosen or "Hmmm..."  # the seed's playPoss()
+            # the computer's name at once; text.THINKING only once it has worked THINKING_AFTER seconds
+            working = now - self._since >= THINKING_AFTER - 1e-9
+            return self.match.name_of(1), text.THINKING if working else tally
         if self.state == "turn":
             seat = self.match.seat_to_move
-            if self.two_person and seat is not None:
-                return f"{self.match.name_of(seat)}'s turn...", chosen or tally
-            return "Your turn...", chosen or tally
+            top = (text.panel_turn(self.match.name_of(seat)) if self.two_person and seat is not None
+                   else text.PANEL_YOUR_TURN)
+            held = sorted(int(b) for b in self.spent)
+            return top, text.let_go(held[0]) if held else tally
         seat = self.match.winner_seat()
-        if seat == 1 and not self.two_person:
-            top = "I win!!!"  # the panel speaks as the computer, as the seed's LCD does ("My turn...")
-        else:  # "You win", "Green wins", "It's a draw": the match's words, with the seed's cheer
-            top = self.match.result_banner() + ("!" if seat is None else "!!!")
-        lines = ["Press reset...", tally]
+        # the match's words ('You win', 'You lose', "It's a draw", 'Green wins'), with the seed's cheer
+        cheer = "!" if seat is None else "!!!" if seat == 0 or self.two_person else ""
+        top = self.match.result_banner() + cheer
+        lines = [text.PANEL_PRESS_RESET, tally]
         if self.match_over:
             lines.append(self.match_line())
         index = int((now - self._since) / self.settings.message_seconds + 1e-9) % len(lines)
         return top, lines[index]
 
-    def _chosen_line(self, now: float) -> str:
-        """For a while after reset chose an opponent, line 2 names it: ``vs Arduino rules``."""
-        if self._chosen_at is None or self.two_person or now - self._chosen_at >= self.settings.message_seconds:
-            return ""
-        name = lcd_ascii(self.match.name_of(1))
-        return f"vs {name}" if len(name) + 3 <= LCD_WIDTH else name
+    def _chosen_lines(self, now: float) -> tuple[str, str] | None:
+        """For a while after reset chose, what was chosen: ``vs Hard`` and ``Take turns``."""
+        if self._chosen_at is None or now - self._chosen_at >= self.settings.message_seconds:
+            return None
+        you, other = self._seat_words()
+        first = text.short_first_label(self.first, you, other)
+        if self.two_person:
+            return text.panel_turn(self.match.name_of(self.match.seat_to_move or 0)), first
+        name = lcd_ascii(other)
+        return (f"vs {name}" if len(name) + 3 <= LCD_WIDTH else name), first
+
+    def _seat_words(self) -> tuple[str, str]:
+        """The two sides as the LCD names them: the person at the panel is You, as in every front end."""
+        return ("You" if not self.two_person else self.match.name_of(0)), self.match.name_of(1)
 
     def tally_line(self) -> str:
-        """The match so far, in 16 characters: ``You:2 Me:1 Tie:0`` or ``Grn:2 Red:1 Tie:0``."""
-        return lcd_tally(self.match.score, self.two_person)
+        """The match so far (:func:`noughts.text.tally_line`) in 16 characters: ``You:2 Hard:1 D:0``."""
+        return text.short_tally(*self._seat_words(), self.match.score)
 
     def match_line(self) -> str:
         """Who won the match, once it is over."""
-        return lcd_match_line(self.match.score, (self.match.name_of(0), self.match.name_of(1)), self.two_person)
+        return text.short_match_line(*self._seat_words(), self.match.score)
 
 
 def _computer(name: str) -> str:

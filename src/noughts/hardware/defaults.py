@@ -7,16 +7,23 @@ so they travel with the package whatever installs it.
 
 from __future__ import annotations
 
-__all__ = ["BUILDS", "DEFAULT_TOML"]
+from noughts.text import first_label, short_first_label
 
-_COMMON_GAME = """\
+__all__ = ["BUILDS", "DEFAULT_TOML", "GRID_FIRST", "TWO_PEOPLE"]
+
+GRID_FIRST = ("me", "computer", "alternate")
+"""The choice grid's columns, left to right: who starts, in the match's words."""
+TWO_PEOPLE = ("Green", "Red")
+"""The two people's names in two-person mode: the colours of their LEDs."""
+
+_COMMON_GAME = f"""\
 [game]
 # The choice grid: hold a cell button while pressing reset. The row picks the opponent
 # (cells 1-3 the first name, 4-6 the second, 7-9 the third), the column who starts
-# (left: you, middle: the computer, right: take turns). In two-person mode only the column counts
-# (left: green starts, middle: red starts, right: take turns).
+# ({", ".join(first_label(rule) for rule in GRID_FIRST)}). In two-person mode only the column counts
+# ({", ".join(short_first_label(rule, *TWO_PEOPLE) for rule in GRID_FIRST)}).
 opponents = ["easy", "arduino", "hard"]
-opponent = "arduino"          # at power-on: the seed's own player (win, block, else random)
+opponent = ""                 # at power-on; "" = noughts' default (medium); "arduino" = the seed's own player
 first = "me"                  # me | computer | alternate | loser | random (person = me); the seed: me
 thinking_seconds = 3.0        # the seed's arduinoDelay
 flash = true                  # the seed's start-up flash

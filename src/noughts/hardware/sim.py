@@ -156,8 +156,11 @@ class SimPanel:
         rows = [f"  noughts panel (sim: {self.config.build} wiring, {gpio.leds} LEDs, {gpio.buttons} buttons)", "",
                 "  ┌────────────────┐", f"  │{line1}│", f"  │{line2}│", "  └────────────────┘", ""]
         rows += ["      " + "  ".join(cell(c) for c in range(r * 3 + 1, r * 3 + 4)) for r in range(3)]
-        legend = "    ".join(f"{mark(sides[side][0])} = {side} LEDs" + (f": {sides[side][1]}" if sides[side][1] else "")
-                             for side in ("green", "red"))
+        def drawn(letter: str) -> str:  # the mark as drawn here: in colour, say which
+            return f"{text.MARK_COLOUR_NAMES[letter]} {mark(letter)}" if colour else letter
+
+        legend = "    ".join(f"{drawn(sides[side][0])} = {side} LEDs"
+                             + (f": {sides[side][1]}" if sides[side][1] else "") for side in ("green", "red"))
         rows += ["", f"  {legend}", f"  winner LEDs: {winners}    two-person switch: {switch}", "",
                  f"  {KEYS_HELP}", f"  {self.message}"]
         if self.notice:

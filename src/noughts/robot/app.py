@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from noughts import text
 from noughts.board import Board
 from noughts.errors import NoughtsError
 from noughts.match import FIRST_RULES, Match
@@ -208,8 +209,9 @@ class TerminalKeyboard:
         while True:
             try:
                 cell = board.parse_cell(typed or "")
-                if board[cell] is not None:
-                    raise NoughtsError(f"{board.cell_name(cell)} is taken")
+                taken = board[cell]
+                if taken is not None:
+                    raise NoughtsError(text.cell_taken(board.cell_name(cell), taken))
                 break
             except NoughtsError as error:
                 if typed:
@@ -236,8 +238,9 @@ def _choose_opponent(console: Console, store: Store | None, board: Board) -> str
         return brick_menu(console.brick, high_scores)
     assert isinstance(console, TerminalKeyboard | SimDesk)
     keyboard = console if isinstance(console, TerminalKeyboard) else console.console
+    choices = ", ".join(f"{key} {text.opponent_label(name)}" for key, name in SEED_MENU.items())
     while True:
-        if not keyboard.wait_for_human("Choose: e easy, m medium, h hard, s high scores — then press"):
+        if not keyboard.wait_for_human(f"Choose: {choices}, s high scores — then press"):
             return None
         choice = (keyboard.typed or "").strip().lower()[:1]
         keyboard.typed = None
@@ -324,6 +327,7 @@ def play_main(argv: Sequence[str], out: TextIO, read_line: Callable[[str], str] 
                 return 0
             match = Match(opponent, first=game_settings["first"], rows=board.rows, cols=board.cols, k=board.k,
                           seed=args.seed, store=store)
+            rig.console.show(text.who_starts(match.first, other=match.name_of(1)))
         game = RobotGame(match, rig.robot, rig.sensor, rig.console, rig.sheet, style=style, keep=keep,
                          reconnect=rig.reconnect)
         resume = kept is not None

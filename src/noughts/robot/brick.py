@@ -18,6 +18,8 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
+from noughts import text
+
 __all__ = ["BRICK_COLUMNS", "MENU", "Brick", "BrickConsole", "ScriptedBrick", "brick_menu", "high_score_lines"]
 
 BRICK_COLUMNS = 22  # characters across the EV3's 178-pixel screen in its default font
@@ -54,8 +56,9 @@ def _released(brick: Brick, sleep: Callable[[float], None]) -> None:
 def brick_menu(brick: Brick, high_scores: Callable[[], list[str]],
                sleep: Callable[[float], None] = time.sleep) -> str | None:
     """The seed's menu on the brick: the difficulty chosen, or None when up was pressed."""
-    menu = ["Welcome to your", "noughts robot!", "", "Select difficulty:", "Easy (left button)",
-            "Medium (enter button)", "Hard (right button)", "Scores (down button)", "Exit (up button)"]
+    menu = ["Welcome to your", "noughts robot!", "", "Select difficulty:",
+            *(f"{text.opponent_label(name)} ({button} button)" for button, name in MENU.items()),
+            "Scores (down button)", "Exit (up button)"]
     while True:
         brick.show(menu)
         pressed: set[str] = set()
@@ -65,7 +68,7 @@ def brick_menu(brick: Brick, high_scores: Callable[[], list[str]],
         _released(brick, sleep)
         for button, difficulty in MENU.items():
             if button in pressed:
-                brick.show([f"Difficulty: {difficulty.upper()}", "", "Good luck!"])
+                brick.show([f"Difficulty: {text.opponent_label(difficulty)}", "", "Good luck!"])
                 return difficulty
         if "up" in pressed:
             brick.show(["Goodbye!"])
@@ -129,5 +132,5 @@ def high_score_lines(run: int, high: dict[str, int]) -> list[str]:
     >>> high_score_lines(2, {"easy": 1, "medium": 2, "hard": 0})
     ['Easy High Score: 1', 'Medium High Score: 2', 'Hard High Score: 0', 'Current Score: 2']
     """
-    lines = [f"{name.capitalize()} High Score: {high.get(name, 0)}" for name in MENU.values()]
+    lines = [f"{text.opponent_label(name)} High Score: {high.get(name, 0)}" for name in MENU.values()]
     return [*lines, f"Current Score: {run}"]

@@ -16,14 +16,16 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, cast
 
+from noughts import text
 from noughts.board import Board
 from noughts.errors import NoughtsError
-from noughts.match import GameKeeper, Match
+from noughts.match import THINKING_AFTER, ComputerMove, GameKeeper, Match
 from noughts.robot.backend import CellReading, PenRobot, RobotDisconnected, Sensor, SheetReading
 from noughts.robot.geometry import Point, RobotError, Sheet
 from noughts.robot.strokes import Stroke, grid_strokes, mark_strokes, marker_strokes, plan_strokes
@@ -91,6 +93,8 @@ class RobotGame:
     after re-reading the sheet. ``on_step`` is called after every move (the sim shows the paper).
     ``keep`` is a file where the game in play is written after every move, so a stop (Ctrl-C, a
     crash, a robot gone for good) loses nothing: :func:`load_kept` brings it back.
+    ``thinking_after``: seconds the computer works out its move before the console says it is
+    thinking (:data:`noughts.match.THINKING_AFTER`, as every front end).
     """
 
     match: Match
@@ -102,6 +106,7 @@ class RobotGame:
     reconnect: Callable[[], PenRobot] | None = None
     on_step: Callable[[RobotGame], None] | None = None
     keep: Path | None = None
+    thinking_after: float = THINKING_AFTER
 
     def __post_init__(self) -> None:
         if self.match.two_people:
@@ -164,13 +169,40 @@ class RobotGame:
     def computer_turn(self) -> None:
         job = self.match.computer_job()
         assert job is not None
-        cell = job.run()
-        mark = self.match.mark_of(self.match.seat_to_move or 0)
+        seat = self.match.seat_to_move or 0
+        cell, said = self._work_out(job, self.match.name_of(seat))
+        mark = self.match.mark_of(seat)
         name = self.match.board.cell_name(cell)
-        self._draw(mark_strokes(self.sheet, cell, mark, self.style), f"my {mark} in {name}",
-                   lambda: self._reads(cell, mark))
+        what = f"my {mark} in {name}"
+        if said:  # the thinking line is over: say what comes instead
+            self.console.show(f"Drawing {what}…")
+        self._draw(mark_strokes(self.sheet, cell, mark, self.style), what, lambda: self._reads(cell, mark))
         self.match.apply(job, cell)
         self.console.show(f"I played {name}.")
+
+    def _work_out(self, job: ComputerMove, name: str) -> tuple[int, bool]:
+        """The computer's move, worked out on a thread of its own; if it takes longer than
+        ``thinking_after`` seconds the console says the computer is thinking (True: it said so)."""
+        answer: list[int] = []
+        failure: list[BaseException] = []
+        done = threading.Event()
+
+        def work() -> None:
+            try:
+                answer.append(job.run())
+            except BaseException as error:  # raised again on the game's own thread
+                failure.append(error)
+            finally:
+                done.set()
+
+        threading.Thread(target=work, name="noughts-robot-move", daemon=True).start()
+        said = not done.wait(self.thinking_after)
+        if said:
+            self.console.show(text.computer_thinking(name))
+            done.wait()
+        if failure:
+            raise failure[0]
+        return answer[0], said
 
     def _reads(self, cell: int, mark: str) -> bool:
         """Whether the sensor sees ``mark`` in ``cell`` for sure (never asks a keyboard: it is the human)."""

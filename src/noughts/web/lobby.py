@@ -18,8 +18,9 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
+from noughts import text
 from noughts.errors import NoughtsError
 from noughts.match import PERSON, Match
 from noughts.store import Recorded
@@ -47,7 +48,24 @@ TRIES = 10  # a change that lost the race to another process this often is refus
 REMEMBERED_IDS = 32  # request ids kept per connection, with their answers, so a repeat is answered the same
 SHAPES_KEPT = 64  # boards whose able players are kept
 HINT_SECONDS = 2.0  # a hint the solver cannot find in this time is not worth the wait
+HINT_NODES = 60_000  # nor one needing more positions (4×4 from empty takes about 43,000): the same on any machine
+HINTS_KEPT = 256  # hints kept by board shape and position: asking again, anyone, costs nothing
 Shape = tuple[int, int, int]
+Hint = tuple[int | None, str]
+
+
+class BoardPlayers(NamedTuple):
+    """Which computer players can play a board, and the one offered first."""
+
+    unable: dict[str, str | None]  # every player, with why it cannot play the board (None: it can)
+    default: str  # noughts.players.default_for(board)
+
+
+class _Later:
+    """Returned by a handler whose answer comes later (a hint being worked out): nothing is said now."""
+
+
+LATER = _Later()
 
 
 class _Answers:
@@ -77,7 +95,11 @@ class Lobby:
         self._welcome: str | None = None
         self.share = Share()  # how friends reach this server (the app sets it)
         self.hint_seconds = HINT_SECONDS
-        self._shapes: OrderedDict[Shape, asyncio.Future[dict[str, str | None]]] = OrderedDict()
+        self._shapes: OrderedDict[Shape, asyncio.Future[BoardPlayers]] = OrderedDict()
+        self.hint_nodes = HINT_NODES
+        self._hints: OrderedDict[tuple[str, int], Hint] = OrderedDict()  # (board notation, position key) → hint
+        self._hinting: set[Connection] = set()  # connections whose hint is being worked out
+        self._hint_tasks: set[asyncio.Task[None]] = set()
         self.pace = Pace()  # which computer players answer so fast that their moves are made on the event loop
         # Messages from sockets in no seat, a few a turn of the event loop: a crowd of spectators joining and
         # leaving together waits its turn, and the players' moves (never held here) go on meanwhile. The same
@@ -128,7 +150,7 @@ class Lobby:
         if self._welcome is None:
             from noughts import __version__, players
             from noughts.board import Board
-            from noughts.match import DEFAULT_FIRST, DEFAULT_OPPONENT, FIRST_RULES
+            from noughts.match import DEFAULT_FIRST, THINKING_AFTER
             from noughts.web.protocol import MAX_SIDE
 
             able = set(players.able(Board()))
@@ -136,9 +158,11 @@ class Lobby:
                 "type": "welcome", "version": __version__, "limits": self.limits.public(),
                 "players": [{"name": n, "label": players.label(n), "description": players.describe(n)}
                             for n in players.names() if n in able],
-                "default_opponent": DEFAULT_OPPONENT,
-                "first": [{"name": rule, "description": about} for rule, about in FIRST_RULES.items()],
-                "default_first": DEFAULT_FIRST, "max_side": MAX_SIDE,
+                "default_opponent": players.default_for(Board()),
+                "first": [{"name": rule, "label": label, "description": about}
+                          for rule, label, about in text.first_choices()],
+                "default_first": DEFAULT_FIRST, "max_side": MAX_SIDE, "words": text.WEB_WORDS,
+                "thinking_after": THINKING_AFTER,
             })
         return self._welcome
 
@@ -163,7 +187,10 @@ class Lobby:
                         conn.push(reply)
                     return
                 answers.request, answers.current = request, []
-            await getattr(self, f"_on_{kind}")(conn, message)
+            if await getattr(self, f"_on_{kind}")(conn, message) is LATER:
+                if answers is not None and answers.request == request:
+                    answers.request, answers.current = None, []  # answered (and remembered) when it comes
+                return
             if request is not None and answers is not None and not answers.current:
                 self.answer(conn, {"type": "done", "re": kind})
         except Repeated:  # sent again after a reconnect: done once, and said so, not refused
@@ -198,8 +225,8 @@ class Lobby:
     async def _on_play_computer(self, conn: Connection, message: dict[str, Any]) -> None:
         await self._may_create(conn)
         shape = (message["rows"], message["cols"], message["k"])
-        opponent = message["opponent"]
-        await self.able(shape)  # the solver's verdict on the board, worked out once; the match says any refusal
+        board_players = await self.able(shape)  # the solver's verdict on the board, worked out once
+        opponent = message["opponent"] or board_players.default  # the match says any refusal
         await self._create(conn, await self._new_room("computer", opponent, message["first"], message["name"], shape))
 
     async def _on_create_room(self, conn: Connection, message: dict[str, Any]) -> None:
@@ -222,7 +249,7 @@ class Lobby:
         match.new_game()
         return Room(new_code(), kind, match, [new_token(), None])
 
-    async def able(self, shape: Shape) -> dict[str, str | None]:
+    async def able(self, shape: Shape) -> BoardPlayers:
         """Every computer player and why it cannot play ``shape`` (None: it can), worked out once per shape.
 
         Asking the solver-backed players takes up to about a second, on a worker thread; people
@@ -233,9 +260,10 @@ class Lobby:
             from noughts import players
             from noughts.board import Board
 
-            def work() -> dict[str, str | None]:
+            def work() -> BoardPlayers:
                 board = Board(*shape)
-                return {name: players.unable(name, board) for name in players.names()}
+                return BoardPlayers({name: players.unable(name, board) for name in players.names()},
+                                    players.default_for(board))
 
             known = self._shapes[shape] = asyncio.ensure_future(asyncio.get_running_loop().run_in_executor(None, work))
             while len(self._shapes) > SHAPES_KEPT:
@@ -250,10 +278,11 @@ class Lobby:
 
     async def _on_players(self, conn: Connection, message: dict[str, Any]) -> None:
         shape = (message["rows"], message["cols"], message["k"])
-        verdicts = await self.able(shape)
+        verdicts, default = await self.able(shape)
         self.answer(conn, {"type": "players", "rows": shape[0], "cols": shape[1], "k": shape[2],
                            "able": [n for n, why in verdicts.items() if why is None],
-                           "unable": {n: why for n, why in verdicts.items() if why is not None}})
+                           "unable": {n: why for n, why in verdicts.items() if why is not None},
+                           "default": default})
 
     async def _may_create(self, conn: Connection) -> None:
         if conn.created >= self.limits.rooms_per_connection:
@@ -308,6 +337,8 @@ class Lobby:
                 return seat, token
             if conn.room == code and conn.seat is not None:
                 return conn.seat, None  # already seated here: joining again changes nothing
+            if message.get("watch"):
+                return None, None
             return room.take_free_seat(message["name"]) or (None, None)
 
         missing = (f"There is no game with the code {code}: it may have expired after {self.minutes} minutes "
@@ -326,8 +357,13 @@ class Lobby:
             if watchers >= self.limits.max_watchers:
                 raise Rejection("crowded", f"Game {code} already has {watchers} people watching; try again later.")
         await self.hub.attach(conn, code, seat)
-        self.answer(conn, {"type": "joined", "room": code, "seat": seat, "token": held, "link": f"/r/{code}",
-                           **self._share(conn, code)})
+        joined = {"type": "joined", "room": code, "seat": seat, "token": held, "link": f"/r/{code}",
+                  **self._share(conn, code)}
+        if seat is None:  # watching: because the seats are taken, or until the visitor gives a name for the free one
+            free = room.seat_free
+            joined["seat_free"] = free
+            joined["message"] = text.invited(shown_code(code)) if free else text.ROOM_FULL_WATCHING
+        self.answer(conn, joined)
         if seat is None:  # the room is as it was: the newcomer sees it now, the others the count soon
             self.hub.show_to(conn, room)
             self.hub.show_presence_soon(code)
@@ -356,18 +392,16 @@ class Lobby:
         self.guard.used(code)
 
     async def _on_undo(self, conn: Connection, message: dict[str, Any]) -> None:
-        """Take back the person's last move and the computer's reply, by the match's rule."""
-        code, _ = self._seated(conn, "take back a move")
+        """Take back the person's last move (and the computer's reply to it), by the match's rule."""
+        code, seat = self._seated(conn, "take back a move")
         said: list[str] = []
 
         def undo(room: Room) -> tuple[int, ...]:
-            if room.kind != "computer":
-                raise Rejection("no_undo", "Moves are taken back only in games against the computer.")
             if message.get("game", room.game_no) != room.game_no:
                 raise Rejection("stale", "That was meant for an earlier game; this is a new one.")
             listener = room.match.add_listener(lambda event: said.append(event.text) if event.kind == "undo" else None)
             try:
-                taken = room.match.undo()
+                taken = room.match.undo(seat)  # the match's one rule: this person's own last move
             except NoughtsError as error:
                 raise Rejection("no_undo", str(error)) from None
             finally:
@@ -379,8 +413,13 @@ class Lobby:
         _, taken = await self._update(code, undo, self._gone(conn), leaving=conn)
         self.answer(conn, {"type": "undone", "cells": list(taken), "message": said[-1] if said else ""})
 
-    async def _on_hint(self, conn: Connection, message: dict[str, Any]) -> None:
-        """The solver's best move for the person, worked out on a worker thread (for a few seconds at most)."""
+    async def _on_hint(self, conn: Connection, message: dict[str, Any]) -> _Later | None:
+        """The solver's best move for the person, by the match's rule (at their own move).
+
+        Worked out on a worker thread within ``hint_seconds`` and ``hint_nodes``, once per board
+        shape and position (the answer is kept for everyone), and one at a time per connection: the
+        answer comes when it is ready, while the connection's moves go on.
+        """
         from noughts.match import hint
 
         code, seat = self._seated(conn, "ask for a hint")
@@ -389,16 +428,50 @@ class Lobby:
             await self.leave(conn)
             raise Rejection("no_room", self._gone(conn))
         match = room.match
-        if room.kind != "computer":
-            raise Rejection("no_hint", "Hints are for games against the computer.")
-        if match.game_over:
-            raise Rejection("game_over", "This game is over: there is nothing to hint at.")
-        if match.seat_to_move != seat:
-            raise Rejection("not_your_turn", "Wait: a hint comes at your move.")
+        refusal = match.hint_refusal(seat)
+        if refusal is not None:
+            raise Rejection("game_over" if match.game is None or match.game_over else "not_your_turn", refusal)
         board = match.board
-        cell, sentence = await asyncio.get_running_loop().run_in_executor(None, hint, board, self.hint_seconds)
-        self.answer(conn, {"type": "hint", "cell": cell, "message": sentence, "game": room.game_no,
-                           "ply": len(room.moves)})
+        key = (board.geometry.notation, board.key)
+        about = {"type": "hint", "game": room.game_no, "ply": len(room.moves)}
+        known = self._hints.get(key)
+        if known is not None:
+            self._hints.move_to_end(key)
+            self.answer(conn, {**about, "cell": known[0], "message": known[1]})
+            return None
+        if conn in self._hinting:
+            raise Rejection("no_hint", text.HINT_BEING_WORKED_OUT)
+        answers = conn.answers
+        request = answers.request if answers is not None else None
+
+        async def work_out() -> None:
+            try:
+                cell, sentence = await asyncio.get_running_loop().run_in_executor(
+                    None, hint, board, self.hint_seconds, self.hint_nodes)
+                self._hints[key] = (cell, sentence)
+                while len(self._hints) > HINTS_KEPT:
+                    self._hints.popitem(last=False)
+                reply = {**about, "cell": cell, "message": sentence}
+            except Exception:
+                log.exception("a hint failed")
+                reply = error_message("internal", "Something went wrong on the server with that message; "
+                                                  "the game carries on.", "hint")
+            finally:
+                self._hinting.discard(conn)
+            if request is None or answers is None:
+                conn.push(reply)
+                return
+            said = encode({**reply, "id": request})
+            answers.done[request] = [said]  # the same id again is answered the same way
+            while len(answers.done) > REMEMBERED_IDS:
+                answers.done.popitem(last=False)
+            conn.push(said)
+
+        self._hinting.add(conn)
+        task = asyncio.get_running_loop().create_task(work_out())
+        self._hint_tasks.add(task)  # a task nobody references can be collected mid-flight
+        task.add_done_callback(self._hint_tasks.discard)
+        return LATER
 
     async def _on_rematch(self, conn: Connection, message: dict[str, Any]) -> None:
         code, _ = self._seated(conn, "start a rematch")
@@ -561,6 +634,11 @@ class _HeldRecords:
                 keeper.record(game, x, o, game_key=key)
         self.games.clear()
         self.places.clear()
+
+
+def shown_code(code: str) -> str:
+    """A room's code as people read it, in groups of four: ``K7M2-QXAB-9CDE``."""
+    return "-".join(code[i:i + 4] for i in range(0, len(code), 4))
 
 
 def board_cell(board: Board, cell: int | str) -> int:

@@ -27,10 +27,10 @@ from typing import Any
 
 from noughts.board import Geometry
 from noughts.errors import NoughtsError
-from noughts.match import DEFAULT_FIRST, DEFAULT_OPPONENT, FIRST_RULES, first_rule
+from noughts.match import DEFAULT_FIRST, FIRST_RULES, first_rule
 
 __all__ = [
-    "CODE_ALPHABET", "CODE_LENGTH", "MESSAGE_TYPES", "Limits", "Rejection", "clean_name", "cell_words",
+    "CODE_ALPHABET", "CODE_LENGTH", "MESSAGE_TYPES", "Limits", "Rejection", "clean_name",
     "encode", "error_message", "parse",
 ]
 
@@ -128,12 +128,6 @@ def error_message(code: str, message: str, re: str | None) -> dict[str, Any]:
     return {"type": "error", "code": code, "message": message, "re": re}
 
 
-def cell_words(cell: int, cols: int = 3) -> str:
-    """``row 2, column 2`` for the centre of 3×3: how the page and the messages name a cell."""
-    row, col = divmod(cell, cols)
-    return f"row {row + 1}, column {col + 1}"
-
-
 def clean_name(value: object, field: str = "name") -> str | None:
     """A display name: printable, single-spaced, at most 40 characters; ``None`` when not given."""
     if value is None:
@@ -214,7 +208,8 @@ def _read_players(data: dict[str, Any], message: dict[str, Any]) -> None:
 
 def _read_play_computer(data: dict[str, Any], message: dict[str, Any]) -> None:
     message.update(_shape(data))
-    message["opponent"] = _opponent(data.get("opponent", DEFAULT_OPPONENT))
+    opponent = data.get("opponent")  # left out: the board's own default (noughts.players.default_for)
+    message["opponent"] = None if opponent is None else _opponent(opponent)
     message["first"] = _first(data.get("first", DEFAULT_FIRST))
     message["name"] = clean_name(data.get("name"))
 
@@ -235,6 +230,11 @@ def _read_join(data: dict[str, Any], message: dict[str, Any]) -> None:
         raise Rejection("bad_token", "That is not a seat token: tokens are letters, digits, - and _. "
                                      "Join without one to watch or to take a free seat.")
     message["token"] = token or None
+    watch = data.get("watch", False)
+    if type(watch) is not bool:
+        raise Rejection("bad_field", "'watch' must be true (only watch, take no seat) or false.")
+    if watch:  # a visitor without a name yet: the answer says whether a seat is free
+        message["watch"] = True
 
 
 _Reader = Callable[[dict[str, Any], dict[str, Any]], None]
@@ -244,7 +244,7 @@ _READERS: dict[str, tuple[_Reader | None, frozenset[str]]] = {
         ("play_computer", _read_play_computer, _SHAPE | {"opponent", "first", "name"}),
         ("create_room", _read_create_room, _SHAPE | {"first", "name"}),
         ("players", _read_players, _SHAPE),
-        ("join", _read_join, frozenset({"name", "room", "token"})),
+        ("join", _read_join, frozenset({"name", "room", "token", "watch"})),
         ("move", _read_move, frozenset({"cell", "game", "ply", "mark"})),
         ("undo", _read_undo, frozenset({"game"})),
         ("rematch", None, frozenset()), ("leave", None, frozenset()), ("scores", None, frozenset()),

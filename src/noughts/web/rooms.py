@@ -31,9 +31,9 @@ import time
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from noughts import text
-from noughts.errors import NoughtsError
+from noughts.errors import CellTaken, GameOver, NotYourTurn, NoughtsError
 from noughts.match import DEFAULT_FIRST, DEFAULT_OPPONENT, PERSON, Match
-from noughts.web.protocol import CODE_ALPHABET, CODE_LENGTH, Rejection, cell_words
+from noughts.web.protocol import CODE_ALPHABET, CODE_LENGTH, Rejection
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -43,6 +43,10 @@ if TYPE_CHECKING:
 __all__ = ["Conflict", "MemoryRoomStore", "Room", "RoomStore", "new_code", "new_token"]
 
 Kind = Literal["computer", "friend"]
+# A move the match refuses, by the type of its error: the code a page or a program acts on.
+_MOVE_ERROR_CODES: dict[type[NoughtsError], str] = {
+    CellTaken: "occupied", NotYourTurn: "not_your_turn", GameOver: "game_over",
+}
 REMEMBERED_PER_SEAT = 16  # request ids a room keeps for each seat: a retry after a reconnect is seen as one
 
 
@@ -102,20 +106,10 @@ class Room:
         """Give the empty seat (if any) to a newcomer: its number and its new token."""
         if not self.seat_free:
             return None
-        chosen = name or "Player 2"
-        if chosen.casefold() == self.match.name_of(0).casefold():
-            chosen = f"{chosen[:text.MAX_NAME - 4].rstrip()} (2)"  # the two-person tallies are kept by name
         try:
-            chosen = text.check_name(chosen, "A name")
+            self.match.join(1, name or "Player 2")  # the match keeps the two names apart
         except NoughtsError as error:
             raise Rejection("bad_field", f"{error}.") from None
-        self.match.seats[1].name = chosen
-        game = self.match.game
-        if game is not None:  # the game in play was begun before the friend came
-            if self.match.mark_of(1) == "X":
-                game.x_name = chosen
-            else:
-                game.o_name = chosen
         token = new_token()
         self.tokens[1] = token
         self.version += 1
@@ -161,22 +155,13 @@ class Room:
         the last change arrived is refused rather than played somewhere the mover did not mean.
         """
         match = self.match
-        result = self.result
-        if result is not None or match.game_over:
-            over = "it was a draw" if result == "draw" else f"{result} won" if result else "it was given up"
-            raise Rejection("game_over", f"This game is over ({over}). Choose Play again for a rematch.")
         if ply is not None and ply != len(self.moves) and seat == match.seat_to_move:
             raise Rejection("stale", "The board changed before that move arrived: look again and choose.")
         try:
             match.play(cell, seat)
-        except NoughtsError as error:
-            holder = match.board[cell]
-            if seat != match.seat_to_move or match.computer_to_move:
-                raise Rejection("not_your_turn", str(error)) from None
-            if holder is not None:
-                raise Rejection("occupied", f"{cell_words(cell, match.board.cols).capitalize()} is taken ({holder}): "
-                                            "choose an empty cell.") from None
-            raise Rejection("bad_cell", str(error)) from None
+        except NoughtsError as error:  # the match's sentence, under the code its type of error has
+            code = next((code for kind, code in _MOVE_ERROR_CODES.items() if isinstance(error, kind)), "bad_cell")
+            raise Rejection(code, str(error)) from None
         self.version += 1
 
     def rematch(self) -> None:

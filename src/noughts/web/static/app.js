@@ -31,6 +31,16 @@ const pending = {}; // what -> id of a request not yet answered: a second press 
 let recent = null; // { what, id, at }: the last press; the same press next, within REPEAT_MS, is the same request
 const REPEAT_MS = 1500; // a double click or a key pressed twice, even when the answer came in between
 let shapeAsked = null; // the id of the last "players" question
+// A move sent and not yet answered: { game, ply, cell, mark, id }. Its mark is drawn at once; the
+// server's next state confirms it, its error takes it back (the server sends no state between a
+// person's move and the computer's reply, so without this the page would sit still meanwhile).
+let inFlight = null;
+let thinkingAfterMs = 300; // noughts.match.THINKING_AFTER (the welcome may say otherwise)
+let thinkingTimer = null;
+let words = {}; // sentences the server sends in its welcome, by key; the fallbacks below only until it has
+let openingMove = null; // a cell tapped on the start board: played once the game it starts is ours to move
+let typed = ""; // a cell name being typed on the keyboard ("c4"), played with Enter
+let awaitingGame = false; // a game against the computer asked for: its board comes after the computer's opening move, if it has it
 
 // ---- seat tokens (localStorage) ---------------------------------------------------------
 function tokens() {
@@ -60,8 +70,8 @@ function connect() {
     for (const [what, id] of Object.entries(pending)) if (!asked.has(id)) delete pending[what]; // a new connection remembers no ids
     const line = $("connection");
     line.classList.remove("lost");
-    line.textContent = lost ? "Reconnected." : "";
-    if (lost) setTimeout(() => { if (line.textContent === "Reconnected.") line.textContent = ""; }, 3000);
+    line.textContent = lost ? word("reconnected") : "";
+    if (lost) setTimeout(() => { if (line.textContent === word("reconnected")) line.textContent = ""; }, 3000);
     lost = false;
     askPlayers();
     const code = me.room || roomFromPath();
@@ -87,11 +97,12 @@ function connect() {
       return;
     }
     lost = true;
+    landed(null); // the move may or may not have arrived: the state sent on rejoining says which
     // Back off, with a random spread: when a server process stops, its players do not all
     // come back in the same millisecond (the rooms are kept in Redis, or lost with one process).
     const wait = Math.min(5000, 300 * 2 ** retry++) * (0.5 + Math.random());
     const line = $("connection");
-    line.textContent = "Connection lost. Reconnecting…";
+    line.textContent = word("connection_lost");
     line.classList.add("lost");
     setTimeout(connect, wait);
   };
@@ -108,7 +119,7 @@ function send(message) {
     return true;
   }
   if (!ws || ws.readyState !== WebSocket.OPEN) {
-    notice("Not connected to the server yet: trying again…");
+    notice(word("not_connected"));
     return false;
   }
   ws.send(JSON.stringify(message));
@@ -148,11 +159,12 @@ function shownCode(code) {
   return code.length === 12 ? code.match(/.{4}/g).join("-") : code;
 }
 
-// Into room `code`: with this browser's seat token, or with a name (asked first if none is known).
+// Into room `code`: with this browser's seat token, or with a name. Without either, the visitor
+// watches first: the server says whether a seat is free (then the name is asked) or the game is full.
 function enter(code) {
   const token = tokens()[code];
-  if (!token && !savedName() && me.room !== code) {
-    askName(code);
+  if (!token && !savedName() && (me.room !== code || me.seat === null)) {
+    request(`look-${code}`, { type: "join", room: code, watch: true });
     return;
   }
   join(code);
@@ -166,11 +178,13 @@ function join(code) {
   request(`join-${code}`, message);
 }
 
-function askName(code) {
+function askName(code, invitation) {
   $("ask-code").textContent = shownCode(code);
   $("ask-name").hidden = false;
+  $("ask-name").dataset.invitation = invitation; // the status line while the name is asked
   $("ask-input").value = $("name").value.trim();
-  $("status").textContent = `You are invited to game ${shownCode(code)}: say your name to join.`;
+  arrange();
+  $("status").textContent = invitation;
   setTimeout(() => $("ask-input").focus(), 0);
 }
 
@@ -187,11 +201,16 @@ function myName() {
 const handlers = {
   welcome(message) {
     players = message.players;
+    words = message.words || {};
+    if (typeof message.thinking_after === "number") thinkingAfterMs = 1000 * message.thinking_after;
     firstRules = message.first || [];
     $("opponent").dataset.fallback = message.default_opponent;
     if (!$("opponent").dataset.chosen) $("opponent").dataset.chosen = message.default_opponent;
     offerOpponents();
-    describeFirst();
+    offerFirst(message.default_first);
+    if (!me.room && !roomFromPath()) startScreenWords();
+    $("board").setAttribute("aria-label", word("board_label", shape)); // drawn before the words came
+    renderCells(state ? state.cells : Array(shape.rows * shape.cols).fill(null), state && state.line);
   },
   players(message) {
     if (message.id !== shapeAsked) return; // an answer about a board chosen before
@@ -201,8 +220,10 @@ const handlers = {
     for (const [name, why] of Object.entries(message.unable)) {
       byReason.set(why, [...(byReason.get(why) || []), label(name)]);
     }
-    const parts = [...byReason].map(([why, names]) => `${names.join(", ")}: ${why.replace(/^it /, "each ")}.`);
-    $("opponent-unable").textContent = parts.length ? `Not for this board: ${parts.join(" ")}` : "";
+    const parts = [...byReason].map(([why, names]) => word("unable", { names: names.join(", "),
+      why: why.replace(/^it /, "each ") }));
+    $("opponent-unable").textContent = parts.length ? word("not_for_board", { reasons: parts.join(" ") }) : "";
+    $("opponent").dataset.fallback = message.default; // the board's own default (noughts.players.default_for)
     offerOpponents();
   },
   joined(message) {
@@ -211,9 +232,12 @@ const handlers = {
     if (message.token) saveToken(message.room, message.token);
     if (location.pathname !== message.link) history.pushState(null, "", message.link);
     $("ask-name").hidden = true;
+    arrange();
     notice("");
     news("");
     $("saved").textContent = "";
+    if (message.seat === null && message.seat_free) askName(message.room, message.message); // the name first
+    else if (message.seat === null) news(message.message || ""); // the game is full: watching, and told so
     if (wantBoardFocus) {
       wantBoardFocus = false;
       setTimeout(() => focusCell(focusIndex), 0);
@@ -223,7 +247,10 @@ const handlers = {
     if (message.room !== me.room) return;
     const before = state;
     state = message;
+    gameCame();
+    if (inFlight && (state.game !== inFlight.game || state.moves.length !== inFlight.ply)) landed(null); // confirmed
     render(before);
+    playOpening();
   },
   undone(message) {
     news(message.message);
@@ -245,6 +272,9 @@ const handlers = {
       }
       leaveRoom(false);
     }
+    if (inFlight && message.id === inFlight.id) landed(message); // refused: its mark is taken back
+    if (message.re === "play_computer") openingMove = null;
+    if (message.re === "play_computer" || message.re === "rematch") gameCame();
     if (outdated(message)) return; // about a board the person no longer sees: nothing to say
     notice(message.message);
   },
@@ -259,7 +289,9 @@ const handlers = {
     leaveRoom(false);
     notice(message.message);
   },
-  done() {},
+  done(message) {
+    if (message.re === "play_computer" || message.re === "rematch") gameCame();
+  },
   left() {},
   pong() {},
 };
@@ -275,7 +307,6 @@ function outdated(message) {
 // ---- the board ----------------------------------------------------------------------------
 const letter = (col) => String.fromCharCode(97 + col);
 const cellName = (index) => `${letter(index % shape.cols)}${Math.floor(index / shape.cols) + 1}`;
-const where = (index) => `row ${Math.floor(index / shape.cols) + 1}, column ${(index % shape.cols) + 1}`;
 const cellButtons = () => [...document.querySelectorAll("#board .cell")];
 
 function buildBoard(rows, cols) {
@@ -287,7 +318,7 @@ function buildBoard(rows, cols) {
   frame.style.setProperty("--cols", cols);
   frame.classList.toggle("big", Math.max(rows, cols) > 5);
   frame.classList.toggle("huge", Math.max(rows, cols) > 9);
-  board.setAttribute("aria-label", `Board, ${rows} rows by ${cols} columns`);
+  board.setAttribute("aria-label", word("board_label", { rows, cols }));
   $("coords-cols").replaceChildren(...Array.from({ length: cols }, (_, c) => span(letter(c))));
   $("coords-rows").replaceChildren(...Array.from({ length: rows }, (_, r) => span(String(r + 1))));
   focusIndex = Math.floor(rows / 2) * cols + Math.floor(cols / 2);
@@ -328,8 +359,9 @@ function renderCells(cells, line) {
   const last = state && state.moves.length ? state.moves[state.moves.length - 1] : null;
   const hinted = hintFor && state && hintFor.game === state.game && hintFor.ply === state.moves.length
     ? hintFor.cell : null;
+  const sent = inFlight && state && inFlight.game === state.game ? inFlight : null;
   cellButtons().forEach((button, index) => {
-    const mark = cells[index];
+    const mark = cells[index] || (sent && sent.cell === index ? sent.mark : null);
     button.firstChild.textContent = mark || "";
     button.dataset.mark = mark || "";
     button.classList.toggle("won", winning.has(index));
@@ -337,10 +369,10 @@ function renderCells(cells, line) {
     button.classList.toggle("hinted", index === hinted);
     // taken or finished: said to screen readers, yet still clickable, so the server can say why not
     button.setAttribute("aria-disabled", String(Boolean(mark) || Boolean(state && state.result)));
-    let label = `${where(index)}, ${mark || "empty"}`;
-    if (winning.has(index)) label += ", winning line";
-    else if (index === last) label += ", last move";
-    if (index === hinted) label += ", the hint";
+    let label = word("cell", { name: cellName(index), mark: mark || word("empty") });
+    if (winning.has(index)) label = word("cell_won", { cell: label });
+    else if (index === last) label = word("cell_last", { cell: label });
+    if (index === hinted) label = word("cell_hint", { cell: label });
     button.setAttribute("aria-label", label);
   });
 }
@@ -357,9 +389,9 @@ function label(name) {
 }
 
 function seatName(seat, number) {
-  if (!seat) return "your friend";
-  if (number === me.seat) return "you";
-  return seat.kind === "computer" ? `the computer (${shown(seat)})` : seat.name;
+  if (!seat) return word("your_friend");
+  if (number === me.seat) return word("you");
+  return seat.kind === "computer" ? word("the_computer", { name: shown(seat) }) : seat.name;
 }
 
 function render(before) {
@@ -372,9 +404,13 @@ function render(before) {
   renderCells(state.cells, state.line);
   drawStrike(state.line);
 
-  const title = seats.map((s, n) => s ? `${n === me.seat ? "You" : shown(s)} (${s.mark})` : "waiting for a friend");
-  $("game-heading").textContent = me.seat === 1 ? `${title[1]} against ${title[0]}` : `${title[0]} against ${title[1]}`;
-  $("board-note").textContent = `${rows}×${cols} board, ${state.k || 3} in a row wins.`;
+  const title = seats.map((s, n) => s && (n === me.seat ? word("you_as", { mark: s.mark })
+    : word("seat_as", { name: shown(s), mark: s.mark })));
+  const free = seats.findIndex((s) => !s);
+  const [near, far] = me.seat === 1 ? [title[1], title[0]] : title;
+  $("game-heading").textContent = free >= 0 ? word("heading_waiting", { first: title[1 - free] })
+    : word("heading", { first: near, second: far });
+  $("board-note").textContent = word("board_note", { rows, cols, k: state.k || 3 });
 
   $("status").textContent = statusText(before);
   if (!before || before.game !== state.game || before.moves.length < state.moves.length) notice("");
@@ -382,8 +418,8 @@ function render(before) {
   if (before && before.game !== state.game) $("saved").textContent = "";
 
   const seated = me.seat !== null;
-  const computer = state.kind === "computer" && seated;
-  $("undo").hidden = $("hint").hidden = !computer || Boolean(state.result);
+  // between friends too: the match's one rule says when (your own last move; a hint at your move)
+  $("undo").hidden = $("hint").hidden = !seated || Boolean(state.result);
   $("rematch").hidden = !(state.result && seated);
   $("new-game").hidden = false;
 
@@ -394,33 +430,29 @@ function render(before) {
   $("room-link").href = link;
   $("room-link").textContent = link;
   const here = share && share.reach === "machine";
-  $("reach").textContent = here
-    ? "This link works only on this computer: the server listens on this machine alone. To play from another "
-      + "device, start it with noughts web --host 0.0.0.0 (or give --public-url)."
-    : "";
+  $("reach").textContent = here ? word("link_here_only") : "";
   $("qr").hidden = here;
   if (!here && $("qr").dataset.room !== state.room) {
     $("qr").dataset.room = state.room;
     $("qr").src = `/r/${state.room}/qr.svg`;
   }
-  $("invite").textContent = seats[1] || !friend
-    ? "Anyone who opens this link can watch:"
-    : "Send this link to a friend; whoever opens it first takes the other seat:";
+  $("invite").textContent = word(seats[1] || !friend ? "invite_watch" : "invite_friend");
   $("watching").hidden = seated;
+  $("watching").textContent = word("watching");
   $("seats").replaceChildren(...seats.map((seat, n) => {
     const item = document.createElement("li");
     if (!seat) {
       const other = seats[1 - n];
-      item.textContent = `${other && other.mark === "X" ? "O" : "X"}: waiting for a friend to open the link…`;
+      item.textContent = word("seat_free", { mark: other && other.mark === "X" ? "O" : "X" });
     } else {
-      const away = seat.connected ? "" : " (away)";
-      item.textContent = `${seat.mark}: ${shown(seat)}${n === me.seat ? " (you)" : ""}${away}`;
+      const line = word(n === me.seat ? "seat_you" : "seat", { mark: seat.mark, name: shown(seat) });
+      item.textContent = seat.connected ? line : word("away", { seat: line });
     }
     return item;
   }));
   if (state.watchers) {
     const item = document.createElement("li");
-    item.textContent = `${state.watchers} watching`;
+    item.textContent = word("watchers", { count: state.watchers });
     $("seats").append(item);
   }
 
@@ -446,19 +478,25 @@ function statusText(before) {
       const cell = state.moves[state.moves.length - 1];
       const mover = state.cells[cell];
       const moverSeat = seats.findIndex((s) => s && s.mark === mover);
-      if (moverSeat !== me.seat) lastMoveNote = `${capital(seatName(seats[moverSeat], moverSeat))} played ${cellName(cell)}. `;
+      if (moverSeat !== me.seat) {
+        lastMoveNote = word("played", { who: capital(seatName(seats[moverSeat], moverSeat)), cell: cellName(cell) });
+      }
     }
   }
   const last = lastMoveNote;
-  if (me.seat === null) return `${last}Watching: ${seats[toMove] ? shown(seats[toMove]) : "a friend"} (${state.turn}) to move.`;
+  const mark = state.turn;
+  if (me.seat === null) {
+    if (!$("ask-name").hidden) return $("ask-name").dataset.invitation; // asked to join first
+    return last + word("watching_turn", { name: seats[toMove] ? shown(seats[toMove]) : word("a_friend"), mark });
+  }
   if (toMove === me.seat) {
     const alone = state.kind === "friend" && !seats[1 - me.seat];
-    return `${last}Your turn: you play ${state.turn}.${alone ? " Your friend has not joined yet: send them the link below." : ""}`;
+    return last + word(alone ? "friend_not_joined" : "your_turn", { mark });
   }
   const other = seats[toMove];
-  if (!other) return `${last}Waiting for your friend to join: send them the link. They play ${state.turn}.`;
-  if (other.kind === "computer") return `${last}The computer is thinking…`;
-  return `${last}${other.name}'s turn (${state.turn}).${other.connected ? "" : " They are away for now."}`;
+  if (!other) return last + word("wait_for_friend", { mark });
+  if (other.kind === "computer") return last + word("computer_thinking");
+  return last + word(other.connected ? "their_turn" : "their_turn_away", { name: other.name, mark });
 }
 
 const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
@@ -492,16 +530,16 @@ function renderScores() {
   if (!scores) return;
   for (const level of ["easy", "medium", "hard"]) $(`high-${level}`).textContent = scores.high[level];
   $("run").textContent = scores.run;
-  let text = scores.enabled ? "" : "Scores and history are off on this server.";
+  let text = scores.enabled ? "" : word("scores_off");
   if (scores.enabled && state && state.kind === "friend") { // two-person games are kept by name
     const mine = me.seat === null ? null : state.seats[me.seat];
     const tally = mine && scores.people.find((p) => p.name === mine.name);
-    if (tally) text = `${tally.name} against friends, all time: ${tally.wins} won, ${tally.losses} lost, ${tally.draws} drawn.`;
+    if (tally) text = word("against_friends", tally);
   } else if (scores.enabled) {
     const opponent = state ? state.seats.find((s) => s && s.kind === "computer") : null;
     const name = opponent ? opponent.name : $("opponent").value;
     const tally = scores.opponents[name];
-    if (tally) text = `You against ${label(name)}, all time: ${tally.wins} won, ${tally.losses} lost, ${tally.draws} drawn.`;
+    if (tally) text = word("against_computer", { ...tally, name: label(name) });
   }
   $("versus").textContent = text;
 }
@@ -589,7 +627,7 @@ function offerOpponents() {
   select.value = offered.some((p) => p.name === chosen) ? chosen : fallback;
   const play = $("play-computer");
   play.disabled = able === null || offered.length === 0;
-  play.textContent = able === null ? "Checking the board…" : "Play the computer";
+  play.textContent = word(able === null ? "checking_board" : "play_computer");
   if (able === null) $("opponent-unable").textContent = "";
   describeOpponent();
 }
@@ -598,6 +636,20 @@ function describeOpponent() {
   const chosen = players.find((p) => p.name === $("opponent").value);
   $("opponent-about").textContent = chosen ? chosen.description : "";
   renderScores();
+}
+
+// Who moves first: the server's rules with its labels (noughts.text.first_choices), the one chosen kept.
+function offerFirst(fallback) {
+  const select = $("first");
+  const chosen = select.value || fallback;
+  select.replaceChildren(...firstRules.map((rule) => {
+    const option = document.createElement("option");
+    option.value = rule.name;
+    option.textContent = rule.label;
+    return option;
+  }));
+  select.value = firstRules.some((rule) => rule.name === chosen) ? chosen : fallback;
+  describeFirst();
 }
 
 function describeFirst() {
@@ -614,14 +666,145 @@ function plainMarks(on) {
 // the id names the move meant, so a double click is one move and a refusal of a move meant
 // for an older board is recognised as such
 function play(index) {
-  if (!me.room || !state) {
-    notice("Start a game first: choose an opponent, or play a friend.");
+  if (!me.room) {
+    startWithMove(index);
+    return;
+  }
+  if (!state) return; // joined: the board is on its way
+  if (inFlight && inFlight.cell !== index) { // another cell while a move is on its way: said, not dropped
+    const other = shown(state.seats[1 - me.seat]) || say("your_friend", "your friend"); // (not joined yet)
+    notice(say("wait_for", "Wait: it is {name}'s turn.", { name: other }));
     return;
   }
   const ply = state.moves.length;
   const id = sameAsBefore(`move-${state.room}-${index}`, `m.${state.game}.${ply}.${index}`);
   const [, game, meant] = id.split(".").map(Number); // a repeat goes with the board it was meant for
-  send({ type: "move", cell: index, game, ply: meant, id });
+  const mine = me.seat === null ? null : state.seats[me.seat];
+  if (!inFlight && mine && mine.mark === state.turn && !state.result && state.cells[index] === null
+      && game === state.game && meant === ply) {
+    inFlight = { game, ply, cell: index, mark: mine.mark, id, status: $("status").textContent };
+    notice("");
+    renderCells(state.cells, state.line); // the person's own mark, at once
+    thinkingTimer = setTimeout(showThinking, thinkingAfterMs);
+  }
+  if (!send({ type: "move", cell: index, game, ply: meant, id })) landed(null);
+}
+
+// The move in flight has been answered: confirmed by a new state (refusal null) or refused.
+function landed(refusal) {
+  clearTimeout(thinkingTimer);
+  const was = inFlight;
+  inFlight = null;
+  if (!was || !state) return;
+  renderCells(state.cells, state.line);
+  if (refusal) $("status").textContent = was.status;
+}
+
+// The computer takes longer than a moment over its reply: the page says so instead of sitting still.
+function showThinking() {
+  if (!awaitingGame) {
+    if (!inFlight || !state) return;
+    const other = state.seats[1 - me.seat];
+    if (!other || other.kind !== "computer") return; // a person's reply is not awaited here
+  }
+  $("status").textContent = say("computer_thinking", "The computer is thinking…");
+}
+
+// A sentence from the server's words ("Wait: it is {name}'s turn."), or its fallback until the welcome came.
+function say(key, fallback, values = {}) {
+  const template = typeof words[key] === "string" ? words[key] : fallback;
+  return template.replace(/\{(\w+)\}/g, (whole, name) => (name in values ? String(values[name]) : whole));
+}
+
+// A sentence of the server's (noughts.text.WEB_WORDS), filled in: the page words nothing itself.
+function word(key, values = {}) {
+  return say(key, "", values);
+}
+
+function startScreenWords() {
+  $("game-heading").textContent = word("title");
+  $("status").textContent = word("choose_opponent");
+}
+
+// A tap on the start board: a game against the chosen opponent, that cell its first move.
+function startWithMove(index) {
+  if (!$("ask-name").hidden) { // invited to a friend's game: the name comes first
+    $("ask-input").focus();
+    return;
+  }
+  if ($("play-computer").disabled) {
+    notice(word("start_first"));
+    return;
+  }
+  openingMove = index;
+  setFocusIndex(index);
+  playComputer();
+}
+
+function playOpening() {
+  if (openingMove === null || !state) return;
+  const cell = openingMove;
+  openingMove = null;
+  const mine = me.seat === null ? null : state.seats[me.seat];
+  // played if the game is ours to open; a game the computer opens has just begun, and is shown
+  if (mine && mine.mark === state.turn && state.moves.length === 0 && state.cells[cell] === null) play(cell);
+}
+
+// ---- typing a cell: 1-9 on 3×3, or its name ("c4") and Enter ----------------------------------
+function cellIndex(text) {
+  const { rows, cols } = shape;
+  const number = /^\d{1,3}$/.test(text) ? Number(text) : null;
+  if (number !== null) return number >= 1 && number <= rows * cols ? number - 1 : null;
+  const name = /^([a-z])(\d{1,2})$/.exec(text);
+  if (!name) return null;
+  const col = name[1].charCodeAt(0) - 97, row = Number(name[2]) - 1;
+  return col < cols && row >= 0 && row < rows ? row * cols + col : null;
+}
+
+function showTyped(text) {
+  typed = text;
+  $("typed").textContent = text;
+  $("typed").hidden = !text;
+  const aimed = text ? cellIndex(text) : null; // the cell Enter will play, outlined
+  cellButtons().forEach((button, index) => button.classList.toggle("aimed", index === aimed));
+}
+
+function playTyped(text) {
+  const index = cellIndex(text);
+  if (index === null) {
+    const last = cellName(shape.rows * shape.cols - 1);
+    notice(say("no_such_cell", "There is no square {typed} on this board: type a1 to {last}, then Enter.",
+      { typed: text, last }));
+    return;
+  }
+  play(index);
+}
+
+function onTypingKey(event) {
+  if (event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented) return;
+  if (event.target.closest && event.target.closest("input, select, textarea, [contenteditable]")) return;
+  const key = event.key;
+  if (/^[1-9]$/.test(key) && !typed && shape.rows * shape.cols <= 9) { // as in the terminal and the window
+    event.preventDefault();
+    play(Number(key) - 1);
+    return;
+  }
+  if (/^[a-z0-9]$/i.test(key)) {
+    if (typed.length < 4) showTyped(typed + key.toLowerCase());
+  } else if (!typed) {
+    return;
+  } else if (key === "Backspace") {
+    showTyped(typed.slice(0, -1));
+  } else if (key === "Escape") {
+    showTyped("");
+  } else if (key === "Enter") { // the typed name, not the focused button
+    const text = typed;
+    showTyped("");
+    playTyped(text);
+  } else {
+    return;
+  }
+  event.preventDefault();
 }
 
 function undo() {
@@ -632,7 +815,7 @@ function undo() {
 
 function askHint() {
   if (!state) return;
-  news("Working out a hint…");
+  news(word("working_out_hint"));
   send({ type: "hint", id: `h.${state.game}.${state.moves.length}` }); // one hint per board, however often asked
 }
 
@@ -671,13 +854,16 @@ function leaveRoom(tellServer = true) {
   const chosen = chosenShape();
   buildBoard(chosen.rows, chosen.cols);
   drawStrike(null);
-  $("game-heading").textContent = "Noughts and crosses";
+  startScreenWords();
   $("board-note").textContent = "";
-  $("status").textContent = "Choose an opponent to start.";
   $("rematch").hidden = $("new-game").hidden = $("undo").hidden = $("hint").hidden = true;
   $("room").hidden = $("ask-name").hidden = true;
   $("tally").textContent = $("saved").textContent = "";
   news("");
+  openingMove = null;
+  landed(null);
+  gameCame();
+  arrange();
   renderScores();
 }
 
@@ -688,6 +874,29 @@ function first() {
 function rememberName() {
   const name = $("name").value.trim();
   if (name) localStorage.setItem(NAME_KEY, name); else localStorage.removeItem(NAME_KEY);
+}
+
+function playComputer() {
+  if (able === null) return; // still checking which opponents can play the board
+  start("computer", { type: "play_computer", opponent: $("opponent").value });
+  awaitGame();
+}
+
+function awaitGame() {
+  awaitingGame = true;
+  clearTimeout(thinkingTimer);
+  thinkingTimer = setTimeout(showThinking, thinkingAfterMs);
+}
+
+function gameCame() {
+  if (!awaitingGame) return;
+  awaitingGame = false;
+  clearTimeout(thinkingTimer);
+}
+
+// On a phone the start screen shows the new-game form first, a game its board (style.css).
+function arrange() {
+  document.body.classList.toggle("starting", !me.room && !roomFromPath() && $("ask-name").hidden);
 }
 
 function start(what, message) {
@@ -709,11 +918,13 @@ function init() {
     const button = event.target.closest(".cell");
     if (button) onCellKey(event, Number(button.dataset.index));
   });
+  document.addEventListener("keydown", onTypingKey);
   board.addEventListener("focusin", (event) => {
     const button = event.target.closest(".cell");
     if (button) setFocusIndex(Number(button.dataset.index));
   });
   $("name").value = savedName();
+  arrange();
   $("rows").addEventListener("change", () => { fillK(Number($("k").value)); shapeChanged(); });
   $("cols").addEventListener("change", () => { fillK(Number($("k").value)); shapeChanged(); });
   $("k").addEventListener("change", shapeChanged);
@@ -724,14 +935,13 @@ function init() {
   $("plain").addEventListener("change", () => plainMarks($("plain").checked));
   $("computer-form").addEventListener("submit", (event) => {
     event.preventDefault();
-    if (able === null) return; // still checking which opponents can play the board
-    start("computer", { type: "play_computer", opponent: $("opponent").value });
+    playComputer();
   });
   $("friend").addEventListener("click", () => start("friend", { type: "create_room" }));
   $("join-form").addEventListener("submit", (event) => {
     event.preventDefault();
     const code = normalCode($("code").value);
-    if (!code) { notice("Type the code your friend sent, like K7M2-QXAB-9CDE."); return; }
+    if (!code) { notice(word("type_code")); return; }
     rememberName();
     wantBoardFocus = true;
     enter(code);
@@ -747,7 +957,9 @@ function init() {
   });
   $("rematch").addEventListener("click", () => {
     wantBoardFocus = true;
-    if (state) send({ type: "rematch", id: sameAsBefore(`rematch-${state.room}`, `r.${state.game}`) });
+    if (!state) return;
+    send({ type: "rematch", id: sameAsBefore(`rematch-${state.room}`, `r.${state.game}`) });
+    if (state.kind === "computer" && state.result) awaitGame(); // (a second press, after the new game came: nothing to await)
   });
   $("undo").addEventListener("click", undo);
   $("hint").addEventListener("click", askHint);
@@ -755,9 +967,9 @@ function init() {
   $("copy").addEventListener("click", async () => {
     try {
       await navigator.clipboard.writeText($("room-link").href);
-      $("saved").textContent = "Link copied.";
+      $("saved").textContent = word("link_copied");
     } catch {
-      $("saved").textContent = "Copy the link by hand: the browser did not allow it.";
+      $("saved").textContent = word("copy_by_hand");
     }
   });
   window.addEventListener("popstate", () => {
