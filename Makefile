@@ -11,8 +11,10 @@ TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 
 # `play` installs only the front ends' extras (pygame-ce, the web server, the panel's and robot's libraries):
 # about 10 s the first time, nothing after. PLAY_ARGS passes options, e.g. make play PLAY_ARGS="--opponent hard".
+# Ctrl-C is one way to stop playing: the game says goodbye and exits 130, which is no error of the recipe's
+# (the trap keeps the recipe's shell alive to say so; the game itself still gets Ctrl-C).
 play: $(PLAY_READY)
-	@$(VENV)/bin/noughts play $(PLAY_ARGS)
+	@trap : INT; $(VENV)/bin/noughts play $(PLAY_ARGS) || { status=$$?; [ $$status -eq 130 ] || exit $$status; }
 
 # The suite runs in parallel (pytest-xdist), a test file to a worker (its module fixtures, such as
 # the firmware build and the browser, made once), the files marked slow first (tests/conftest.py).

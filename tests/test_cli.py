@@ -110,6 +110,25 @@ def test_move_on_an_empty_board_of_another_size(capsys: pytest.CaptureFixture[st
     assert status == 0 and 0 <= json.loads(out)["index"] < 35
 
 
+@pytest.mark.parametrize("command", [["status"], ["move", "--player", "random", "--seed", "1"],
+                                     ["analyse", "--value-only"]])
+def test_the_board_commands_take_the_board_notation(capsys: pytest.CaptureFixture[str], command: list[str]) -> None:
+    spelled_out = run_main(capsys, *command, "--rows", "4", "--cols", "4", "--k", "3", "--json")
+    assert spelled_out[0] == 0
+    assert run_main(capsys, *command, "--size", "4x4k3", "--json") == spelled_out
+    assert run_main(capsys, *command, "--size", "4X4", "--k", "3", "--json") == spelled_out
+    assert run_main(capsys, *command, "--size", "4x4k3", "--rows", "4", "--json") == spelled_out  # agreeing
+    status, out, _ = run_main(capsys, *command, "--help")
+    assert status == 0 and "7x7k5" in out
+
+
+def test_the_board_notation_and_a_position_must_agree(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run_main(capsys, "status", "XX./O../...", "--size", "3x3k2")
+    assert status == 0 and out.splitlines()[-1] == "game over: X has won (a1 b1)"
+    status, out, _ = run_main(capsys, "status", "XX./OO./...", "--size", "3")
+    assert status == 0 and out.splitlines()[-1].startswith("X to move")
+
+
 # analyse -----------------------------------------------------------------------------------
 
 def test_analyse_text(capsys: pytest.CaptureFixture[str]) -> None:
@@ -158,6 +177,13 @@ def test_status_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert json.loads(out) == {"turn": None, "winner": "O", "line": [0, 1, 2], "over": True, "legal": []}
 
 
+@pytest.mark.parametrize("size", ["15", "26", "3x26", "26x3", "12", "13x13k5"])
+def test_status_fits_80_columns_on_every_board(capsys: pytest.CaptureFixture[str], size: str) -> None:
+    status, out, _ = run_main(capsys, "status", "--size", size)
+    assert status == 0 and max(len(line) for line in out.splitlines()) <= 80, out
+    assert " a1 " in out.split("legal moves:")[1] + " "
+
+
 def test_players_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     from noughts import players
 
@@ -187,6 +213,12 @@ def test_players_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     (["play", "--mark", "O", "--first", "me"], ["--mark O means --first computer"]),
     (["replay", "seven"], ["invalid int value"]),
     (["move", "\udcff\udcfe"], ["not a position"]),
+    (["status", "--size", "4", "--rows", "5"], ["--size 4 says 4 rows, but --rows says 5"]),
+    (["move", "--size", "4x5", "--cols", "4"], ["--size 4x5 says 5 cols, but --cols says 4"]),
+    (["analyse", "--size", "7x7k5", "--k", "4"], ["--size 7x7k5 says 5 in a row, but --k says 4"]),
+    (["status", "X.O/.X./..O", "--size", "4"], ["--size 4 is 4×4, but the position is 3×3"]),
+    (["status", "--size", "7y"], ["--size takes a board like", "7x7k5", "'7y'"]),
+    (["move", "--size", "30"], ["--size", "1 to 26 rows"]),
     (["move", "--seconds", "0"], ["--seconds", "above 0"]),
     (["move", "--seconds", "soon"], ["--seconds", "'soon'"]),
     (["analyse", "--seconds", "nan"], ["--seconds"]),
@@ -295,7 +327,8 @@ def test_fuzz_arguments(capsys: pytest.CaptureFixture[str]) -> None:
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    words = st.sampled_from(["move", "analyse", "status", "players", "--json", "--k", "--rows", "--cols",
+    words = st.sampled_from(["move", "analyse", "status", "players", "--json", "--k", "--rows", "--cols", "--size",
+                             "7x7k5", "4x4", "3x3k4",
                              "--seed", "--player", "X.O/.X./..O", "3", "-1", "99", "perfect", "random",
                              "XXX", "", "--", "-"]) | st.text(max_size=12)
 

@@ -1033,3 +1033,18 @@ def test_a_schema_committed_by_another_process_between_two_reads_is_not_taken_fo
     finally:
         reader.close()
         blank.close()
+
+
+def test_high_scores_are_shown_for_the_difficulties_that_can_play_and_any_that_scored() -> None:
+    from noughts.store.scoring import BoardScores, high_scores_shown
+
+    asked: list[str] = []
+
+    def can_play(difficulty: str) -> bool:
+        asked.append(difficulty)
+        return difficulty != "medium"
+
+    assert high_scores_shown(BoardScores(0, {}), can_play) == {"easy": 0, "hard": 0}
+    asked.clear()
+    assert high_scores_shown(BoardScores(4, {"medium": 4, "hard": 3}), can_play) == {"easy": 0, "medium": 4, "hard": 3}
+    assert asked == ["easy"]  # a difficulty that scored on the board is shown without asking

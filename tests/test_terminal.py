@@ -13,6 +13,7 @@ import select
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -21,10 +22,11 @@ import pytest
 from child_signals import default_sigint
 from noughts import Board, players
 from noughts.cli import build_parser, main, quick_play_args
-from noughts.text import MARK_ANSI
+from noughts.text import MARK_ANSI, first_choices
 
 PROMPT = "Your move (X): "
-PROMPT_ENDINGS = (b": ", b"] ")  # every prompt of the game ends so, and no other output does
+NEXT_GAME = "(q to stop). "  # the pause between the games of a match
+PROMPT_ENDINGS = (b": ", b"] ", NEXT_GAME.encode())  # every prompt of the game ends so, and no other output does
 RESULT = re.compile(r"^(?:You win along .*!|.* \([XO]\) wins along .*"
                     r"|It's a draw: the board is full and nobody has a line\.)$", re.M)
 
@@ -157,6 +159,26 @@ def play_out(game: Player, text: str, me: players.base.Player) -> tuple[str, Boa
     return result[0], last_board(text)
 
 
+def words(text: str) -> str:
+    """``text`` with its lines joined: a sentence longer than 80 columns is wrapped on screen."""
+    return " ".join(text.split())
+
+
+def menu(text: str) -> list[tuple[str, str]]:
+    """The last numbered menu in ``text``: (label, description) for each choice, in order."""
+    choices: list[tuple[str, str]] = []
+    for line in text.splitlines():
+        choice = re.match(r"^ +(\d+)  (\S+(?: \S+)*)(?:  +(.*))?$", line)
+        if choice and len(line) - len(line.lstrip()) < 6:
+            if choice.group(1) == "1":
+                choices = []
+            choices.append((choice.group(2), choice.group(3) or ""))
+        elif choices and line.startswith(" " * 8) and line.strip():  # a description wrapped to fit
+            label, about = choices[-1]
+            choices[-1] = (label, f"{about} {line.strip()}")
+    return choices
+
+
 def history(env: dict[str, str]) -> list[list[str]]:
     """`noughts history` as rows of fields (id, date, time, X, O, result, moves...)."""
     result = run(env, "history", "--limit", "100")
@@ -197,7 +219,7 @@ def test_a_whole_game_against_each_difficulty(env: dict[str, str], difficulty: s
     assert re.search(rf"This session: You: \d · {label}: \d · draws: \d\.", out)
     # the game is in the history, with its moves in order
     (row,) = history(env)
-    assert row[0] == "1" and row[3 if mark == "O" else 4:][:2] == [difficulty, "(computer)"]
+    assert row[0] == "1" and row[3 if mark == "O" else 4] == f"{difficulty}*"  # * a computer player
     moves = row[row.index("won") + 1 if "won" in row else row.index("draw") + 1:]
     assert Board().play(moves[0]) and len(moves) == board.ply
 
@@ -275,19 +297,26 @@ def test_two_people_alternate_who_starts_and_are_scored_by_name(env: dict[str, s
 def test_pressing_enter_through_the_menu_starts_a_game_against_medium(env: dict[str, str]) -> None:
     with Player(env, "--seed", "5") as game:
         text = game.prompt()
-        assert text.endswith("Opponent [medium]: ")
-        for number, name in enumerate(players.names(), 1):  # every player, with its description
-            assert f"{number:>2}  {name}" in text and players.describe(name) in text
-        assert "person" in text and "Another person at this keyboard" in text
+        assert text.endswith("Opponent [Medium]: ")  # players.default_for(3×3), by its label
+        for number, name in enumerate(players.names(), 1):  # every player by its label, with what it does
+            label = players.label(name)
+            what = players.describe(name).removeprefix(f"{label}: ")
+            assert re.search(rf"^ +{number}  {re.escape(label)} +{re.escape(what)}$", text, re.M), name
+        assert re.search(rf"^ +{len(players.names()) + 1}  Another person  at this keyboard", text, re.M)
         text = game.send("")
-        assert text.endswith("First [alternate]: ") and "X always moves first" in text
+        assert text.endswith("First [Take turns]: ") and "X always moves first" in text
+        # the who-starts labels and descriptions every front end shows, numbered
+        assert menu(text) == [(label, about) for _, label, about in first_choices(other="Medium")]
+        assert menu(text)[:2] == [("You first", "you are X and move first in every game"),
+                                  ("Medium first", "Medium is X and moves first in every game")]
+        assert all(len(line) <= 80 for line in text.splitlines())
         text = game.send("")
         assert "Type a cell as a number 1-9 or as column and row, a1-c3" in text
         assert " 1   1 | 2 | 3" in text  # the numbered grid
         assert "Game 1: you are X and move first; Medium is O." in text
         assert text.endswith(PROMPT)
         status, rest, _ = game.close()
-    assert status == 0 and rest == "\nGoodbye. (The unfinished game is not counted.)\n"
+    assert status == 0 and rest == "\nYou stopped: the unfinished game does not count. Goodbye.\n"
     assert history(env) == []
 
 
@@ -297,12 +326,13 @@ def test_the_menu_takes_numbers_and_names_and_refuses_anything_else(env: dict[st
         text = game.send("99")
         assert f"'99' is not on the list: type a number from 1 to {len(players.names()) + 1} or a name" in text
         text = game.send(b"\xff\xfe\x00junk\n")
-        assert "is not on the list" in text and text.endswith("Opponent [medium]: ")
+        assert "is not on the list" in text and text.endswith("Opponent [Medium]: ")
         text = game.send("x" * 5000)
         assert "That line is far too long" in text
         text = game.send("3")  # hard
         text = game.send("robot")
-        assert "'robot' is not on the list: type a number from 1 to 5" in text
+        assert ("'robot' is not on the list: type a number from 1 to 5 or a name, or press Enter for Take turns"
+                in words(text))
         text = game.send("COMPUTER")
         assert "Hard is X and moves first; you are O." in text
         assert "Computer move: " in text and text.endswith("Your move (O): ")
@@ -315,10 +345,62 @@ def test_the_menu_takes_numbers_and_names_and_refuses_anything_else(env: dict[st
         text = game.send("zoë")
         assert "different names" in text
         text = game.send("")
-        assert text.endswith("First [alternate]: ") and re.search(r"1  me +Zoë is X \(first\) every game", text)
+        assert text.endswith("First [Take turns]: ")
+        assert re.search(r"1  Zoë first +Zoë is X and moves first in every game", text)
+        assert re.search(r"2  Player 2 first +Player 2 is X and moves first in every game", text)
         text = game.send("2")
         assert "Player 2 is X and moves first; Zoë is O." in text and text.endswith("Player 2's move (X): ")
         game.close()
+
+
+# never a silent wait ----------------------------------------------------------------------------
+
+class SlowPlayer:
+    """A computer player that moves (the first free cell) only once ``seen`` is set."""
+
+    seen = threading.Event()
+
+    def __init__(self, rng: random.Random | None = None, budget: object = None) -> None:
+        pass
+
+    def choose(self, board: Board) -> int:
+        assert self.seen.wait(30), "the move was never announced as being worked out"
+        return board.legal_moves[0]
+
+
+@pytest.mark.parametrize("on_a_terminal", [True, False])
+def test_a_slow_computer_is_said_to_be_thinking_until_it_moves(on_a_terminal: bool) -> None:
+    from noughts import terminal
+    from noughts.match import play_options
+
+    note = "Slowpoke is thinking…"
+
+    class Screen(io.StringIO):
+        def isatty(self) -> bool:
+            return on_a_terminal
+
+        def write(self, written: str) -> int:
+            count = super().write(written)
+            if note in self.getvalue():
+                SlowPlayer.seen.set()  # only now may the computer move
+            return count
+
+    SlowPlayer.seen.clear()
+    players.register("slowpoke", SlowPlayer, label="Slowpoke", description="thinks until it is seen to")
+    screen = Screen()
+    try:
+        options = play_options(opponent="slowpoke", first="computer", no_scores=True)
+        assert terminal.play(options, stdin=io.BytesIO(b""), stdout=screen, environ={"TERM": "dumb"}) == 0
+    finally:
+        players.unregister("slowpoke")
+    shown = screen.getvalue()
+    assert shown.count(note) == 1  # after match.THINKING_AFTER, once, in the words of noughts.text
+    before, after = shown.split(note)
+    assert before.endswith("\n")  # a line of its own
+    if on_a_terminal:  # rubbed out when the move comes
+        assert after.startswith("\r" + " " * len(note) + "\r" + "Computer move: a1\n")
+    else:
+        assert after.startswith("\nComputer move: a1\n")
 
 
 # commands at the move prompt ------------------------------------------------------------------
@@ -359,19 +441,21 @@ def test_hint_names_the_best_move_and_where_it_leads(env: dict[str, str]) -> Non
         for cell in ["a1", "b1"]:  # O's edge reply loses
             text = game.send(cell)
         text = game.send("hint")
-        assert text.startswith("Hint: a2 wins in 5 (moves by both sides, this one included). Just as good: b2, a3.")
+        assert words(text).startswith("Hint: a2 wins in 5 (moves by both sides, this one included). "
+                                      "Just as good: b2, a3.")
         for cell in ["b2", "c3", "a2"]:  # X threatens a3 and c2 at once
             text = game.send(cell)
         text = game.send("hint")
-        assert text.startswith("Hint: c1: every move loses against best play; this one holds out longest "
-                               "(loses in 2). Just as good: c2, a3, b3.")
+        assert words(text).startswith("Hint: c1: every move loses against best play; this one holds out longest "
+                                      "(loses in 2). Just as good: c2, a3, b3.")
         game.close()
 
 
 @pytest.mark.parametrize("word", ["quit", "q", "QUIT"])
 def test_quit_says_goodbye_and_records_nothing(env: dict[str, str], word: str) -> None:
     result = run(env, "play", "--opponent", "easy", "--first", "me", stdin=f"5\n{word}\n".encode())
-    assert result.returncode == 0 and result.stdout.endswith("Goodbye. (The unfinished game is not counted.)\n")
+    assert result.returncode == 0
+    assert result.stdout.endswith("\nYou stopped: the unfinished game does not count. Goodbye.\n")
     assert history(env) == []
 
 
@@ -390,7 +474,7 @@ def test_bad_input_gets_one_clear_line_and_the_prompt_again(env: dict[str, str])
         "there is no cell 10:",
         "z9 is off the board",
         "Type a cell like 5 or b2 (1-9), or help, hint, undo or quit.",
-        "That line is far too long to be a move.",
+        "That line is far too long. Type a cell like 5 or b2",
         "is not a cell",
         "Type a cell like 5 or b2",
         "'\\x1b[2J' is not a cell",  # control characters are shown escaped, never sent to the terminal
@@ -401,17 +485,17 @@ def test_bad_input_gets_one_clear_line_and_the_prompt_again(env: dict[str, str])
     assert "\x1b" not in out
     assert replies[len(bad)].startswith("Computer move: ")  # b2 accepted: the computer answers
     assert "b2 is taken by X" in replies[len(bad) + 1]
-    assert out.endswith("\nGoodbye. (The unfinished game is not counted.)\n")
+    assert out.endswith("\nYou stopped: the unfinished game does not count. Goodbye.\n")
     assert history(env) == []
 
 
 def test_end_of_input_anywhere_says_goodbye_and_exits_0(env: dict[str, str]) -> None:
     result = run_process(env, "play")  # at the menu's first question
     assert (result.returncode, result.stderr) == (0, "")
-    assert result.stdout.endswith("Opponent [medium]: \nGoodbye.\n")
+    assert result.stdout.endswith("Opponent [Medium]: \nGoodbye.\n")
     result = run_process(env, "play", "--opponent", "hard", "--first", "me")
     assert result.returncode == 0 and result.stdout.endswith(
-        PROMPT + "\nGoodbye. (The unfinished game is not counted.)\n")
+        PROMPT + "\nYou stopped: the unfinished game does not count. Goodbye.\n")
     result = run_process(env, "play", "--opponent", "person", "--first", "me", stdin=b"a1\na2\nb1\nb2\nc1\n")
     assert result.returncode == 0 and result.stdout.endswith("[Y/n, m for the menu] \nGoodbye.\n")
     assert len(history(env)) == 1  # the finished game only
@@ -428,7 +512,7 @@ def test_ctrl_c_exits_130_and_records_nothing_for_the_unfinished_game(env: dict[
         game.send("b2")  # the second game, unfinished
         game.proc.send_signal(signal.SIGINT)
         status, rest, err = game.close()
-    assert status == 130 and rest == "\nInterrupted. The unfinished game is not counted.\n"
+    assert status == 130 and rest == "\nInterrupted: the unfinished game does not count. Goodbye.\n"
     assert "Traceback" not in err
     rows = history(env)
     assert len(rows) == 1 and rows[0][-5:] == ["a1", "a2", "b1", "b2", "c1"]
@@ -465,10 +549,10 @@ def test_ctrl_c_typed_at_a_real_terminal(env: dict[str, str]) -> None:
         seen = read_until(fd, lambda d: d.count(PROMPT.encode()) == 2, seen)
         assert b"Computer move: " in seen
         os.write(fd, b"\x03")  # what Ctrl-C sends; the terminal turns it into SIGINT
-        seen = read_until(fd, lambda d: b"not counted.\r\n" in d, seen)
+        seen = read_until(fd, lambda d: b"Goodbye.\r\n" in d, seen)
         _, status = os.waitpid(pid, 0)
         assert os.waitstatus_to_exitcode(status) == 130
-        assert b"Interrupted. The unfinished game is not counted." in seen and b"Traceback" not in seen
+        assert b"Interrupted: the unfinished game does not count. Goodbye." in seen and b"Traceback" not in seen
     finally:
         finish(pid, fd)
     assert history(env) == []
@@ -506,14 +590,25 @@ def test_best_of_3_names_the_match_winner_and_stops_once_it_is_decided(env: dict
     # The person plays the first free cell every time; hard wins every game, so two settle the match.
     with Player(env, "--opponent", "hard", "--first", "alternate", "--best-of", "3", "--seed", "9") as game:
         text = game.prompt()
-        while text.endswith(("(X): ", "(O): ")):
+        pauses = 0
+        while text.endswith(("(X): ", "(O): ", NEXT_GAME)):
+            if text.endswith(NEXT_GAME):  # the result stays on screen until Enter
+                assert text.endswith("Hard (O) wins along the diagonal c1–a3. You lose.\n"
+                                     "Saved as game 1. Your run is back to 0; hard high score 0.\n"
+                                     "This session: You: 0 · Hard: 1 · draws: 0.\n"
+                                     "Match, best of 3: You: 0 · Hard: 1 · draws: 0.\n"
+                                     "\nPress Enter for game 2 (q to stop). "), text
+                pauses += 1
+                text = game.send("")
+                continue
             board = last_board(text)
             text = game.send(board.cell_name(board.legal_moves[0]))
         out = game.transcript
+        assert pauses == 1 and out.count("Press Enter for game") == 1  # none after the deciding game
         assert "Game 1 of the match (best of 3): you are X and move first" in out
         assert "Game 2 of the match (best of 3): Hard is X" in out
         assert "Game 3" not in out
-        assert "Match, best of 3: You: 0 · Hard: 1 · draws: 0; game 2 next." in out
+        assert "Match, best of 3: You: 0 · Hard: 1 · draws: 0.\n" in out
         assert "Match, best of 3: You: 0 · Hard: 2 · draws: 0." in out
         assert "Hard wins the match 2–0 (best of 3)." in out
         assert text.endswith("Play another match? [Y/n, m for the menu] ")
@@ -522,15 +617,28 @@ def test_best_of_3_names_the_match_winner_and_stops_once_it_is_decided(env: dict
     assert re.search(r"^  hard +0 +2 +0$", scores, re.M)
 
 
+@pytest.mark.parametrize("answer", [b"", b"q\n", b"n\n"])
+def test_the_pause_between_the_games_of_a_match_ends_cleanly(env: dict[str, str], answer: bytes) -> None:
+    result = run(env, "play", "--opponent", "person", "--first", "me", "--best-of", "3",
+                 stdin=b"a1\na2\nb1\nb2\nc1\n" + answer)  # game 1, then end of input or q at the pause
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout.endswith("Player 1 (X) wins along the top row a1–c1.\nSaved as game 1.\n"
+                                  "This session: Player 1: 1 · Player 2: 0 · draws: 0.\n"
+                                  "Match, best of 3: Player 1: 1 · Player 2: 0 · draws: 0.\n"
+                                  "\nPress Enter for game 2 (q to stop). \nGoodbye.\n")
+    assert "Game 2" not in result.stdout and len(history(env)) == 1
+
+
 def test_a_match_of_draws_is_a_drawn_match(env: dict[str, str]) -> None:
     me = players.get("perfect", random.Random(4))
     with Player(env, "--opponent", "hard", "--first", "random", "--best-of", "3", "--seed", "4") as game:
         text = game.prompt()
-        for _ in range(3):
+        for number in range(3):
             result, _ = play_out(game, text, me)
             assert result.startswith("It's a draw")
-            text = game.transcript  # play_out reads up to the next game's first prompt
-            text = text[text.rfind("Game "):]
+            if number < 2:
+                assert game.transcript.endswith(f"Press Enter for game {number + 2} {NEXT_GAME}")
+                text = game.send("")
         assert "The match is drawn 0–0 (best of 3)." in game.transcript
         game.close()
     assert len(history(env)) == 3
@@ -559,7 +667,7 @@ def test_scores_follow_the_robot_rules(env: dict[str, str]) -> None:
     assert re.search(r"^  easy +\d+ +0 +\d+$", scores.stdout, re.M)  # never lost against easy
     assert "Two-person games:\n  (none yet)" in scores.stdout
     rows = history(env)
-    assert rows and all(row[3] == "Ann" and row[4:6] == ["easy", "(computer)"] for row in rows)
+    assert rows and all(row[3] == "Ann" and row[4] == "easy*" for row in rows)
 
 
 def test_history_replay_and_reset(env: dict[str, str]) -> None:
@@ -617,7 +725,7 @@ def test_scores_off_when_the_database_cannot_be_written(env: dict[str, str], tmp
     env["NOUGHTS_DB"] = str(blocker / "scores.db")
     result = run(env, "play", "--opponent", "person", "--first", "me", stdin=b"a1\na2\nb1\nb2\nc1\n")
     assert result.returncode == 0
-    first = result.stdout.splitlines()[0]
+    first = words(result.stdout.split("\n\n")[0])
     assert first.startswith("Scores and history are off") and "still plays" in first
     assert "Player 1 (X) wins along the top row" in result.stdout and "Saved as" not in result.stdout
     listed = run(env, "history")
@@ -638,23 +746,78 @@ def test_a_bigger_board(env: dict[str, str]) -> None:
     assert "Player 1 (X) wins along the top row a1–c1" in wide.stdout and "     a    b    c    d    e" in wide.stdout
 
 
-def test_a_player_that_cannot_play_the_board_is_refused_before_the_game(env: dict[str, str]) -> None:
-    result = run(env, "play", "--opponent", "parsons", "--first", "computer", "--size", "4")
-    assert result.returncode == 2
-    assert result.stdout.startswith("noughts play: Centre first cannot play a 4×4 board with 4 in a row: "
+def test_every_board_up_to_26_by_26_is_drawn_in_80_columns() -> None:
+    from noughts.text import board_diagram, diagram_numbers_cells
+
+    for rows in range(1, 27):
+        for cols in range(1, 27):
+            board = Board(rows, cols, min(rows, cols, 5))
+            last = cols - 1  # a bracketed mark at the end of the widest line: the widest a line gets
+            board = board.play(last)
+            lines = board_diagram(board, last=last, line=[last]).splitlines()
+            assert max(len(line) for line in lines) <= 80, (rows, cols)
+            assert len(lines) <= 2 * rows + 1
+            assert "*X*" in lines[1]
+            assert diagram_numbers_cells(board) or cols > 12, (rows, cols)  # numbered up to 12 columns at least
+            if not diagram_numbers_cells(board):  # every column's letter stands over its cells
+                header, first = lines[0], lines[1]
+                assert first.index("*X*") + 1 == header.index(chr(ord("a") + cols - 1))
+
+
+def test_a_15_by_15_game_fits_80_columns(env: dict[str, str]) -> None:
+    moves = b"h8\na1\ni8\na2\nj8\na3\nk8\na4\nl8\n"
+    result = run(env, "play", "--opponent", "person", "--first", "me", "--size", "15", "--no-scores", stdin=moves)
+    assert result.returncode == 0 and "Player 1 (X) wins along row 8 h8–l8." in result.stdout
+    assert max(len(line) for line in result.stdout.splitlines()) <= 80
+    assert "Type a cell as column and row, a1-o15 (an empty cell shows as .):" in result.stdout
+    assert "\n 8  .  .  .  .  .  .  . *X**X**X**X**X* .  .  .\n" in result.stdout
+
+
+def test_long_names_and_sentences_are_wrapped_to_80_columns(env: dict[str, str]) -> None:
+    ann, bob = "Annabel " + "A" * 32, "Bartholomew " + "B" * 28  # 40 characters each, the most a name has
+    result = run(env, "play", "--opponent", "person", "--name", ann, "--name", bob, "--first", "me",
+                 stdin=b"a1\na2\nb1\nb2\nc1\n")
+    assert result.returncode == 0 and max(len(line) for line in result.stdout.splitlines()) <= 80
+    words = " ".join(result.stdout.split())
+    assert f"Game 1: {ann} is X and moves first; {bob} is O." in words
+    assert f"{ann} (X) wins along the top row a1–c1." in words
+    assert f"This session: {ann}: 1 · {bob}: 0 · draws: 0." in words
+
+
+@pytest.mark.parametrize("first", [["--first", "computer"], []])
+def test_a_player_that_cannot_play_the_board_is_refused_before_any_question(env: dict[str, str],
+                                                                            first: list[str]) -> None:
+    result = run(env, "play", "--opponent", "parsons", *first, "--size", "4", stdin=b"\n\n")
+    assert (result.returncode, result.stdout) == (2, "")  # nothing asked, not even who moves first
+    assert result.stderr.startswith("noughts: Centre first cannot play a 4×4 board with 4 in a row: "
                                     "it only plays 3×3 with 3 in a row. Opponents that can: easy, ")
-    assert "Computer move" not in result.stdout and history(env) == []
+    assert result.stderr.count("\n") == 1 and history(env) == []
+
+
+def test_the_menu_offers_the_one_default_opponent_for_the_board(env: dict[str, str]) -> None:
+    with Player(env, "--size", "7x7k5", "--no-scores") as game:
+        text = game.prompt()  # medium cannot play 7×7: the default every front end offers there
+        assert players.default_for(Board(7, 7, 5)) == "arduino"
+        assert "on this 7×7 board (5 in a row)?" in text and text.endswith("Opponent [Arduino rules]: ")
+        assert ("Medium", "not on this board") in menu(text)
+        text = game.send("")
+        assert text.endswith("First [Take turns]: ")
+        assert ("Arduino rules first", "Arduino rules is X and moves first in every game") in menu(text)
+        text = game.send("toss a coin")  # a label, typed
+        assert "Game 1: " in text and ("you are X" in text or "Arduino rules is X" in text)
+        game.close()
 
 
 def test_the_menu_offers_only_opponents_that_can_play_the_board_and_fits_80_columns(env: dict[str, str]) -> None:
     with Player(env, "--size", "4", "--no-scores") as game:
         text = game.prompt()
         assert all(len(line) <= 80 for line in text.splitlines()), text
-        assert "Centre first: not on this board" in text and "Arduino rules: win, block, random" in text
+        assert ("Centre first", "not on this board") in menu(text)
+        assert ("Arduino rules", "win, block, random") in menu(text)
         text = game.send("parsons")
-        assert "Centre first cannot play this board: it only plays 3×3 with 3 in a row. Choose another." in text
+        assert "Centre first cannot play this board: it only plays 3×3 with 3 in a row. Choose another." in words(text)
         text = game.send("arduino")
-        assert text.endswith("First [alternate]: ") and all(len(line) <= 80 for line in text.splitlines())
+        assert text.endswith("First [Take turns]: ") and all(len(line) <= 80 for line in text.splitlines())
         text = game.send("")  # the instructions and the first board
         assert "Type a cell as a number 1-16" in text and all(len(line) <= 80 for line in text.splitlines()), text
         game.close()
@@ -669,7 +832,7 @@ def test_the_menu_offers_only_opponents_that_can_play_the_board_and_fits_80_colu
     (["--best-of", "0"], ["--best-of takes a number of games from 1 to 99"]),
     (["--best-of", "three"], ["--best-of"]),
     (["--seed", "1.5"], ["--seed takes a whole number"]),
-    (["--size", "4y4"], ["--size takes a board size"]),
+    (["--size", "4y4"], ["--size takes a board like 4 (4×4), 4x5 (4 rows, 5 columns) or 7x7k5"]),
     (["--size", "30"], ["1 to 26 rows"]),
     (["--k", "9"], ["k (marks in a row to win) must be between 1 and 3"]),
     (["--name", ""], ["a name cannot be empty"]),

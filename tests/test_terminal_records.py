@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import os
+import random
 import re
 import shutil
 import sqlite3
@@ -84,14 +85,58 @@ def test_scores_are_shown_per_board_3x3_first(db: Path) -> None:
     assert result.returncode == 0 and result.stderr == "", result
     blocks = result.stdout.split("\n\n")
     assert blocks[0].splitlines() == [
-        "High scores on 3×3 (the EV3 robot's rules: a win scores 1 on easy, 2 on medium, 3 on hard; a loss or a "
-        "draw ends the run; every board keeps its own)",
-        "  easy        1", "  medium      0", "  hard        0", "Current run: 1"]
+        "High scores by the EV3 robot's rules: a win scores 1 on easy, 2 on medium, 3 on",
+        "hard; a loss or a draw ends the run. Every board keeps its own."]
     assert blocks[1].splitlines() == [
+        "High scores on 3×3, 3 in a row:", "  easy        1", "  medium      0", "  hard        0", "Current run: 1"]
+    assert blocks[2].splitlines() == [
         "High scores on 1×1, 1 in a row:", "  easy        0", "  medium      0", "  hard        6", "Current run: 6"]
-    assert blocks[2].splitlines()[0] == "High scores on 4×4, 4 in a row:"
-    assert "  hard        3" in blocks[2].splitlines() and "Current run: 3" in blocks[2].splitlines()
+    assert blocks[3].splitlines()[0] == "High scores on 4×4, 4 in a row:"
+    assert "  hard        3" in blocks[3].splitlines() and "Current run: 3" in blocks[3].splitlines()
     assert re.search(r"^  hard +3 +0 +0$", result.stdout, re.M)  # the tally counts every board
+
+
+def test_high_scores_are_listed_only_for_the_difficulties_that_can_play_the_board(db: Path) -> None:
+    hard = Participant.computer("hard")
+    seven = "size=7x7 k=5: " + " ".join(["a1", "a2", "b1", "b2", "c1", "c2", "d1", "d2", "e1"])
+    store_with(db, lambda store: store.record(Game.from_text(seven), ANN, hard))
+    result = run(db, "scores")
+    assert result.returncode == 0 and result.stderr == "", result
+    block = next(b for b in result.stdout.split("\n\n") if b.startswith("High scores on 7×7"))
+    assert block.splitlines() == ["High scores on 7×7, 5 in a row:", "  easy        0", "  hard        3",
+                                  "Current run: 3"]  # medium cannot play 7×7: no "medium 0" to beat
+
+
+def test_every_listing_fits_80_columns_with_long_names_and_many_boards(db: Path) -> None:
+    long_name, wide = "Bartholomew-Maximilian Fortescue-Smythe the Third", "表" * 30
+    board, cells, rng = Board(15, 15, 5), [], random.Random(3)
+    while not board.is_over:  # a long game on a big board
+        cells.append(rng.choice(board.legal_moves))
+        board = board.play(cells[-1])
+    long_game = Game.replay(cells, Board(15, 15, 5))
+
+    def play(store: Store) -> None:
+        for rows in range(1, 5):
+            for cols in range(1, 5):
+                store.record(Game.replay(["a1"], Board(rows, cols, 1)), Participant.human(long_name),
+                             Participant.computer("easy"))
+        store.record(long_game, Participant.human(long_name), Participant.human(wide))
+        store.record(Game.from_text(X_WINS), Participant.computer("newell-simon"), Participant.computer("simple-rules"))
+        store.record(Game.from_text(X_WINS), Participant.human(wide), Participant.computer("newell-simon"))
+
+    store_with(db, play)
+    for command in ("scores", "scores --all", "history", "history --limit 100"):
+        result = run(db, *command.split())
+        assert result.returncode == 0 and result.stderr == "", (command, result)
+        widths = [sum(2 if "\u4e00" <= c <= "\u9fff" else 1 for c in line) for line in result.stdout.splitlines()]
+        assert max(widths) <= 80, (command, result.stdout)
+    history = run(db, "history").stdout.splitlines()
+    listing = "\n".join(history)
+    assert re.search(rf"^ *17  .*  Bartholomew-… +表+… +[XO] won +15x15k5: \w+ .*…( \({len(cells)} moves\))?$",
+                     listing, re.M), listing
+    assert re.search(r"^ *18  .*  newell-simon\* +simple-rules\* +X won +a1 b1 a2 b2 a3$", listing, re.M), listing
+    assert re.search(r"^ *16  .*  Bartholomew-… +easy\* +X won +4x4k1: a1$", listing, re.M), listing
+    assert history[-1] == "(* a computer player)"
 
 
 # names ----------------------------------------------------------------------------------
@@ -150,6 +195,11 @@ PLAY = ("play", "--opponent", "person", "--first", "me")
 MOVES = b"a1\na2\nb1\nb2\nc1\n"
 
 
+def notice(played: str) -> str:
+    """The notice a game starts with, its lines joined (it is wrapped to 80 columns)."""
+    return " ".join(played.split("\n\n")[0].split())
+
+
 def assert_one_line_error(result: subprocess.CompletedProcess[str], *words: str) -> None:
     assert result.returncode == 2 and result.stdout == "", result
     assert result.stderr.startswith("noughts: ") and result.stderr.count("\n") == 1, result.stderr
@@ -163,8 +213,9 @@ def test_a_file_that_is_not_ours_is_refused_and_left_untouched(db: Path, content
         assert_one_line_error(run(db, *command), f"the file {db} is not a noughts database", "left untouched")
     played = run(db, *PLAY, stdin=MOVES)
     assert played.returncode == 0, played
-    assert played.stdout.startswith(f"Scores and history are off because the file {db} is not a noughts database")
-    assert "The game still plays" in played.stdout.splitlines()[0] and "Saved as" not in played.stdout
+    assert notice(played.stdout).startswith(f"Scores and history are off because the file {db} is not a "
+                                            "noughts database")
+    assert "The game still plays" in notice(played.stdout) and "Saved as" not in played.stdout
     assert files_in(db.parent) == {"scores.db": contents}
 
 
@@ -175,7 +226,7 @@ def test_another_programs_sqlite_file_is_refused_and_left_untouched(db: Path) ->
     other.close()
     before = files_in(db.parent)
     assert_one_line_error(run(db, "history"), str(db), "not a noughts database (it belongs to another program)")
-    assert "it belongs to another program" in run(db, *PLAY, stdin=MOVES).stdout.splitlines()[0]
+    assert "it belongs to another program" in notice(run(db, *PLAY, stdin=MOVES).stdout)
     assert files_in(db.parent) == before
 
 
@@ -187,9 +238,9 @@ def test_a_damaged_database_is_moved_aside_only_when_a_game_is_saved(db: Path) -
     assert files_in(db.parent) == before
     played = run(db, *PLAY, stdin=MOVES)
     assert played.returncode == 0, played
-    notice = played.stdout.splitlines()[0]
+    said = notice(played.stdout)
     [aside] = db.parent.glob("scores.db.corrupt-*")
-    assert "damaged" in notice and str(aside) in notice and "Saved as game 1." in played.stdout
+    assert "damaged" in said and str(aside) in said and "Saved as game 1." in played.stdout
     assert aside.read_bytes() == before["scores.db"]
 
 
@@ -203,7 +254,7 @@ def test_a_database_from_a_newer_noughts_is_left_untouched(db: Path) -> None:
     for command in READ_COMMANDS:
         assert_one_line_error(run(db, *command), f"the database {db} was made by a newer noughts")
     played = run(db, *PLAY, stdin=MOVES)
-    assert f"the database {db} was made by a newer noughts" in played.stdout.splitlines()[0]
+    assert f"the database {db} was made by a newer noughts" in notice(played.stdout)
     assert "Saved as" not in played.stdout
     assert files_in(db.parent) == before
 
@@ -240,7 +291,7 @@ def test_scores_and_history_work_on_a_read_only_file_in_a_read_only_folder() -> 
         before = {p.name: p.read_bytes() for p in folder.iterdir()}
         output = as_ordinary_user(work)
         assert "  medium      2\n  hard        0\nCurrent run: 2\n" in output, output
-        assert re.search(r"^ *1  .*  Ann +medium \(computer\) +X won +a1 b1 a2 b2 a3$", output, re.M), output
+        assert re.search(r"^ *1  .*  Ann +medium\* +X won +a1 b1 a2 b2 a3$", output, re.M), output
         assert {p.name: p.read_bytes() for p in folder.iterdir()} == before  # not even a -shm
     finally:
         folder.chmod(0o700)

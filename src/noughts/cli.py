@@ -64,9 +64,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands", parser_class=_Parser)
 
-    def board_options(p: argparse.ArgumentParser, json_flag: bool = True) -> None:
+    def board_options(p: argparse.ArgumentParser, json_flag: bool = True, size_flag: bool = True) -> None:
         p.add_argument("position", nargs="?", metavar="POSITION",
                        help="the position, e.g. X.O/.X./..O (default: the empty board)")
+        if size_flag:
+            p.add_argument("--size", metavar="N|RxC|RxCkK",
+                           help="the board in one word, instead of --rows, --cols and --k: 4 is 4×4, 4x5 is "
+                                "4 rows of 5, 7x7k5 is 7×7 with 5 in a row (with POSITION: it must agree)")
         p.add_argument("--k", type=int, metavar="K",
                        help="marks in a row to win (default: min(rows, cols, 5), so 3 on 3×3)")
         p.add_argument("--rows", type=int, metavar="N",
@@ -226,7 +230,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Draw POSITION (or an empty board) with its coordinates, the winning line "
                                    "and, with --move, a hint. --out FILE.svg or FILE.png (PNG needs "
                                    "pip install 'noughts[picture]'); without --out the SVG goes to stdout.")
-    board_options(p, json_flag=False)
+    board_options(p, json_flag=False, size_flag=False)  # its --size is the picture's width
     p.add_argument("--move", metavar="CELL", help="a cell to suggest: the side to move's mark drawn faintly, ringed")
     p.add_argument("--last", metavar="CELL", help="the last move, highlighted")
     p.add_argument("--size", type=int, metavar="PX", help="the picture's width in pixels (default: 64 a cell)")
@@ -281,11 +285,12 @@ def _add_game_options(p: argparse.ArgumentParser) -> None:
     # fast path in main() alike, so both give the same game and the same errors.
     p.add_argument("--opponent", metavar="NAME",
                    help="easy, medium, hard, any player of 'noughts players', or person (another person "
-                        "at this keyboard); the menu's default is medium")
+                        "at this keyboard); the menu's default is medium, or arduino on a board medium "
+                        "cannot play")
     p.add_argument("--first", metavar="WHO",
                    help="who moves first, and so plays X: me, computer (with two people: the second "
                         "person), alternate (each game, you first), loser (the loser of each game starts the next) or "
-                        "random; the menu's default is alternate")
+                        "random (a coin toss each game); the menu's default is alternate")
     p.add_argument("--mark", metavar="X|O",
                    help="your mark; X always moves first, so X is --first me and O is --first computer")
     p.add_argument("--seed", metavar="N", help="seed for the computer's random choices and random first moves")
@@ -376,6 +381,7 @@ def _ask(args: argparse.Namespace, cmd: str, **extra: Any) -> dict[str, Any]:
     """Send a request through the engine's own handler, so the JSON is the engine's exactly."""
     from noughts import engine
 
+    _read_size(args)
     request: dict[str, Any] = {"cmd": cmd, **extra}
     for field in ("position", "rows", "cols", "k"):
         if getattr(args, field, None) is not None:
@@ -464,6 +470,35 @@ def _show_progress(nodes: int, seconds: float) -> None:
     """One line on the terminal, rewritten as a long solve goes on (Ctrl-C stops it)."""
     print(f"\rsolving: {nodes:,} positions searched in {seconds:.0f} s (Ctrl-C to stop)",
           end="", file=sys.stderr, flush=True)
+
+
+def _read_size(args: argparse.Namespace) -> None:
+    """Turn --size (7x7k5) into --rows, --cols and --k, refusing any of them that says otherwise."""
+    size = getattr(args, "size", None)
+    if size is None:
+        return
+    from noughts.board import Geometry
+
+    try:
+        shape = Geometry.parse(size)
+    except NoughtsError as error:
+        raise NoughtsError(f"--size takes a board like 4 (4×4), 4x5 (4 rows, 5 columns) or 7x7k5 "
+                           f"(and 5 in a row): {error}") from None
+    for flag, given, said in (("--rows", args.rows, shape.rows), ("--cols", args.cols, shape.cols),
+                              ("--k", args.k, shape.k if "k" in size.lower() else None)):
+        if given is not None and said is not None and given != said:
+            raise NoughtsError(f"--size {size.strip()} says {said} {'in a row' if flag == '--k' else flag[2:]}, "
+                               f"but {flag} says {given}: give one or make them agree")
+    if "k" in size.lower():
+        args.k = shape.k
+    if args.position is None:
+        args.rows, args.cols = shape.rows, shape.cols
+    else:  # the position has its own shape: --size may only agree with it
+        board = Board.parse(args.position, args.k)
+        if (board.rows, board.cols) != (shape.rows, shape.cols):
+            raise NoughtsError(f"--size {size.strip()} is {shape.rows}×{shape.cols}, but the position is "
+                               f"{board.rows}×{board.cols}: leave --size out or make them agree")
+    args.size = None
 
 
 def _board(args: argparse.Namespace) -> Board:
@@ -668,7 +703,8 @@ def _add_arena_commands(sub: Any) -> None:
                                    "with any --jobs. Ctrl-C stops it and prints the games finished. "
                                    "See docs/arena.md.")
     p.add_argument("players", nargs="+", metavar="PLAYER", help="two or more players (see 'noughts players')")
-    p.add_argument("--board", default="3x3k3", metavar="RxCkK", help="the board, e.g. 4x4 or 7x7k5 (default 3x3k3)")
+    p.add_argument("--board", default="3x3k3", metavar="RxCkK",
+                   help="the board, e.g. 4x4 or 7x7k5 (rows x columns, k in a row; default 3x3k3)")
     p.add_argument("--games", type=whole, default=20, metavar="N",
                    help="games per pairing and colour (default 20)")
     p.add_argument("--seed", type=seed, metavar="S", help="the tournament's seed (default: a random one, printed)")
@@ -689,7 +725,8 @@ def _add_arena_commands(sub: Any) -> None:
                                    "boards over 9 cells (or with --samples) it plays sampled games against "
                                    "--opponent and states a loss rate bound with --confidence. See docs/audit.md.")
     p.add_argument("player", metavar="PLAYER", help="the player to audit (see 'noughts players')")
-    p.add_argument("--board", default="3x3k3", metavar="RxCkK", help="the board (default 3x3k3)")
+    p.add_argument("--board", default="3x3k3", metavar="RxCkK",
+                   help="the board, e.g. 4x4 or 7x7k5 (rows x columns, k in a row; default 3x3k3)")
     p.add_argument("--as", dest="sides", default="both", metavar="X|O|both", help="the side(s) it plays (default both)")
     p.add_argument("--samples", type=whole, metavar="N",
                    help="sample N games per side instead of the exhaustive walk (the default above 9 cells: 200)")
@@ -812,7 +849,8 @@ def quick_play_args(tokens: Sequence[str]) -> dict[str, Any] | None:
 _PLAY_DESCRIPTION = """\
 Play noughts and crosses in the terminal, against a computer player or another person
 at the same keyboard. With no options a short menu asks who to play and who moves
-first; pressing Enter through it starts a game against medium, you first.
+first; pressing Enter through it starts a game against medium (arduino on a board
+medium cannot play), taking turns, you first.
 
 X always moves first and O second, so choosing who moves first chooses the marks too:
 the first mover is X. --first alternate swaps every game (you first in game 1).
@@ -822,7 +860,7 @@ prompt you can also type undo (take back your move and the computer's reply), hi
 (the best move and where it leads), help and quit. Every finished game is recorded
 with the scores (see 'noughts scores' and 'noughts history'); a game left unfinished
 (quit, Ctrl-D, Ctrl-C) is not. When --opponent and --first (or --mark) are given, the
-menu is skipped."""
+menu is skipped; an --opponent that cannot play the --size given is refused at once."""
 
 _PLAY_EPILOG = """\
 examples:
@@ -831,6 +869,7 @@ examples:
   noughts play --opponent person --name Ann --name Bob --first alternate
   noughts play --opponent easy --mark O --best-of 3 --seed 7
   noughts play --opponent perfect --first me --size 4
+  noughts play --opponent strong --size 15x15k5  gomoku: 15×15, five in a row
 
 Exit status: 0 when you stop or input ends, 130 on Ctrl-C, 2 for bad options."""
 
@@ -884,8 +923,10 @@ def _value_text(reply: dict[str, Any]) -> str:
 def _status_text(board: Board, reply: dict[str, Any]) -> str:
     if reply["over"]:
         return _over_text(board)
+    import textwrap
+
     legal = " ".join(board.cell_name(c) for c in reply["legal"])
-    return f"{reply['turn']} to move; legal moves: {legal}"
+    return textwrap.fill(f"{reply['turn']} to move; legal moves: {legal}", 80, subsequent_indent="  ")
 
 
 def _over_text(board: Board) -> str:

@@ -29,7 +29,7 @@ from noughts.errors import StoreError
 
 TYPE_CHECKING = False  # typing and datetime cost milliseconds; mypy still reads the block
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Callable, Iterable, Mapping
     from datetime import datetime
     from typing import Literal
 
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DIFFICULTY_POINTS", "MAX_NAME_CHARS", "STANDARD_BOARD", "BoardScores", "Change", "Participant", "Recorded",
-    "Scores", "StoredGame", "Tally", "board_label", "ranked", "replay_scores", "score_game",
+    "Scores", "StoredGame", "Tally", "board_label", "high_scores_shown", "ranked", "replay_scores", "score_game",
 ]
 
 DIFFICULTY_POINTS = {"easy": 1, "medium": 2, "hard": 3}
@@ -344,6 +344,17 @@ def replay_scores(games: Iterable[tuple[int, Shape, Participant, Participant, st
             boards[board] = change.after
         recorded.append(change.recorded(game_id, board))
     return boards, recorded
+
+
+def high_scores_shown(scores: BoardScores, can_play: Callable[[str], bool]) -> dict[str, int]:
+    """The high scores worth listing for one board: every difficulty that can play it, and any that scored on it.
+
+    ``can_play(difficulty)`` is asked only about the difficulties without a score there.
+
+    >>> high_scores_shown(BoardScores(2, {"hard": 3}), lambda difficulty: difficulty != "medium")
+    {'easy': 0, 'hard': 3}
+    """
+    return {difficulty: high for difficulty, high in scores.high.items() if high or can_play(difficulty)}
 
 
 def ranked(tallies: Mapping[str, Tally]) -> list[tuple[str, Tally]]:

@@ -24,12 +24,16 @@ if TYPE_CHECKING:
     from typing import IO, Any
 
     from noughts.game import Game
-    from noughts.store import Participant, Store
+    from noughts.store import Participant, Store, StoredGame
 
 
 TOP = 10  # `noughts scores` lists the ten opponents and the ten people with the most games (--all: every one)
 NAME_WIDTH = 24  # columns for a name in `noughts scores`
 WHO_WIDTH = 16  # columns for a name in `noughts history` and `noughts replay`
+LINE_WIDTH = 80  # every line of every listing fits an 80-column terminal
+MOVES_WIDTH = 20  # `noughts history` keeps at least these columns for the moves: names give way first
+NARROWEST_WHO = 8
+COMPUTER_MARK = "*"  # `noughts history` marks a computer player's name so, and says so under the table
 
 
 def _open(db: str | None, environ: Mapping[str, str] | None = None, *, read_only: bool = True) -> Store:
@@ -79,6 +83,24 @@ def _who(participant: Participant) -> str:
     return name if participant.kind == "human" else f"{name} (computer)"
 
 
+def _who_listed(participant: Participant, width: int = WHO_WIDTH) -> str:
+    """A name for the history's table: cut to ``width`` columns, a computer player's marked with ``*``."""
+    if participant.kind == "human":
+        return show_name(participant.name, width)
+    return show_name(participant.name, width - len(COMPUTER_MARK)) + COMPUTER_MARK
+
+
+def _moves_listed(stored: StoredGame) -> str:
+    """The record with its board in the one notation: ``7x7k5: d4 c3``, or ``b2 a1`` on 3×3."""
+    from noughts.board import Geometry
+
+    record = _escape(stored.record)
+    header = f"size={stored.rows}x{stored.cols} k={stored.k}"
+    if record.startswith(header):
+        record = Geometry.get(stored.rows, stored.cols, stored.k).notation + record[len(header):]
+    return record
+
+
 def _when(played_at: Any) -> str:
     return str(played_at.astimezone().strftime("%Y-%m-%d %H:%M"))
 
@@ -94,19 +116,49 @@ def history(db: str | None = None, limit: int = 20, out: IO[str] | None = None) 
     if not games:
         out.write(f"No games recorded yet in {store.location}: play one with 'noughts play'.\n")
         return 0
-    rows = [("id", "when", "X", "O", "result", "moves")]
-    for stored in games:
-        winner = stored.winner
-        result = "draw" if winner is None else f"{stored.result} won"
-        rows.append((str(stored.id), _when(stored.played_at), _who(stored.x), _who(stored.o), result,
-                     _escape(stored.record)))
-    widths = [max(_width(row[i]) for row in rows) for i in range(5)]
+    heading = ["id", "when", "X", "O", "result", "moves"]
+    widths = [max(len(heading[0]), *(len(str(g.id)) for g in games)), len(_when(games[0].played_at)),
+              *(max(len(heading[i]), *(_width(_who_listed(g.x if i == 2 else g.o)) for g in games)) for i in (2, 3)),
+              max(len(heading[4]), len("X won"))]
+    moves = [_moves_listed(g) for g in games]
+    # The names give way to the moves (down to NARROWEST_WHO columns each), the moves to the line's end.
+    room = LINE_WIDTH - sum(widths[i] for i in (0, 1, 4)) - 2 * 5 - min(MOVES_WIDTH, max(map(_width, moves)))
+    while widths[2] + widths[3] > room and max(widths[2], widths[3]) > NARROWEST_WHO:
+        widths[2 if widths[2] >= widths[3] else 3] -= 1
+    moves_width = LINE_WIDTH - sum(widths) - 2 * 5
+    rows = [heading]
+    for stored, played in zip(games, moves, strict=True):
+        result = "draw" if stored.winner is None else f"{stored.result} won"
+        rows.append([str(stored.id), _when(stored.played_at), _who_listed(stored.x, widths[2]),
+                     _who_listed(stored.o, widths[3]), result, _cut_moves(played, moves_width)])
     for row in rows:
         out.write("  ".join([row[0].rjust(widths[0]), *(_pad(row[i], widths[i]) for i in range(1, 5)),
                              row[5]]).rstrip() + "\n")
+    if any("computer" in (g.x.kind, g.o.kind) for g in games):
+        out.write(f"({COMPUTER_MARK} a computer player)\n")
     if total > len(games):
         out.write(f"(the newest {len(games)} of {total} games; --limit N shows more)\n")
     return 0
+
+
+def _cut_moves(record: str, width: int) -> str:
+    """A game's record cut to ``width`` columns at a move, saying how many moves it has (replay shows them all).
+
+    >>> _cut_moves("a1 b1 a2 b2 a3", 20), _cut_moves("15x15k5: h8 a1 i8 a2 j8 a3 k8 a4 l8", 28)
+    ('a1 b1 a2 b2 a3', '15x15k5: h8 a1 … (9 moves)')
+    """
+    if _width(record) <= width:
+        return record
+    words = record.split()
+    for ending in (f" … ({len(record.rsplit(': ', 1)[-1].split())} moves)", " …"):  # the count, if it fits
+        kept: list[str] = []
+        for word in words:
+            if _width(" ".join([*kept, word]) + ending) > width:
+                break
+            kept.append(word)
+        if kept:
+            return " ".join(kept) + ending
+    return show_name(record, width)
 
 
 def replay(game_id: int, *, db: str | None = None, step: bool = True, stdin: IO[bytes] | None = None,
@@ -163,7 +215,12 @@ def scores(db: str | None = None, *, reset: bool = False, yes: bool = False, sho
     The tallies list the ten opponents and the ten people with the most games (ties: more
     wins, then by name) and say how many more there are; ``show_all`` lists every one.
     """
-    from noughts.store import DIFFICULTY_POINTS, STANDARD_BOARD, board_label, ranked
+    import textwrap
+
+    from noughts import players
+    from noughts.board import Board
+    from noughts.store import DIFFICULTY_POINTS, board_label, ranked
+    from noughts.store.scoring import high_scores_shown
 
     out = out if out is not None else sys.stdout
     if reset:
@@ -181,13 +238,15 @@ def scores(db: str | None = None, *, reset: bool = False, yes: bool = False, sho
     with _open(db) as store:
         table = store.scores()
     points = ", ".join(f"{p} on {d}" for d, p in DIFFICULTY_POINTS.items())
+    out.write(textwrap.fill(f"High scores by the EV3 robot's rules: a win scores {points}; a loss or a draw "
+                            "ends the run. Every board keeps its own.", LINE_WIDTH - 1) + "\n")
     for board, numbers in table.boards.items():
-        if board == STANDARD_BOARD:
-            out.write(f"High scores on 3×3 (the EV3 robot's rules: a win scores {points}; a loss or a draw ends "
-                      "the run; every board keeps its own)\n")
-        else:
-            out.write(f"\nHigh scores on {board_label(board)}:\n")
-        for difficulty, high in numbers.high.items():
+        out.write(f"\nHigh scores on {board_label(board)}:\n")
+
+        def can_play(difficulty: str, board: tuple[int, int, int] = board) -> bool:
+            return players.unable(difficulty, Board(*board)) is None
+
+        for difficulty, high in high_scores_shown(numbers, can_play).items():
             out.write(f"  {difficulty:<8} {high:>4}\n")
         out.write(f"Current run: {numbers.run}\n")
     for title, tallies in (("Against the computer", table.opponents), ("Two-person games", table.people)):

@@ -1,24 +1,27 @@
 """One run of `noughts play`: the menu, then games on a :class:`~noughts.match.Match` until the person stops.
 
-Pressing Enter through the menu starts a game at once: ``medium`` (it wins sometimes and
-loses sometimes, where ``hard`` can only be drawn and ``easy`` hardly resists), and first
-moves that alternate, you first. X always moves first, so choosing who moves first also
-chooses the marks: the first mover is X.
+Pressing Enter through the menu starts a game at once: the opponent every front end offers
+first for the board (:func:`noughts.players.default_for`: medium on 3×3, which wins sometimes
+and loses sometimes), and first moves that alternate, you first. X always moves first, so
+choosing who moves first also chooses the marks: the first mover is X.
 
 The match decides who starts, whose turn it is, what undo takes back, the tally and what
-is recorded; this module only asks, reads lines and prints.
+is recorded; every sentence comes from :mod:`noughts.text`; this module only asks, reads
+lines and prints.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import textwrap
 import threading
 
-from noughts import players
+from noughts import match as matches
+from noughts import players, text
 from noughts.board import Board
 from noughts.errors import NoughtsError
-from noughts.match import DEFAULT_FIRST, DEFAULT_OPPONENT, FIRST_RULES, PERSON, Match, PlayOptions, opponent_name
+from noughts.match import DEFAULT_FIRST, PERSON, Match, PlayOptions, first_rule, opponent_name
 from noughts.terminal.console import (
     _BOLD,
     _HELP,
@@ -34,7 +37,7 @@ from noughts.terminal.console import (
     _Input,
     use_colour,
 )
-from noughts.text import MAX_NAME, board_diagram, check_name, default_name, shown
+from noughts.text import board_diagram, check_name, default_name
 
 TYPE_CHECKING = False  # typing costs milliseconds at import; mypy still reads the block
 if TYPE_CHECKING:
@@ -45,28 +48,25 @@ if TYPE_CHECKING:
 
     T = TypeVar("T")
 
-THINKING_AFTER = 1.0  # seconds of silence before the person is told the computer is thinking
 WIDTH = 79  # the menus fit an 80-column terminal
+LINE_WIDTH = 80  # a longer line of words (a long name, a long sentence) is wrapped to WIDTH
 
 
 def _instructions(board: Board) -> str:
-    last_col = chr(ord("a") + board.cols - 1)
-    return "\n".join([
-        f"Take turns to put your mark in a free cell; {board.k} in a row (across, down or",
-        "diagonally) wins. X always moves first.",
-        f"Type a cell as a number 1-{board.size} or as column and row, a1-{last_col}{board.rows}:",
-        "",
-        board_diagram(board),
-        "",
-        "The last move is shown [in brackets], a winning line *between stars*.",
-        "At your move you can also type: undo (take back the last move; against the",
-        "computer, yours and its reply), hint (the best move and where it leads),",
-        "help (this text), quit (or Ctrl-D; a game left unfinished is not counted).",
-    ])
+    return text.terminal_instructions(board, board_diagram(board), text.diagram_numbers_cells(board))
 
 
 def _fit(line: str, width: int = WIDTH) -> str:
     return line if len(line) <= width else line[:width - 1] + "…"
+
+
+def _menu_lines(number: int, label: str, about: str, label_width: int) -> list[str]:
+    """One numbered choice: its label, and what it means wrapped under itself to fit the width."""
+    start = f"  {number:>2}  {label:<{label_width}}  "
+    if not about:
+        return [start.rstrip()]
+    wrapped = textwrap.wrap(about, WIDTH - len(start)) or [""]
+    return [_fit(start + wrapped[0]), *(_fit(" " * len(start) + more) for more in wrapped[1:])]
 
 
 class _Stop(Exception):
@@ -83,6 +83,10 @@ class _Session:
         self.input = _Input(source, out)
         self.environ = environ
         self.colour = use_colour(out, environ)
+        try:
+            self.terminal = out.isatty()  # a note can be rubbed out again only on a terminal
+        except (AttributeError, ValueError):
+            self.terminal = False
         encoding = (getattr(out, "encoding", None) or "ascii").lower().replace("-", "").replace("_", "")
         self.dash = "–" if encoding in ("utf8", "utf8sig") else "-"  # en dash only where it can print
         self.names = list(options.names)
@@ -90,12 +94,17 @@ class _Session:
         self.match: Match | None = None
 
     # output helpers
-    def say(self, text: str = "") -> None:
-        self.out.write(text + "\n")
+    def say(self, lines: str = "") -> None:
+        """Print ``lines``; one longer than the terminal is wide is wrapped (boards and menus never are)."""
+        fitted = [textwrap.fill(line, WIDTH, break_long_words=False, break_on_hyphens=False)  # paths stay whole
+                  if len(line) > LINE_WIDTH and "\x1b" not in line else line for line in lines.split("\n")]
+        self.out.write("\n".join(fitted) + "\n")
         self.out.flush()
 
-    def bold(self, text: str) -> str:
-        return f"{_BOLD}{text}{_RESET}" if self.colour else text
+    def bold(self, sentence: str) -> str:
+        if not self.colour:
+            return sentence
+        return "\n".join(f"{_BOLD}{line}{_RESET}" for line in textwrap.wrap(sentence, WIDTH))
 
     def ask(self, prompt: str) -> str:
         answer = self.input.ask(prompt)
@@ -112,7 +121,7 @@ class _Session:
 
     @property
     def in_game(self) -> bool:
-        return self.match is not None and not self.match.game_over
+        return self.match is not None and self.match.game is not None and not self.match.game_over
 
     # the whole run
     def run(self) -> int:
@@ -120,25 +129,30 @@ class _Session:
             try:
                 return self._run()
             except _Stop:
-                self.say("\nGoodbye." if not self.in_game else "\nGoodbye. (The unfinished game is not counted.)")
+                self.say("\n" + self.goodbye(text.TERMINAL_YOU_STOPPED))
                 return 0
             except KeyboardInterrupt:
-                note = " The unfinished game is not counted." if self.in_game else ""
-                self.say(f"\nInterrupted.{note}")
+                self.say("\n" + self.goodbye(text.TERMINAL_INTERRUPTED))
                 return EXIT_INTERRUPTED
         finally:
             if self.store is not None:
                 self.store.close()
 
+    def goodbye(self, why: str) -> str:
+        unfinished = self.in_game
+        if unfinished and self.match is not None:
+            self.match.abandon(why)
+        return text.terminal_goodbye(unfinished, why)
+
     def _run(self) -> int:
         options = self.options
         if options.opponent is None or options.first is None:
-            self.say(self.bold("noughts: noughts and crosses (tic-tac-toe)."))
-            self.say("Press Enter to take the choice in [brackets].")
+            self.say(self.bold(text.TERMINAL_TITLE))
+            self.say(text.TERMINAL_ENTER_TAKES_DEFAULT)
             self.menu()
         try:
             self.new_match()
-        except NoughtsError as error:  # an opponent given on the command line that cannot play this board
+        except NoughtsError as error:  # the menu offers only what can play; kept as a last guard
             self.say(f"noughts play: {' '.join(str(error).split())}")
             return EXIT_USAGE
         self.say()
@@ -161,7 +175,7 @@ class _Session:
             self.store = open_store(options.db, environ=self.environ)
             for notice in self.store.notices:
                 self.say(" ".join(notice.split()))
-        self.match = Match(options.opponent or DEFAULT_OPPONENT, names=self.names,
+        self.match = Match(options.opponent or players.default_for(self.start_board()), names=self.names,
                            first=options.first or DEFAULT_FIRST, rows=options.rows, cols=options.cols,
                            k=options.k, best_of=options.best_of, seed=options.seed, store=self.store,
                            environ=self.environ)
@@ -173,38 +187,46 @@ class _Session:
         options = self.options
         board = self.start_board()
         if options.opponent is None or again:
-            options.opponent = self.choose_opponent(board, options.opponent or DEFAULT_OPPONENT)
+            options.opponent = self.choose_opponent(board, options.opponent)
         if self.two_people and (len(self.names) < 2 or again):
             self.say()
             first_default = self.names[0] if self.names else default_name(self.environ, "Player 1")
-            self.names[:1] = [self.ask_name("First player's name", first_default)]
+            self.names[:1] = [self.ask_name(text.TERMINAL_FIRST_NAME, first_default)]
             default_other = self.names[1] if len(self.names) > 1 else "Player 2"
             if default_other.lower() == self.names[0].lower():
                 default_other = "Player 2" if self.names[0].lower() != "player 2" else "Player 1"
-            self.names[1:] = [self.ask_name("Second player's name", default_other, avoid=self.names[0])]
+            self.names[1:] = [self.ask_name(text.TERMINAL_SECOND_NAME, default_other, avoid=self.names[0])]
         elif not self.two_people:
             self.names = self.names[:1]
         if options.first is None or again:
             options.first = self.choose_first(options.first or DEFAULT_FIRST)
 
-    def choose_opponent(self, board: Board, default: str) -> str:
+    def choose_opponent(self, board: Board, chosen_before: str | None) -> str:
         names = [*players.names(), PERSON]
         able = self.wait(lambda: {name: players.unable(name, board) is None for name in players.names()},
-                         "Checking which computer players can play this board…")
-        if not able.get(default, True):
-            default = DEFAULT_OPPONENT if able.get(DEFAULT_OPPONENT) else "random"
+                         text.TERMINAL_CHECKING_PLAYERS)
+        able[PERSON] = True
+        default = chosen_before if chosen_before is not None and able.get(chosen_before) else \
+            players.default_for(board)
+        labels = [text.opponent_label(name) for name in names]
         self.say()
-        self.say("Who would you like to play?" if board.size == 9 else
-                 f"Who would you like to play on this {board.rows}×{board.cols} board ({board.k} in a row)?")
-        width = max(len(n) for n in names)
-        for number, name in enumerate(names, 1):
-            about = ("Another person at this keyboard: you take turns" if name == PERSON
-                     else players.describe(name) if able[name] else f"{players.label(name)}: not on this board")
-            self.say(_fit(f"  {number:>2}  {name:<{width}}  {about}"))
+        self.say(text.terminal_who_to_play(board))
+        width = max(len(label) for label in labels)
+        for number, (name, label) in enumerate(zip(names, labels, strict=True), 1):
+            if name == PERSON:
+                about = text.TERMINAL_PERSON_ABOUT
+            elif not able[name]:
+                about = text.TERMINAL_NOT_ON_BOARD
+            else:  # the description without the label it starts with
+                about = players.describe(name).removeprefix(label).removeprefix(":").strip()
+            for line in _menu_lines(number, label, about, width):
+                self.say(line)
+        by_label = {label.casefold(): name for name, label in zip(names, labels, strict=True)}
+        default_label = text.opponent_label(default)
         while True:
-            answer = self.ask(f"Opponent [{default}]: ")
+            answer = self.ask(text.terminal_question("Opponent", default_label))
             if answer is _TOO_LONG:
-                self.say("That line is far too long. Type a number or a name from the list.")
+                self.say(text.TERMINAL_LINE_TOO_LONG)
                 continue
             if answer.lower() in _QUIT:
                 raise _Stop
@@ -214,99 +236,90 @@ class _Session:
                 elif answer.isascii() and answer.isdigit() and 1 <= int(answer) <= len(names):
                     chosen = names[int(answer) - 1]
                 else:
-                    chosen = opponent_name(answer)
+                    chosen = by_label.get(" ".join(answer.split()).casefold()) or opponent_name(answer)
             except NoughtsError:
-                self.say(f"{shown(answer)} is not on the list: type a number from 1 to {len(names)} "
-                         f"or a name, or press Enter for {default}.")
+                self.say(text.terminal_not_on_list(answer, len(names), default_label))
                 continue
             reason = players.unable(chosen, board) if chosen != PERSON else None
             if reason is None:
                 return chosen
-            self.say(f"{players.label(chosen)} cannot play this board: {reason}. Choose another.")
+            self.say(text.terminal_cannot_play(players.label(chosen), reason))
 
     def choose_first(self, default: str) -> str:
-        me = self.names[0] if self.two_people else "you"
-        other = self.names[1] if self.two_people else "the computer"
-        about = {
-            "me": f"{me} {'is' if self.two_people else 'are'} X (first) every game",
-            "computer": f"{other} is X (first) every game",
-            "alternate": f"take turns, {me} first",
-            "loser": "the loser of each game starts the next",
-            "random": "a coin toss before each game",
-        }
+        opponent = self.options.opponent or PERSON
+        choices = (text.first_choices(*self.names[:2]) if self.two_people
+                   else text.first_choices(other=text.opponent_label(opponent)))
+        labels = {rule: label for rule, label, _ in choices}
         self.say()
-        self.say("Who moves first? X always moves first, O second.")
-        choices = list(FIRST_RULES)
-        for number, choice in enumerate(choices, 1):
-            self.say(f"  {number:>2}  {choice:<9}  {about[choice]}")
+        self.say(text.TERMINAL_WHO_FIRST)
+        width = max(len(label) for label in labels.values())
+        for number, (_, label, about) in enumerate(choices, 1):
+            for line in _menu_lines(number, label, about, width):
+                self.say(line)
+        by_label = {label.casefold(): rule for rule, label in labels.items()}
         while True:
-            answer = self.ask(f"First [{default}]: ")
+            answer = self.ask(text.terminal_question("First", labels[default]))
             if answer is _TOO_LONG:
-                self.say(f"That line is far too long. Type a number from 1 to {len(choices)}.")
+                self.say(text.TERMINAL_LINE_TOO_LONG)
                 continue
-            word = answer.lower()
+            word = " ".join(answer.split()).casefold()
             if word in _QUIT:
                 raise _Stop
             if not word:
                 return default
             if word.isascii() and word.isdigit() and 1 <= int(word) <= len(choices):
-                return choices[int(word) - 1]
-            if self.two_people and word in (self.names[0].lower(), self.names[1].lower()):
-                return "me" if word == self.names[0].lower() else "computer"
-            from noughts.match import first_rule
-
+                return choices[int(word) - 1][0]
+            if word in by_label:
+                return by_label[word]
+            if self.two_people and word in (self.names[0].casefold(), self.names[1].casefold()):
+                return "me" if word == self.names[0].casefold() else "computer"
             try:
                 return first_rule(word)
             except NoughtsError:
-                self.say(f"{shown(answer)} is not on the list: type a number from 1 to {len(choices)}, "
-                         f"or press Enter for {default}.")
+                self.say(text.terminal_not_on_list(answer, len(choices), labels[default]))
 
     def ask_name(self, question: str, default: str, avoid: str | None = None) -> str:
         while True:
-            answer = self.ask(f"{question} [{default}]: ")
+            answer = self.ask(text.terminal_question(question, default))
             if answer is _TOO_LONG:
-                self.say(f"That line is far too long for a name (at most {MAX_NAME} characters).")
+                self.say(text.TERMINAL_NAME_TOO_LONG)
                 continue
             try:
                 name = check_name(answer, "a name") if answer else default
             except NoughtsError as error:
-                self.say(f"Please type another name: {error}.")
+                self.say(text.terminal_another_name(str(error)))
                 continue
             if avoid is not None and name.lower() == avoid.lower():
-                self.say("The two people need different names.")
+                self.say(text.TERMINAL_DIFFERENT_NAMES)
                 continue
             return name
 
     # matches and games
     def play_match(self) -> None:
-        """One game, or a best-of-N match."""
+        """One game, or a best-of-N match with a pause after each game to read its result."""
         match = self.match
         assert match is not None
         while True:
             self.game()
             if match.best_of is None:
                 return
-            line = f"Match, best of {match.best_of}: {match.tally_text(score=True)}"
+            self.say(text.terminal_match_tally(match.best_of, match.tally_text(score=True)))
             if match.match_over:
-                self.say(line + ".")
                 self.say(self.bold(self.dashed(match.match_sentence())))
                 return
-            self.say(line + f"; game {sum(match.score) + 1} next.")
+            answer = self.ask(f"\n{text.terminal_next_game(match.game_in_match + 1)} ")
+            if answer is not _TOO_LONG and answer.lower() in _QUIT | _NO:
+                raise _Stop
 
     def game(self) -> None:
         """Play one game to its end (raises _Stop when the person leaves)."""
         match = self.match
         assert match is not None
         match.new_game()
-        label = f"Game {match.games}"
-        if match.best_of is not None:
-            label = f"Game {match.game_in_match} of the match (best of {match.best_of})"
-        intro = match.intro()
-        if not self.two_people:
-            intro = (f"you are X and move first; {match.name_of(1)} is O." if match.x_seat == 0
-                     else f"{match.name_of(1)} is X and moves first; you are O.")
+        heading = text.terminal_game_heading(match.games, match.best_of, match.game_in_match)
+        intro = match.intro() if self.two_people else text.terminal_intro(match.name_of(1), match.x_seat == 0)
         self.say()
-        self.say(self.bold(f"{label}: {intro}"))
+        self.say(self.bold(f"{heading}: {intro}"))
         self.say()
         self.say(board_diagram(match.start, colour=self.colour))
         while not match.game_over:
@@ -314,28 +327,28 @@ class _Session:
             if match.computer_to_move:
                 job = match.computer_job()
                 assert job is not None
+                name = match.name_of(1)
                 try:
-                    cell = self.wait(job.run, f"{match.name_of(1)} is thinking…")
+                    cell = self.wait(job.run, text.terminal_thinking(name))
                 except NoughtsError as error:
-                    self.say(f"{match.name_of(1)} cannot go on: {' '.join(str(error).split())}.")
-                    match.abandon("The game is abandoned")
-                    self.say("The game is abandoned and not counted.")
+                    why = text.terminal_cannot_go_on(name, " ".join(str(error).split()))
+                    match.abandon(why)
+                    self.say(text.not_counted(why))
                     return
                 match.apply(job, cell)
-                self.say(f"Computer move: {board.cell_name(cell)}")
+                self.say(text.terminal_computer_move(board.cell_name(cell)))
                 self.show()
                 continue
             mark = board.turn
             seat = match.seat_to_move
             assert mark is not None and seat is not None
-            prompt = f"{match.name_of(seat)}'s move ({mark}): " if self.two_people else f"Your move ({mark}): "
-            answer = self.ask(prompt)
+            answer = self.ask(text.terminal_move_prompt(mark, match.name_of(seat) if self.two_people else None))
             if answer is _TOO_LONG:
-                self.say("That line is far too long to be a move. Type a cell like 5 or b2, or help.")
+                self.say(f"{text.TERMINAL_LINE_TOO_LONG} {text.terminal_type_a_cell(board)}")
                 continue
             word = answer.lower()
             if not word:
-                self.say(f"Type a cell like 5 or b2 (1-{board.size}), or help, hint, undo or quit.")
+                self.say(text.terminal_type_a_cell(board))
             elif word in _QUIT:
                 raise _Stop
             elif word in _HELP:
@@ -343,7 +356,10 @@ class _Session:
                 self.say()
                 self.show()
             elif word in _HINT:
-                self.say(self.wait(lambda: match.hint()[1], "Working out a hint…"))
+                try:
+                    self.say(self.wait(lambda: match.hint()[1], text.TERMINAL_WORKING_OUT_HINT))
+                except NoughtsError as error:
+                    self.say(str(error))
             elif word in _UNDO:
                 try:
                     match.undo()  # the match says what it took back (see new_match)
@@ -354,8 +370,8 @@ class _Session:
             else:
                 try:
                     after = match.play(answer)
-                except NoughtsError as error:  # the message names the cell: "z9 is off the board: ..."
-                    self.say(f"{error}")
+                except NoughtsError as error:  # worded for the person: "b2 is taken by X: ..."
+                    self.say(str(error))
                     continue
                 if self.two_people or after.is_over:
                     self.show()
@@ -364,7 +380,10 @@ class _Session:
             self.finish()
 
     def wait(self, work: Callable[[], T], note: str) -> T:
-        """Run ``work`` on a thread; after a second of silence say ``note``, so nobody waits unaware."""
+        """Run ``work`` on a thread; if it takes over match.THINKING_AFTER seconds, say ``note`` meanwhile.
+
+        On a terminal the note is rubbed out when the work is done; elsewhere it stays, a line of its own.
+        """
         result: list[T] = []
         failure: list[BaseException] = []
 
@@ -376,11 +395,15 @@ class _Session:
 
         worker = threading.Thread(target=target, daemon=True, name="noughts-computer")
         worker.start()
-        worker.join(THINKING_AFTER)
+        worker.join(matches.THINKING_AFTER)
         if worker.is_alive():
-            self.say(f"({note})")
+            self.out.write(note if self.terminal else note + "\n")
+            self.out.flush()
             while worker.is_alive():
                 worker.join(0.1)  # short waits, so Ctrl-C is felt at once
+            if self.terminal:
+                self.out.write("\r" + " " * len(note) + "\r")
+                self.out.flush()
         if failure:
             raise failure[0]
         return result[0]
@@ -400,13 +423,12 @@ class _Session:
         kept = match.recorded_text()
         if kept:
             self.say(kept)
-        self.say(f"This session: {match.tally_text()}.")
+        self.say(text.terminal_session_tally(match.tally_text()))
 
     def play_again(self) -> str:
         match = self.match
-        what = "another match" if match is not None and match.best_of else "again"
         while True:
-            answer = self.ask(f"\nPlay {what}? [Y/n, m for the menu] ")
+            answer = self.ask("\n" + text.terminal_play_again(match is not None and bool(match.best_of)))
             word = answer.lower() if answer is not _TOO_LONG else "?"
             if word in _QUIT or word in _NO:
                 raise _Stop
@@ -414,13 +436,24 @@ class _Session:
                 return "again"
             if word in ("m", "menu"):
                 return "menu"
-            self.say("Please answer y (or just press Enter) to play, n to stop, or m for the menu.")
+            self.say(text.TERMINAL_AGAIN_HELP)
+
+
+def check_opponent(options: PlayOptions, environ: Mapping[str, str] | None = None) -> None:
+    """Refuse at once, before any question, an opponent given that cannot play the board given (NoughtsError)."""
+    if options.opponent is not None:
+        Match(options.opponent, names=options.names, first=options.first or DEFAULT_FIRST, rows=options.rows,
+              cols=options.cols, k=options.k, best_of=options.best_of, environ=environ)
 
 
 def play(options: PlayOptions, stdin: IO[bytes] | None = None, stdout: IO[str] | None = None,
          environ: Mapping[str, str] | None = None) -> int:
-    """Run `noughts play`: returns 0 when the person stops (or input ends), 130 on Ctrl-C."""
+    """Run `noughts play`: returns 0 when the person stops (or input ends), 130 on Ctrl-C.
+
+    An opponent given that cannot play the board given raises NoughtsError before anything is asked.
+    """
+    environ = os.environ if environ is None else environ
+    check_opponent(options, environ)
     session = _Session(options, stdin if stdin is not None else sys.stdin.buffer,
-                       stdout if stdout is not None else sys.stdout,
-                       os.environ if environ is None else environ)
+                       stdout if stdout is not None else sys.stdout, environ)
     return session.run()
