@@ -10,7 +10,7 @@ TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 .PHONY: play test bench docs lint clean system-packages
 
 # `play` installs only the front ends' extras (pygame-ce, the web server, the panel's and robot's libraries):
-# about 10 s the first time, nothing after. PLAY_ARGS passes options, e.g. make play PLAY_ARGS="--opponent hard".
+# 20–50 s the first time (README), nothing after. PLAY_ARGS passes options, e.g. make play PLAY_ARGS="--opponent hard".
 # Ctrl-C is one way to stop playing: the game says goodbye and exits 130, which is no error of the recipe's
 # (the trap keeps the recipe's shell alive to say so; the game itself still gets Ctrl-C).
 play: $(PLAY_READY)
@@ -47,6 +47,7 @@ bench: $(READY) $(BENCH_READY)
 	$(PY) benchmarks/arena.py $(BENCH_ARGS)
 	$(PY) benchmarks/store.py $(BENCH_ARGS)
 	$(PY) benchmarks/strong.py $(BENCH_ARGS)
+	$(PY) benchmarks/move_times.py $(BENCH_ARGS)
 	$(PY) benchmarks/threats.py $(BENCH_ARGS)
 	$(PY) benchmarks/proofs.py $(BENCH_ARGS)
 

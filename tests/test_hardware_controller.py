@@ -221,7 +221,7 @@ def test_holding_a_cell_at_reset_chooses_the_opponent_and_who_starts() -> None:
     panel.handle(ButtonEvent("8", False), t + 2)
     assert (panel.opponent, panel.first) == ("hard", "computer") and panel.tally.games == 0
     assert panel.state == "thinking" and out.lit() == set()
-    assert out.lcd == ("vs Hard", "Hard first")  # the choice, in the menu's words, for a while
+    assert out.lcd == ("vs Hard", "Opponent first")  # the choice, in the menu's words, for a while
     panel.tick(t + 3.5)
     assert out.lcd == ("Hard", THINKING)
     panel.tick(t + 4.6)
@@ -454,7 +454,7 @@ def test_the_choice_grid_says_who_starts_in_the_menus_words() -> None:
                     "alternate": ("vs Arduino rules", labels["alternate"])}
     panel.handle(ButtonEvent("8", True), 10.0)
     press(panel, "reset", 10.1)
-    assert out.lcd == ("vs Hard", "Hard first") == ("vs Hard", text.first_choices("You", "Hard")[1][1])
+    assert out.lcd == ("vs Hard", "Opponent first") == ("vs Hard", text.first_choices()[1][1])
     panel.handle(ButtonEvent("8", False), 10.2)
     panel.handle(ButtonEvent("switch", True), 11.0)  # two people: the column, by their names
     panel.handle(ButtonEvent("2", True), 11.5)

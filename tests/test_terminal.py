@@ -306,9 +306,9 @@ def test_pressing_enter_through_the_menu_starts_a_game_against_medium(env: dict[
         text = game.send("")
         assert text.endswith("First [Take turns]: ") and "X always moves first" in text
         # the who-starts labels and descriptions every front end shows, numbered
-        assert menu(text) == [(label, about) for _, label, about in first_choices(other="Medium")]
+        assert menu(text) == [(label, about) for _, label, about in first_choices()]
         assert menu(text)[:2] == [("You first", "you are X and move first in every game"),
-                                  ("Medium first", "Medium is X and moves first in every game")]
+                                  ("Opponent first", "your opponent is X and moves first in every game")]
         assert all(len(line) <= 80 for line in text.splitlines())
         text = game.send("")
         assert "Type a cell as a number 1-9 or as column and row, a1-c3" in text
@@ -802,7 +802,7 @@ def test_the_menu_offers_the_one_default_opponent_for_the_board(env: dict[str, s
         assert ("Medium", "not on this board") in menu(text)
         text = game.send("")
         assert text.endswith("First [Take turns]: ")
-        assert ("Arduino rules first", "Arduino rules is X and moves first in every game") in menu(text)
+        assert ("Opponent first", "your opponent is X and moves first in every game") in menu(text)
         text = game.send("toss a coin")  # a label, typed
         assert "Game 1: " in text and ("you are X" in text or "Arduino rules is X" in text)
         game.close()
@@ -846,7 +846,7 @@ def test_the_menu_offers_only_opponents_that_can_play_the_board_and_fits_80_colu
 def test_bad_options_are_one_line_and_status_2(env: dict[str, str], args: list[str], words: list[str]) -> None:
     result = run(env, "play", *args, "--no-scores")
     if not words:  # ...and play: this one is good
-        assert result.returncode == 0 and "Opponent" not in result.stdout
+        assert result.returncode == 0 and "Opponent [" not in result.stdout  # not asked: it was given
         return
     assert result.returncode == 2 and result.stdout == "", result
     assert result.stderr.startswith("noughts: ") and result.stderr.count("\n") == 1

@@ -409,7 +409,8 @@ class PanelController:
         if self._chosen_at is None or now - self._chosen_at >= self.settings.message_seconds:
             return None
         you, other = self._seat_words()
-        first = text.short_first_label(self.first, you, other)
+        # the menu's own label: names only with two people, as every front end says it
+        first = text.short_first_label(self.first, you, other) if self.two_person else text.first_label(self.first)
         if self.two_person:
             return text.panel_turn(self.match.name_of(self.match.seat_to_move or 0)), first
         name = lcd_ascii(other)

@@ -246,9 +246,7 @@ class _Session:
             self.say(text.terminal_cannot_play(players.label(chosen), reason))
 
     def choose_first(self, default: str) -> str:
-        opponent = self.options.opponent or PERSON
-        choices = (text.first_choices(*self.names[:2]) if self.two_people
-                   else text.first_choices(other=text.opponent_label(opponent)))
+        choices = text.first_choices(*self.names[:2]) if self.two_people else text.first_choices()
         labels = {rule: label for rule, label, _ in choices}
         self.say()
         self.say(text.TERMINAL_WHO_FIRST)

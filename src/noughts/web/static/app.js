@@ -528,7 +528,10 @@ function drawStrike(line) {
 
 function renderScores() {
   if (!scores) return;
-  for (const level of ["easy", "medium", "hard"]) $(`high-${level}`).textContent = scores.high[level];
+  for (const level of ["easy", "medium", "hard"]) {
+    $(`high-${level}-label`).textContent = label(level); // the server's label, as every menu says it
+    $(`high-${level}`).textContent = scores.high[level];
+  }
   $("run").textContent = scores.run;
   let text = scores.enabled ? "" : word("scores_off");
   if (scores.enabled && state && state.kind === "friend") { // two-person games are kept by name
