@@ -189,7 +189,8 @@ def test_analyse_with_a_budget_of_its_own() -> None:
 def test_move_with_a_budget_of_its_own() -> None:
     assert_error(ask(cmd="move", rows=15, cols=15, player="perfect", nodes=100),
                  "cannot solve this 15×15 board (k=5) within 100 positions")
-    assert_error(ask(cmd="move", rows=15, cols=15, player="medium", nodes=100, seed=1), "within 100 positions")
+    # medium's heads is hard's move: the strong player's where nothing is proved, within the budget
+    assert 0 <= ask(cmd="move", rows=15, cols=15, player="medium", nodes=100, seed=1)["index"] < 225
     assert 0 <= ask(cmd="move", rows=15, cols=15, player="hard", seconds=0.1)["index"] < 225  # the strong player
     reply = ask(cmd="move", rows=15, cols=15, player="minimax", nodes=50, seed=1)
     assert 0 <= reply["index"] < 225

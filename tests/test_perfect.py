@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from noughts import solver
 from noughts.board import Board
+from noughts.budget import Budget
 from noughts.errors import IllegalMoveError, UnsupportedBoardError
 from noughts.players import perfect_33
 from noughts.players.perfect import PerfectPlayer, work_out_moves_33
@@ -242,3 +244,52 @@ def test_plays_every_position_of_tiny_boards(rows: int, cols: int, k: int) -> No
         child = board.play(cell)
         child_value, child_plies = tiny_brute(child.x, child.o)
         assert (-child_value, child_plies + 1) == tiny_brute(board.x, board.o), str(board)
+
+
+# off 3×3 within a budget (issue 28) ---------------------------------------------------------------
+
+ISSUE_28 = "......./......./..O.X../..OXX../......./......./......."  # 7×7 with five, X to move: a draw
+
+
+def test_chooses_among_the_moves_it_proved_when_proving_them_all_would_take_too_long() -> None:
+    # 44 moves: a few keep the draw provably at once, others take 20,000 positions and more each
+    solver.clear_cache()
+    board = Board.parse(ISSUE_28, k=5)
+    player = PerfectPlayer(random.Random(0), budget=Budget(nodes=10_000))
+    cells = player.candidates(board)
+    assert cells
+    for cell in cells:
+        assert solver.outcome(board.play(cell), length_budget=Budget(nodes=0)).value == 0, cell
+
+
+def test_the_choice_stops_at_its_budget_with_the_moves_proved_so_far() -> None:
+    from noughts.players.perfect import best_proven
+
+    solver.clear_cache()
+    board = Board.parse(ISSUE_28, k=5)
+    assert solver.outcome(board, length_budget=Budget(nodes=0)).value == 0
+    small, large = Budget(nodes=100), Budget(nodes=5_000)
+    few = best_proven(board, 0, small)
+    more = best_proven(board, 0, large)
+    assert small.spent <= 100 and large.spent <= 5_000
+    assert 31 in few and set(few) <= set(more)  # d5: the move the proof of the draw found
+    for cell in more:
+        assert solver.keeps_value(board, cell)
+
+
+@pytest.mark.parametrize(("rows", "cols", "k", "plies"), [(3, 4, 3, 3), (4, 5, 3, 5), (5, 5, 4, 8), (4, 4, 4, 5)])
+def test_keeps_value_says_what_analyse_says(rows: int, cols: int, k: int, plies: int) -> None:
+    rng = random.Random(rows * 100 + cols * 10 + k)
+    checked = 0
+    while checked < 25:
+        board = Board(rows, cols, k)
+        for _ in range(plies + rng.randrange(4)):
+            if not board.is_over:
+                board = board.play(rng.choice(board.legal_moves))
+        if board.is_over:
+            continue
+        solver.clear_cache()  # each answer from nothing: no analysis done before it
+        kept = [cell for cell in board.legal_moves if solver.keeps_value(board, cell)]
+        analysis = solver.analyse(board)
+        assert kept == [move.index for move in analysis.moves if move.value == analysis.value], str(board)
+        checked += 1

@@ -22,6 +22,7 @@ from noughts import (
     NoughtsError,
     UnsupportedBoardError,
     players,
+    solver,
 )
 from noughts.players import UnknownPlayerError, able, describe, get, names, unable
 from noughts.players.arduino import ArduinoPlayer
@@ -475,22 +476,39 @@ def test_get_hands_a_budget_to_the_players_that_search() -> None:
     budget = Budget(nodes=500, seconds=2)
     assert get("perfect", budget=budget).budget is budget  # type: ignore[attr-defined]
     assert get("minimax", budget=budget).budget is budget  # type: ignore[attr-defined]
-    for name in ("hard", "medium"):
-        assert get(name, budget=budget).perfect.budget is budget  # type: ignore[attr-defined]
+    assert get("hard", budget=budget).perfect.budget is budget  # type: ignore[attr-defined]
+    assert get("medium", budget=budget).hard.budget is budget  # type: ignore[attr-defined]
     for name in ("easy", "random", "arduino", *CLASSIC_ONLY):
         assert get(name, random.Random(1), budget=budget).choose(Board()) in range(9)
 
 
-@pytest.mark.parametrize("name", ["perfect", "medium"])
-def test_solver_players_give_up_within_their_budget(name: str) -> None:
-    player = get(name, random.Random(2), budget=Budget(nodes=100))  # a position on 15×15 costs ~2 ms
+def test_solver_players_give_up_within_their_budget() -> None:
+    player = get("perfect", random.Random(2), budget=Budget(nodes=100))  # a position on 15×15 costs ~2 ms
     board = Board(15, 15, 5)
     with pytest.raises(UnsupportedBoardError, match="within 100 positions") as caught:
-        for _ in range(20):  # medium plays at random on tails: sooner or later it asks the solver
-            board = board.play(player.choose(board))
+        board = board.play(player.choose(board))
     assert "15×15" in str(caught.value)
     with pytest.raises(UnsupportedBoardError, match="within 2 seconds"):
         PerfectPlayer(budget=Budget(seconds=2, clock=iter(range(0, 100, 3)).__next__)).choose(Board(15, 15, 5))
+
+
+def test_medium_moves_within_hards_budget_where_the_perfect_player_would_search_for_long() -> None:
+    # the issue's 7×7 position: the perfect player settles every move's value (millions of
+    # positions); medium's heads is hard's move, proved to keep the draw within hard's budget
+    solver.clear_cache()
+    board = Board.parse(ISSUE_28, k=5)
+    budget = MoveBudgets(nodes=10_000)
+    medium = get("medium", random.Random(1), budget=budget)
+    heads = 0
+    for _ in range(8):
+        cell = medium.choose(board)
+        if budget.moves:  # heads: hard moved, on one budget
+            heads += 1
+            assert sum(move.spent for move in budget.moves) <= 10_000
+            assert medium.hard.last_player == "perfect"  # type: ignore[attr-defined]
+            assert solver.outcome(board.play(cell), length_budget=Budget(nodes=0)).value == 0
+        budget.moves.clear()
+    assert heads
 
 
 def test_the_older_player_limits_still_work() -> None:
@@ -613,3 +631,78 @@ def test_unable_knows_only_registered_players() -> None:
     with pytest.raises(UnknownPlayerError, match="no computer player called 'gandalf'"):
         unable("gandalf", Board())
     assert unable(" Perfect ", Board()) is None
+
+
+# hard within its budget (issue 28) -------------------------------------------------------------
+
+ISSUE_28 = "......./......./..O.X../..OXX../......./......./......."  # 7×7 with five, X to move: a draw
+
+
+class MoveBudgets(Budget):
+    """A budget template that keeps the copy each move searches on, to add up what a move spent."""
+
+    def __init__(self, nodes: int | None = None) -> None:
+        super().__init__(nodes)
+        self.moves: list[Budget] = []
+
+    def renewed(self) -> Budget:
+        fresh = super().renewed()
+        self.moves.append(fresh)
+        return fresh
+
+
+@pytest.mark.usefixtures("probe_by_nodes")
+def test_hard_proves_a_move_of_a_7x7_draw_within_its_budget() -> None:
+    # the solver proves the draw at once, but telling which of the 44 moves keep it takes
+    # 2,500,000 positions: hard searched for 26-30 s, gave up and played the strong player's move
+    solver.clear_cache()  # as in a new process
+    board = Board.parse(ISSUE_28, k=5)
+    budget = MoveBudgets(nodes=10_000)
+    hard = get("hard", random.Random(0), budget=budget)
+    cell = hard.choose(board)
+    assert hard.last_player == "perfect"  # type: ignore[attr-defined]
+    assert sum(move.spent for move in budget.moves) <= 10_000
+    assert solver.outcome(board.play(cell), length_budget=Budget(nodes=0)).value == 0  # still a draw
+
+
+@pytest.mark.usefixtures("probe_by_nodes")
+def test_every_part_of_a_hard_move_spends_one_budget() -> None:
+    budget = MoveBudgets(nodes=3_000)
+    hard = get("hard", random.Random(0), budget=budget)
+    board = Board(9, 9, 5)  # the probe gives up, and the strong player moves on what is left
+    assert hard.choose(board) in board.legal_moves
+    assert hard.last_player == "strong"  # type: ignore[attr-defined]
+    assert len(budget.moves) == 1 and budget.moves[0].spent <= 3_000
+
+
+def test_hard_never_gives_a_value_away_in_any_3x3_position() -> None:
+    hard = get("hard", random.Random(0))
+    for board in reachable_positions():
+        if board.is_over:
+            continue
+        analysis = solver.analyse(board)
+        value_of = {move.index: move.value for move in analysis.moves}
+        assert {value_of[cell] for cell in hard.candidates(board)} == {analysis.value}, str(board)  # type: ignore[attr-defined]
+
+
+def every_position(board: Board) -> list[Board]:
+    """Every unfinished position reachable from ``board``."""
+    found = {board.key: board}
+    stack = [board]
+    while stack:
+        position = stack.pop()
+        for cell in () if position.is_over else position.legal_moves:
+            child = position.play(cell)
+            if child.key not in found:
+                found[child.key] = child
+                stack.append(child)
+    return [position for position in found.values() if not position.is_over]
+
+
+@pytest.mark.parametrize(("rows", "cols", "k"), [(3, 3, 2), (1, 7, 3), (2, 5, 3)])
+def test_hard_plays_only_best_moves_in_every_position_of_tiny_boards(rows: int, cols: int, k: int) -> None:
+    hard = get("hard", random.Random(0), budget=Budget(nodes=20_000))
+    for board in every_position(Board(rows, cols, k)):
+        analysis = solver.analyse(board)
+        best = {move.index for move in analysis.moves if (move.value, move.plies) == (analysis.value, analysis.plies)}
+        assert set(hard.candidates(board)) <= best, str(board)  # type: ignore[attr-defined]

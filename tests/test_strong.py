@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from noughts import Board, ImpossiblePositionError, solver
 from noughts.budget import Budget
-from noughts.errors import IllegalMoveError, InvalidBudgetError
+from noughts.errors import BudgetExceeded, IllegalMoveError, InvalidBudgetError
 from noughts.players import describe, get, label, names, unable
 from noughts.players.base import completing_cells, own_and_opponent
 from noughts.players.presets import HardPlayer
@@ -243,19 +243,25 @@ def test_it_never_loses_3x3_whatever_the_opponent_plays() -> None:
 # hard: perfect where it can be proved, else strong ---------------------------------------------
 
 def test_hard_plays_perfectly_where_it_can_prove_and_as_strong_elsewhere(monkeypatch: pytest.MonkeyPatch) -> None:
-    from noughts import players
 
     hard = HardPlayer(random.Random(1), budget=Budget(nodes=1_500))
     assert hard.choose(Board.parse("XX./OO./...")) == 2 and hard.last_player == "perfect"
     assert unable("hard", Board(15, 15, 5)) is None
-    probes: list[tuple[int, bool]] = []  # (empty cells, proved)
-    real = players._solvable
+    from noughts import solver
 
-    def counted(board: Board, budget: Budget | None) -> bool:
-        probes.append((board.size - board.ply, real(board, budget)))
-        return probes[-1][1]
+    probes: list[tuple[int, bool]] = []  # (empty cells, proved): every probe the solver is asked
+    real = solver.outcome
 
-    monkeypatch.setattr(players, "_solvable", counted)
+    def counted(board: Board, **options: object) -> solver.Outcome:
+        try:
+            found = real(board, **options)  # type: ignore[arg-type]
+        except BudgetExceeded:
+            probes.append((board.size - board.ply, False))
+            raise
+        probes.append((board.size - board.ply, True))
+        return found
+
+    monkeypatch.setattr(solver, "outcome", counted)
     board = FOUR_THREE
     cell = hard.choose(board)
     assert board.cell_name(cell) == "h8"

@@ -12,16 +12,20 @@ Source: :mod:`noughts.solver`, which solves positions exactly. Its rules, in ord
 On 3×3 every position's moves come worked out in a table shipped with the package
 (:mod:`noughts.players.perfect_33`, written by ``scripts/make_perfect_33.py`` from
 :func:`work_out_moves_33` and checked against it by the tests), so a move is a dict lookup, the
-first one too. Other boards are solved as they come with :func:`noughts.solver.best_moves`,
-within a budget for each move: 2,000,000 positions (``max_nodes``) and 30 s (``time_limit``),
-or any :class:`~noughts.budget.Budget` (``budget``). 4×4 with four in a row takes about a
-second of CPU for the first move, 5×5 with four about 11 s, 6×6 with five about 2 s (a draw by
-pairing, but the perfect player also ranks every move); if the solver cannot finish (15×15 with
-five), :meth:`PerfectPlayer.choose` raises :class:`~noughts.errors.UnsupportedBoardError`
+first one too. Other boards are solved as they come, within a budget for each move: 2,000,000
+positions (``max_nodes``) and 30 s (``time_limit``), or any :class:`~noughts.budget.Budget`
+(``budget``). First the position's value is proved (rule 1 needs it); if the solver cannot
+(15×15 with five), :meth:`PerfectPlayer.choose` raises :class:`~noughts.errors.UnsupportedBoardError`
 rather than play a move it cannot vouch for (:func:`noughts.players.unable` says so before a
-game starts). Rule 3 gets what is left of the move's budget; if that runs out, or it would
-have to test more than 2,000 replies (26×26 with two in a row, where every move is best), it
-is skipped and the tie goes to rule 4.
+game starts). Then the choice among the moves gets :func:`choice_budget`: :data:`CHOICE_WORK`
+(about 5,000 positions on 7×7 with five) and, on a budget with a clock, until :data:`MOVE_SECONDS`
+into the move. Within it :func:`best_proven` tests the moves one by one, cheapest first, and
+keeps the ones proved to keep the value: when every move is tested that is rules 1-3 exactly;
+when not (7×7 with five, where telling which of 44 moves keep a draw takes 2,500,000
+positions), the tie goes to rule 4 among the moves proved. If none is proved by then, the
+search goes on with what is left of the move's budget until one is. Rule 3 gets what is left
+of the choice; if that runs out, or it would have to test more than 2,000 replies (26×26 with
+two in a row, where every move is best), it is skipped and the tie goes to rule 4.
 
 >>> from noughts.board import Board
 >>> player = PerfectPlayer(random.Random(1))
@@ -41,7 +45,10 @@ from noughts.errors import BudgetExceeded, InvalidBudgetError, UnsupportedBoardE
 from noughts.players.base import SeededOnFirstDraw, ensure_playable, make_rng
 from noughts.players.perfect_33 import MOVES as _MOVES_33
 
-__all__ = ["DEFAULT_MAX_NODES", "DEFAULT_TIME_LIMIT", "RULE_3_MAX_REPLIES", "PerfectPlayer", "work_out_moves_33"]
+__all__ = [
+    "CHOICE_WORK", "DEFAULT_MAX_NODES", "DEFAULT_TIME_LIMIT", "FIRST_SHARE", "MOVE_SECONDS", "RULE_3_MAX_REPLIES",
+    "PerfectPlayer", "best_proven", "choice_budget", "work_out_moves_33",
+]
 
 DEFAULT_MAX_NODES = 2_000_000
 """Positions the solver may search for one move off 3×3 (roughly 100,000 a second)."""
@@ -49,6 +56,14 @@ DEFAULT_TIME_LIMIT = 30.0
 """Seconds one move off 3×3 may take: huge boards yield positions too slowly for the node budget."""
 RULE_3_MAX_REPLIES = 2_000
 """Rule 3 tests every reply to every best move; beyond this many it is skipped."""
+CHOICE_WORK = 2_000_000
+"""How much the choice among a position's moves may search once its value is proved, in cells of
+lines looked at (about half a second): positions cost more on boards of more and longer lines,
+so this is about 30,000 positions on 4×4 with four and 5,000 on 7×7 with five."""
+MOVE_SECONDS = 1.0
+"""Seconds into a move when the choice among its moves stops (for budgets with a clock)."""
+FIRST_SHARE = 4
+"""Positions each move is first tested on: enough for one an earlier proof left in the tables."""
 
 _G33 = Geometry.get(3, 3, 3)
 _PLAIN_GENERATORS = (random.Random, SeededOnFirstDraw)  # whose randrange(n) is getrandbits' way
@@ -183,31 +198,145 @@ class PerfectPlayer:
         return cells[drawn]
 
     def candidates(self, board: Board) -> tuple[int, ...]:
-        """The cells :meth:`choose` picks among (rules 1-3), ascending."""
+        """The cells :meth:`choose` picks among (rules 1-3 as far as the move's budget goes), ascending."""
         ensure_playable(board)
         if board.geometry is _G33:
             return _MOVES_33[board.key]
-        import contextlib
+        return self._candidates(board, self.budget.renewed())
 
+    def _candidates(self, board: Board, budget: Budget) -> tuple[int, ...]:
+        """:meth:`candidates` off 3×3, spending ``budget``."""
+        value = self._value(board, budget)
+        choice = choice_budget(board, budget)
+        try:
+            cells = best_proven(board, value, choice)
+        finally:
+            budget.spent += choice.spent
+        if cells:
+            return cells
+        if value < 0:  # every move keeps a loss; how long each holds out is out of reach
+            return tuple(_promising(board)[:1])
+        # rule 1 comes before the time the choice aims at: search on until one move is proved
+        try:
+            cells = best_proven(board, value, budget, enough=1)
+        except BudgetExceeded:
+            cells = ()
+        if not cells:
+            raise self._unable(board)
+        return cells
+
+    def _value(self, board: Board, budget: Budget) -> int:
+        """The value of ``board`` for the side to move, proved on ``budget`` (rule 1 needs it)."""
         from noughts import solver  # only off 3×3: the solver takes a while to import
 
-        budget = self.budget.renewed()
         try:
-            cells = solver.best_moves(board, budget=budget)
+            return solver.outcome(board, budget=budget, length_budget=Budget(nodes=0)).value
         except BudgetExceeded:
-            g = board.geometry
-            raise UnsupportedBoardError(
-                f"the perfect player cannot solve this {g.rows}×{g.cols} board (k={g.k}) within "
-                f"{_limits(self.budget)}; use a player that searches to a limited depth, "
-                "such as minimax") from None
-        if len(cells) > 1 and len(cells) * (len(board.legal_moves) - 1) <= RULE_3_MAX_REPLIES:
-            left = budget.nodes_left()
-            share = None if left is None else max(1, left // len(cells))  # split between the moves
-            # rule 3 is a nicety: out of budget, keep every best move and let rule 4 pick
-            with contextlib.suppress(BudgetExceeded):
-                cells = _most_traps({cell: _mistakes(board.play(cell), budget.limited(nodes=share))
-                                     for cell in cells})
-        return cells
+            raise self._unable(board) from None
+
+    def _unable(self, board: Board) -> UnsupportedBoardError:
+        g = board.geometry
+        return UnsupportedBoardError(
+            f"the perfect player cannot solve this {g.rows}×{g.cols} board (k={g.k}) within "
+            f"{_limits(self.budget)}; use a player that searches to a limited depth, such as minimax")
+
+
+def choice_budget(board: Board, budget: Budget) -> Budget:
+    """What of ``budget`` the choice among a position's moves may spend once its value is known:
+    :data:`CHOICE_WORK`, and, if ``budget`` has a clock, until :data:`MOVE_SECONDS` into the move."""
+    g = board.geometry
+    nodes = max(1, CHOICE_WORK // (len(g.lines) * (g.k + 1) + g.size))  # a position costs about its lines' cells
+    if budget.seconds is None:  # positions only: the same moves on any machine
+        return budget.limited(nodes=nodes)
+    return budget.limited(nodes=nodes, seconds=max(0.0, MOVE_SECONDS - budget.elapsed()))
+
+
+def best_proven(board: Board, value: int, budget: Budget, *, enough: int | None = None) -> tuple[int, ...]:
+    """The best cells of ``board`` (off 3×3, its ``value`` proved) that ``budget`` suffices to prove.
+
+    Ascending; ``()`` if none. When the budget suffices these are exactly rules 1-3's cells
+    (rule 3 as far as it goes). Otherwise they are the moves proved to keep the position's
+    value: a draw's are all equally good, a win's may win later than the fastest, and a loss's
+    are not told apart, so none are returned. Each move is asked on a small share first, the
+    most promising first, and the moves still open again on four times as much, so one
+    expensive move cannot use up the budget before the cheap ones are proved. With ``enough``,
+    it stops once that many are proved, and raises :class:`~noughts.errors.BudgetExceeded` if
+    the budget runs out first.
+    """
+    from noughts import solver
+
+    if value and enough is None:
+        # rule 2 (the length of a win or loss) exactly, if half of the budget suffices
+        nodes, seconds = budget.nodes_left(), budget.seconds_left()
+        part = budget.limited(nodes=None if nodes is None else nodes // 2,
+                              seconds=None if seconds is None else seconds / 2)
+        try:
+            return _traps(board, solver.best_moves(board, budget=part), budget)
+        except BudgetExceeded:
+            pass
+        finally:
+            budget.spent += part.spent
+        if value < 0:
+            return ()  # every move keeps the loss: nothing proved tells them apart
+    open_cells = _promising(board)
+    kept: list[int] = []
+    share = FIRST_SHARE
+    while open_cells:
+        for cell in list(open_cells):
+            if budget.exhausted:
+                if enough is not None:
+                    budget.check()  # raises
+                return tuple(sorted(kept))
+            part = budget.limited(nodes=share)
+            try:
+                if solver.keeps_value(board, cell, budget=part):
+                    kept.append(cell)
+                    if enough is not None and len(kept) >= enough:
+                        return tuple(sorted(kept))
+                open_cells.remove(cell)
+            except BudgetExceeded:
+                pass
+            finally:
+                budget.spent += part.spent
+        share *= 4
+    # every move tested: for a draw (every draw lasts as long) these are rules 1-2's cells
+    return _traps(board, tuple(sorted(kept)), budget) if value == 0 else tuple(sorted(kept))
+
+
+def _traps(board: Board, cells: tuple[int, ...], budget: Budget) -> tuple[int, ...]:
+    """Rule 3 among ``cells`` on what is left of ``budget`` (all of ``cells`` if it runs out)."""
+    if len(cells) > 1 and len(cells) * (len(board.legal_moves) - 1) <= RULE_3_MAX_REPLIES:
+        left = budget.nodes_left()
+        share = None if left is None else max(1, left // len(cells))  # split between the moves
+        parts = []
+        try:
+            mistakes = {}
+            for cell in cells:
+                parts.append(budget.limited(nodes=share))
+                mistakes[cell] = _mistakes(board.play(cell), parts[-1])
+            return _most_traps(mistakes)
+        except BudgetExceeded:
+            pass  # rule 3 is a nicety: out of budget, keep every best move and let rule 4 pick
+        finally:
+            budget.spent += sum(part.spent for part in parts)
+    return cells
+
+
+def _promising(board: Board) -> list[int]:
+    """The legal cells, most promising first (ties in cell order): a cell scores for every line
+    through it that a side can still complete, doubling per mark on it, the mover's twice."""
+    mover, other = (board.o, board.x) if board.ply & 1 else (board.x, board.o)
+    through = board.geometry.lines_through
+    weight = {}
+    for cell in board.legal_moves:
+        score = 0
+        for line in through[cell]:
+            if not line & other:
+                score += 2 << (line & mover).bit_count()
+            if not line & mover:
+                score += 1 << (line & other).bit_count()
+        weight[cell] = score
+    return sorted(weight, key=lambda cell: -weight[cell])
 
 
 def _limits(budget: Budget) -> str:

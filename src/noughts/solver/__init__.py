@@ -62,14 +62,14 @@ from typing import NamedTuple
 
 from noughts.board import Board, Geometry, keep_newest
 from noughts.budget import Budget
-from noughts.errors import BudgetExceeded, InvalidBudgetError
+from noughts.errors import BudgetExceeded, IllegalMoveError, InvalidBudgetError
 from noughts.solver.pairing import Pairs, find_pairing, pairing_diagram
 from noughts.solver.proof import ENTRY_BYTES as PROVER_ENTRY_BYTES
 from noughts.solver.proof import Prover
 
 __all__ = [
     "Analysis", "MoveAnalysis", "Outcome", "Pairs", "ProgressCallback", "Solution", "analyse", "best_moves",
-    "check_interval", "clear_cache", "outcome", "pairing", "pairing_diagram", "solve",
+    "check_interval", "clear_cache", "keeps_value", "outcome", "pairing", "pairing_diagram", "solve",
 ]
 
 ProgressCallback = Callable[[int, float], None]
@@ -1170,6 +1170,60 @@ def best_moves(board: Board, *, progress: ProgressCallback | None = None,
             if good:
                 best.append(cell)
         return tuple(best)
+
+
+def keeps_value(board: Board, cell: int, *, budget: Budget | None = None) -> bool:
+    """Whether playing ``cell`` keeps the value of ``board`` (win, draw or loss for the mover).
+
+    One question per move where :func:`best_moves` asks two and then the length: after a move
+    in a won position, "does the mover still force a win?"; in a drawn one, "can the other side
+    not force a win?"; in a lost one every move keeps the value. The position's own value is
+    proved first, on the same ``budget`` (a lookup once it is known). Many moves are answered
+    by the tables an earlier proof left, so a player short of time can ask move by move, each
+    on a small budget, and keep the moves proved.
+
+    >>> keeps_value(Board.parse("XX./OO./..."), 2), keeps_value(Board.parse("XX./OO./..."), 8)
+    (True, False)
+    """
+    spend = _budget(budget, None, None)
+    if cell not in board.legal_moves:
+        raise IllegalMoveError(f"cell {cell!r:.20} is not a legal move on this board")
+    geometry = board.geometry
+    mover, other = _sides(board)
+    after = mover | 1 << cell
+    if _completes(after, geometry.lines_through[cell]):
+        return True  # a win now keeps any value
+    if board.ply == geometry.size - 1:
+        return True  # the only move
+    if _is_33(geometry):
+        table = _table_33()
+        child = table[other | after << 9] if board.ply & 1 else table[after | other << 9]
+        return _sign(child) == -_sign(table[board.key])
+    size = geometry.size
+    with _searching(geometry, spend, None) as (solver, search):
+        try:
+            entry = solver.table.get(solver.canonical(mover | other << size))
+            if entry is not None and (entry[0] > 0 or entry[1] < 0 or entry[0] == entry[1]):
+                value = _sign(entry[0])
+            elif size > ALPHA_BETA_MAX_SIZE:
+                value = solver.value(mover, other, search)
+            else:
+                value = _sign(search.run(mover, other, -1, 1))
+            if value < 0:
+                return True
+            if size > ALPHA_BETA_MAX_SIZE:
+                prover = solver.prover
+                if value > 0:
+                    return prover.proves(after, other, False, search.tick)
+                return not prover.proves(other, after, True, search.tick)
+            # the other side's score after the move: below 0 keeps a win, below 1 a draw
+            return not solver.at_least(other, after, 0 if value > 0 else 1, search)
+        except RecursionError:
+            raise solver._too_deep() from None
+
+
+def _sign(score: int) -> int:
+    return (score > 0) - (score < 0)
 
 
 def _completes(marks: int, lines: tuple[int, ...]) -> bool:
