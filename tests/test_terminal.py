@@ -219,7 +219,7 @@ def test_a_whole_game_against_each_difficulty(env: dict[str, str], difficulty: s
     assert re.search(rf"This session: You: \d · {label}: \d · draws: \d\.", out)
     # the game is in the history, with its moves in order
     (row,) = history(env)
-    assert row[0] == "1" and row[3 if mark == "O" else 4] == f"{difficulty}*"  # * a computer player
+    assert row[0] == "1" and row[3 if mark == "O" else 4] == f"{label}*"  # * a computer player
     moves = row[row.index("won") + 1 if "won" in row else row.index("draw") + 1:]
     assert Board().play(moves[0]) and len(moves) == board.ply
 
@@ -667,7 +667,7 @@ def test_scores_follow_the_robot_rules(env: dict[str, str]) -> None:
     assert re.search(r"^  easy +\d+ +0 +\d+$", scores.stdout, re.M)  # never lost against easy
     assert "Two-person games:\n  (none yet)" in scores.stdout
     rows = history(env)
-    assert rows and all(row[3] == "Ann" and row[4] == "easy*" for row in rows)
+    assert rows and all(row[3] == "Ann" and row[4] == "Easy*" for row in rows)
 
 
 def test_history_replay_and_reset(env: dict[str, str]) -> None:

@@ -134,8 +134,8 @@ def test_every_listing_fits_80_columns_with_long_names_and_many_boards(db: Path)
     listing = "\n".join(history)
     assert re.search(rf"^ *17  .*  Bartholomew-… +表+… +[XO] won +15x15k5: \w+ .*…( \({len(cells)} moves\))?$",
                      listing, re.M), listing
-    assert re.search(r"^ *18  .*  newell-simon\* +simple-rules\* +X won +a1 b1 a2 b2 a3$", listing, re.M), listing
-    assert re.search(r"^ *16  .*  Bartholomew-… +easy\* +X won +4x4k1: a1$", listing, re.M), listing
+    assert re.search(r"^ *18  .*  Newell–Simon\* +Simple rules\* +X won +a1 b1 a2 b2 a3$", listing, re.M), listing
+    assert re.search(r"^ *16  .*  Bartholomew-… +Easy\* +X won +4x4k1: a1$", listing, re.M), listing
     assert history[-1] == "(* a computer player)"
 
 
@@ -291,7 +291,7 @@ def test_scores_and_history_work_on_a_read_only_file_in_a_read_only_folder() -> 
         before = {p.name: p.read_bytes() for p in folder.iterdir()}
         output = as_ordinary_user(work)
         assert "  medium      2\n  hard        0\nCurrent run: 2\n" in output, output
-        assert re.search(r"^ *1  .*  Ann +medium\* +X won +a1 b1 a2 b2 a3$", output, re.M), output
+        assert re.search(r"^ *1  .*  Ann +Medium\* +X won +a1 b1 a2 b2 a3$", output, re.M), output
         assert {p.name: p.read_bytes() for p in folder.iterdir()} == before  # not even a -shm
     finally:
         folder.chmod(0o700)
@@ -302,5 +302,10 @@ def test_replay_names_the_players_without_saying_you_was(db: Path) -> None:
     store_with(db, lambda s: s.record(Game.from_text(X_WINS), Participant.human("You"), Participant.computer("hard")))
     out = io.StringIO()
     assert records.replay(1, db=str(db), step=False, out=out, environ=env_for(db)) == 0
-    first = out.getvalue().splitlines()[0]
-    assert "was X" not in first and first.endswith("X You, O hard (computer).")
+    first, last = out.getvalue().splitlines()[0], out.getvalue().splitlines()[-1]
+    assert "was X" not in first and first.endswith("X You, O Hard (computer).")  # a player by its label
+    assert last.startswith("You (X) win along ")  # not "You (X) wins"
+    out = io.StringIO()
+    store_with(db, lambda s: s.record(Game.from_text(X_WINS), Participant.computer("hard"), Participant.human("Ann")))
+    assert records.replay(2, db=str(db), step=False, out=out, environ=env_for(db)) == 0
+    assert out.getvalue().splitlines()[-1].startswith("Hard (X) wins along ")  # the label's own case

@@ -14,6 +14,7 @@ import os
 import sys
 import unicodedata
 
+from noughts import players
 from noughts.errors import NoughtsError
 from noughts.terminal.console import _QUIT, _TOO_LONG, _YES, EXIT_INTERRUPTED, _Input, use_colour
 from noughts.text import board_diagram, result_sentence
@@ -78,8 +79,18 @@ def _pad(text: str, width: int) -> str:
     return text + " " * max(0, width - _width(text))
 
 
+def _name(participant: Participant) -> str:
+    """A person's name as they typed it; a computer player's label, as every menu names it ('Hard')."""
+    if participant.kind == "computer":
+        try:
+            return players.label(participant.name)
+        except NoughtsError:  # a plug-in player no longer installed: its stored name
+            pass
+    return participant.name
+
+
 def _who(participant: Participant) -> str:
-    name = show_name(participant.name, WHO_WIDTH)
+    name = show_name(_name(participant), WHO_WIDTH)
     return name if participant.kind == "human" else f"{name} (computer)"
 
 
@@ -87,7 +98,7 @@ def _who_listed(participant: Participant, width: int = WHO_WIDTH) -> str:
     """A name for the history's table: cut to ``width`` columns, a computer player's marked with ``*``."""
     if participant.kind == "human":
         return show_name(participant.name, width)
-    return show_name(participant.name, width - len(COMPUTER_MARK)) + COMPUTER_MARK
+    return show_name(_name(participant), width - len(COMPUTER_MARK)) + COMPUTER_MARK
 
 
 def _moves_listed(stored: StoredGame) -> str:
@@ -204,7 +215,7 @@ def replay(game_id: int, *, db: str | None = None, step: bool = True, stdin: IO[
     final = positions[-1]
     if final.is_over:  # the sentence every front end says at the end of a game
         who = stored.x if final.winner == "X" else stored.o
-        say(result_sentence(final, show_name(who.name, 40), dash=dash))
+        say(result_sentence(final, show_name(_name(who), 40), dash=dash))
     return 0
 
 
