@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from noughts import players, text
+from noughts.board import Result
 from noughts.errors import CellTaken, GameOver, NotYourTurn, NoughtsError
 from noughts.match import DEFAULT_OPPONENT, Match
 from noughts.store import open_store
@@ -27,7 +28,7 @@ def code_of(call: object) -> str:
 def finish(room: Room, cells: list[int] | None = None) -> None:
     """Play ``cells`` (else the first free cell) for whoever is to move, the computer by its own choice."""
     cells = list(cells or [])
-    while room.result is None:
+    while room.match.result is None:
         match = room.match
         if match.computer_to_move:
             match.apply_now()
@@ -41,7 +42,8 @@ def test_a_computer_room_plays_to_the_end_and_counts_the_result() -> None:
     room = Room.for_computer("parsons", first="alternate", name="Ann")
     assert room.match.mark_of(0) == "X" and not room.match.computer_to_move  # alternate: the person first
     finish(room, [0, 8, 6, 3])  # parsons' forced loss
-    assert room.result == "X" and room.match.board.winning_line == (0, 3, 6)
+    assert room.match.result == Result("X", (0, 3, 6), "line")
+    assert (room.state()["result"], room.state()["line"]) == ("X", [0, 3, 6])
     assert room.match.tally == [1, 0, 0]
     assert code_of(lambda: room.play(0, 5)) == "game_over"
     room.rematch()

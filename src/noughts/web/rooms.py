@@ -142,12 +142,6 @@ class Room:
         game = self.match.game
         return game.moves if game is not None else ()
 
-    @property
-    def result(self) -> str | None:
-        """``'X'``, ``'O'``, ``'draw'``, or None while the game goes on."""
-        game = self.match.game
-        return game.result if game is not None else None
-
     def play(self, seat: int, cell: int, ply: int | None = None) -> None:
         """Play ``cell`` for ``seat``; the match refuses (with a sentence) anything the rules forbid.
 
@@ -185,13 +179,13 @@ class Room:
             seats.append({"name": seat.player or seat.name, "label": seat.name,
                           "kind": "computer" if computer else "human", "mark": match.mark_of(number),
                           "connected": computer or connected[number]})
-        line = board.winning_line
-        result = self.result
+        result = match.result  # the one shape of a game's end (noughts.board.Result)
         return {
             "type": "state", "room": self.code, "kind": self.kind, "game": self.game_no, "first": match.first,
             "rows": board.rows, "cols": board.cols, "k": board.k,
-            "cells": list(board.cells), "turn": None if result else board.turn, "result": result,
-            "line": list(line) if line else None, "moves": list(self.moves), "seats": seats,
+            "cells": list(board.cells), "turn": None if result else board.turn,
+            "result": result.word if result else None, "line": list(result.line) if result and result.line else None,
+            "moves": list(self.moves), "seats": seats,
             "tally": {"wins": match.tally[:2], "draws": match.tally[2]}, "tally_text": match.tally_text(),
             "result_text": self._result_sentences() if result else None, "watchers": watchers,
         }
