@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple, TextIO
 
 from noughts import players
-from noughts.board import Board, Geometry
+from noughts.board import Board, Geometry, Result
 from noughts.budget import Budget
 from noughts.errors import NoughtsError, UnsupportedBoardError
 
@@ -92,11 +92,16 @@ class GameSpec(NamedTuple):
 
 
 class GameRecord(NamedTuple):
-    """How a game ended: ``winner`` is ``"X"``, ``"O"`` or ``None`` (a draw); ``moves`` the cells played."""
+    """A game of the schedule: how it ended (the one :class:`~noughts.board.Result` shape) and the cells played."""
 
     place: int  # the game's place in the schedule
-    winner: str | None
+    result: Result
     moves: tuple[int, ...]
+
+    @property
+    def winner(self) -> str | None:
+        """``"X"``, ``"O"`` or ``None`` (a draw)."""
+        return self.result.winner
 
 
 def game_rng(seed: int, x: str, o: str, game: int, side: str) -> random.Random:
@@ -125,7 +130,8 @@ def play_game(spec: GameSpec, shape: tuple[int, int, int], seed: int, nodes: int
                              f"{error}") from None
         board = board.play(cell)
         moves.append(cell)
-    return GameRecord(spec.place, board.winner, tuple(moves))
+    assert board.result is not None
+    return GameRecord(spec.place, board.result, tuple(moves))
 
 
 def schedule(names: Sequence[str], games: int) -> list[GameSpec]:
