@@ -113,3 +113,24 @@ def test_a_backend_imports_its_optional_dependency_only_when_used() -> None:
                 top_level.add((node.module or "").split(".")[0])
         assert dependency not in top_level, f"{module} imports {dependency} when it is imported"
         assert dependency in imports()[module]  # and the reader does see it, further in
+
+
+# Programs of their own, each with its own command line: not the `noughts` command, nor a part of it.
+OWN_PROGRAMS = {
+    "noughts.gomocup_manager": "python -m noughts.gomocup_manager: a referee between any Gomocup brains",
+    "noughts.robot.backends.ev3_agent": "copied alone onto the EV3 brick and run there, where noughts is not",
+}
+
+
+def test_only_the_command_reads_a_command_line() -> None:
+    # Flags, usage and option errors live in noughts.cli; the modules below it take plain values.
+    readers = {module for module, targets in imports().items()
+               if "argparse" in targets and not within(module, COMMAND)}
+    assert readers == set(OWN_PROGRAMS)
+
+
+def test_nothing_imports_the_command() -> None:
+    # The command starts the front ends; a front end (or the core) that imported it would make a cycle.
+    problems = [f"{module} imports {target}" for module, targets in imports().items() if not within(module, COMMAND)
+                for target in targets if within(target, ("noughts.cli",))]
+    assert problems == []

@@ -13,6 +13,7 @@ import pytest
 from noughts import Board, __version__, solver
 from noughts.cli import build_parser, main
 from noughts.engine import handle
+from noughts.errors import NoughtsError
 
 COMMANDS = ["move", "analyse", "status", "players", "engine", "play", "history", "replay", "scores"]
 
@@ -242,17 +243,18 @@ def test_budget_options_reach_the_search(capsys: pytest.CaptureFixture[str]) -> 
 
 def test_a_slow_move_says_it_is_thinking(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """The move waits until the notice is out, as a move that takes more than a second would."""
-    from noughts import cli, engine
+    from noughts import engine
+    from noughts.cli import positions
 
-    monkeypatch.setattr(cli, "THINKING_AFTER", 0.01)
+    monkeypatch.setattr(positions, "THINKING_AFTER", 0.01)
     said = threading.Event()
-    show = cli._Thinking._show
+    show = positions.Thinking._show
 
-    def show_and_tell(self: cli._Thinking) -> None:
+    def show_and_tell(self: positions.Thinking) -> None:
         show(self)
         said.set()
 
-    monkeypatch.setattr(cli._Thinking, "_show", show_and_tell)
+    monkeypatch.setattr(positions.Thinking, "_show", show_and_tell)
     answer = engine.handle
 
     def slow_answer(request: dict[str, object], progress: object = None) -> dict[str, object]:
@@ -267,9 +269,9 @@ def test_a_slow_move_says_it_is_thinking(capsys: pytest.CaptureFixture[str], mon
 
 def test_a_quick_move_says_nothing_but_the_move(capsys: pytest.CaptureFixture[str],
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    from noughts import cli
+    from noughts.cli import positions
 
-    monkeypatch.setattr(cli, "THINKING_AFTER", 60.0)
+    monkeypatch.setattr(positions, "THINKING_AFTER", 60.0)
     status, out, err = run_main(capsys, "move", "XX./OO./...")
     assert (status, out, err) == (0, "perfect plays c1 (cell 3)\n", "")
     assert "noughts-thinking" not in [thread.name for thread in threading.enumerate()]  # the timer is gone
@@ -319,6 +321,74 @@ def test_a_closed_pipe_is_not_an_error() -> None:
 
 
 # play, history, replay and scores: tests/test_terminal.py drives them as a person would.
+
+
+# play and gui: the core checks the options in its own words, the command says them with its flags
+
+BAD_PLAY_OPTIONS = [  # (flags, the keywords of play_options, the setting refused, what the command says)
+    (["--best-of", "0"], {"best_of": "0"}, "best_of", "--best-of takes a number of games from 1 to 99, like 3, not 0"),
+    (["--best-of", "three"], {"best_of": "three"}, "best_of",
+     "--best-of takes a number of games from 1 to 99, like 3, not 'three'"),
+    (["--first", "later"], {"first": "later"}, "first",
+     "--first takes me, computer, alternate, loser, random, not 'later'"),
+    (["--mark", "Z"], {"mark": "Z"}, "mark", "--mark takes X or O, not 'Z'"),
+    (["--mark", "O", "--first", "me"], {"mark": "O", "first": "me"}, "first",
+     "X always moves first, so --mark O means --first computer, not --first me"),
+    (["--seed", "1.5"], {"seed": "1.5"}, "seed", "--seed takes a whole number, not '1.5'"),
+    (["--k", "x"], {"k": "x"}, "k", "--k takes the number of marks in a row that wins, like 3, not 'x'"),
+    (["--size", "4y4"], {"size": "4y4"}, "size",
+     "--size takes a board like 4 (4×4), 4x5 (4 rows, 5 columns) or 7x7k5 (and 5 in a row): a board is written "
+     "like 3x3k3, 4x4 or 7x7k5 (rows x columns, k in a row), not '4y4'"),
+    (["--size", "7x7k5", "--k", "4"], {"size": "7x7k5", "k": "4"}, "k", "--size says 5 in a row, but --k says 4"),
+    (["--k", "9"], {"k": "9"}, "k", "k (marks in a row to win) must be between 1 and 3 on a 3×3 board, not 9"),
+    (["--name", "A", "--name", "B", "--name", "C"], {"names": ["A", "B", "C"]}, "names",
+     "--name can be given twice at most: your name, then the other person's"),
+    (["--name", "A", "--name", "a"], {"names": ["A", "a"]}, "names", "the two people need different names"),
+    (["--opponent", "nobody"], {"opponent": "nobody"}, "opponent",
+     "there is no opponent called 'nobody'; choose one of: "),
+]
+
+
+BAD_PLAY_IDS = [" ".join(flags) for flags, *_ in BAD_PLAY_OPTIONS]
+
+
+@pytest.mark.parametrize(("flags", "keywords", "setting", "said"), BAD_PLAY_OPTIONS, ids=BAD_PLAY_IDS)
+def test_play_options_refuse_in_the_words_of_settings_not_flags(flags: list[str], keywords: dict[str, object],
+                                                                setting: str, said: str) -> None:
+    from noughts.match import PlayOptionError, play_options
+
+    with pytest.raises(PlayOptionError) as refused:
+        play_options(**keywords)  # type: ignore[arg-type]
+    assert refused.value.setting == setting
+    assert "--" not in str(refused.value), str(refused.value)  # the core knows no flags
+
+
+@pytest.mark.parametrize("command", ["play", "gui"])
+@pytest.mark.parametrize(("flags", "keywords", "setting", "said"), BAD_PLAY_OPTIONS, ids=BAD_PLAY_IDS)
+def test_the_command_says_a_refused_play_option_with_its_flag(capsys: pytest.CaptureFixture[str], command: str,
+                                                              flags: list[str], keywords: dict[str, object],
+                                                              setting: str, said: str) -> None:
+    # gui checks the options before it looks for pygame or a screen: no window opens here
+    status, out, err = run_main(capsys, command, *flags, "--no-scores")
+    assert out == ""
+    assert_one_line_error(status, err)
+    assert err.startswith(f"noughts: {said}"), err
+    if said.endswith(": "):  # the list of opponents follows
+        return
+    assert err == f"noughts: {said}\n"
+
+
+# export, import and picture: the command reads files and flags, the formats take plain values
+
+def test_the_formats_name_a_files_format_without_the_command() -> None:
+    from noughts import picture, records
+
+    assert records.format_of("games.SGF") == "sgf" and records.format_of("games.txt") is None
+    assert records.format_of(None) is None
+    assert picture.format_of("board.PNG") == "png" and picture.format_of(None) == picture.format_of("-") == "svg"
+    with pytest.raises(NoughtsError, match=r"ends in \.svg or \.png, not 'board\.gif'"):
+        picture.format_of("board.gif")
+    assert not hasattr(records, "run_export") and not hasattr(picture, "run_picture")  # the command's, in noughts.cli
 
 
 # fuzz the argument parser -----------------------------------------------------------------

@@ -569,7 +569,7 @@ def test_bad_options_are_refused_before_a_window_opens() -> None:
         open_app(opponent="nobody")
     with pytest.raises(NoughtsError, match="thinking pause"):
         open_app(think_delay="soon")
-    with pytest.raises(NoughtsError, match="--mark O means --first computer"):
+    with pytest.raises(NoughtsError, match="playing O means 'Opponent first', not 'You first'"):
         open_app(first="me", mark="O")
 
 

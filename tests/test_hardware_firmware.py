@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from noughts import players
-from noughts.hardware.app import main
+from noughts.cli.panel import main
 from noughts.hardware.boardio import Ladder
 from noughts.hardware.charlieplex import led_lines
 from noughts.hardware.config import load_config

@@ -27,6 +27,7 @@ except ImportError as error:  # pragma: no cover - a setup problem, said plainly
     pytest.fail(f"the panel tests need {error.name}: pip install 'noughts[panel]'", pytrace=False)
 
 from noughts import players, text
+from noughts.cli.panel import main
 from noughts.hardware import (
     INSTALL_HINT,
     PANEL_EXTRA,
@@ -36,7 +37,7 @@ from noughts.hardware import (
     install_hint,
     require,
 )
-from noughts.hardware.app import main, measure_ladder
+from noughts.hardware.app import measure_ladder
 from noughts.hardware.boardio import Ladder, MemoryLcd
 from noughts.hardware.charlieplex import Charlieplexer, led_lines, lit_leds
 from noughts.hardware.config import ConfigError, LcdConfig, PanelConfig, load_config, save_thresholds
@@ -791,10 +792,10 @@ def test_the_cli_prints_a_builds_defaults_and_reports_errors(capsys: pytest.Capt
 
 
 def test_the_cli_takes_who_starts_in_the_matchs_words(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    from noughts.hardware.app import _config, build_parser
+    from noughts.cli.panel import build_parser, panel_config
 
     def config(*argv: str) -> PanelConfig:
-        return _config(build_parser().parse_args([*argv, "--config", str(tmp_path / "none.toml")]))
+        return panel_config(build_parser().parse_args([*argv, "--config", str(tmp_path / "none.toml")]))
 
     (tmp_path / "none.toml").write_text("")
     assert config("--first", "person").game.first == "me" and config("--first", "Loser").game.first == "loser"

@@ -360,9 +360,9 @@ def test_play_options_take_the_board_notation_and_refuse_a_contradicting_k() -> 
     assert (options.rows, options.cols, options.k) == (7, 7, 5)
     assert play_options(size="7x7k5", k="5").k == 5
     assert play_options(size="4x5", k="3").k == 3 and play_options(size="4").k is None
-    with pytest.raises(NoughtsError, match="--size says 5 in a row, but --k says 4"):
+    with pytest.raises(NoughtsError, match="the board 7x7k5 has 5 in a row, not 4"):
         play_options(size="7x7k5", k="4")
-    with pytest.raises(NoughtsError, match="--size takes a board like"):
+    with pytest.raises(NoughtsError, match="a board is written like"):
         play_options(size="7x7k")
 
 

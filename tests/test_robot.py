@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 
 from noughts.board import Board
+from noughts.cli.robot import main
 from noughts.match import Match
-from noughts.robot.app import TerminalKeyboard, main
+from noughts.robot.app import TerminalKeyboard
 from noughts.robot.backend import CellReading, SheetReading
 from noughts.robot.backends.sim import SimRobot
 from noughts.robot.game import RobotGame, cell_readings, judge
@@ -297,7 +298,7 @@ def run(argv: list[str], typed: list[str] | None = None) -> tuple[int, str]:
         out.write(prompt)
         return next(lines)  # StopIteration would be a test bug; EOF is tested on its own
 
-    from noughts.robot import app
+    from noughts.cli import robot as app
 
     if typed is None:
         return main(argv, out), out.getvalue()
@@ -369,7 +370,7 @@ def test_a_stopped_game_is_kept_and_resumed_and_a_damaged_keep_file_is_a_message
 
 
 def test_calibrate_measures_the_light_on_the_robots_markers_and_records_it(tmp_path: Path) -> None:
-    from noughts.robot import app
+    from noughts.cli import robot as app
     from noughts.robot.config import load_config
 
     config = tmp_path / "robot.toml"
@@ -381,7 +382,7 @@ def test_calibrate_measures_the_light_on_the_robots_markers_and_records_it(tmp_p
 
 
 def test_calibrate_the_camera_saves_what_it_saw(tmp_path: Path) -> None:
-    from noughts.robot import app
+    from noughts.cli import robot as app
 
     saw = tmp_path / "view.png"
     out = io.StringIO()

@@ -179,7 +179,7 @@ def test_a_grbl_plotter_plays_whole_games_typed_at_the_keyboard(tmp_path: Path) 
 
 @pytest.mark.parametrize("opponent", ["easy", "medium", "hard"])
 def test_sim_and_camera_through_the_command_with_hand_drawn_marks_in_photos(opponent: str, tmp_path: Path) -> None:
-    from noughts.robot import app
+    from noughts.cli import robot as app
 
     rng = random.Random(opponent)
     out = io.StringIO()

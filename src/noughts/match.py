@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_FIRST", "DEFAULT_OPPONENT", "FIRST_RULES", "PERSON", "ComputerMove", "GameKeeper", "Match", "MatchEvent",
-    "PlayOptions", "Seat", "first_rule", "opponent_name", "play_options",
+    "PlayOptionError", "PlayOptions", "Seat", "first_rule", "opponent_name", "play_options",
 ]
 
 PERSON = "person"  # the opponent that is another person
@@ -92,10 +92,31 @@ def opponent_name(word: str) -> str:
                            f"{', '.join(players.names())}, or {PERSON} (another person)") from None
 
 
-# the command line's choices -------------------------------------------------------------------
+# the choices of a match, checked for every front end ---------------------------------------------
+
+class PlayOptionError(NoughtsError):
+    """A choice of how to play that cannot be used, worded without any front end's words.
+
+    ``setting`` names the choice (``"opponent"``, ``"first"``, ``"mark"``, ``"best_of"``, ``"seed"``,
+    ``"size"``, ``"k"``, ``"names"``); ``shown`` is the value as a sentence quotes it, ``reason`` what
+    the value's own reader said, ``against`` the other setting (and its value) it contradicts, and
+    ``needed`` what it would have to be instead (the mark's rule of who starts; the most names). A
+    front end that names its settings differently (the command's ``--best-of``) words the message
+    from these.
+    """
+
+    def __init__(self, message: str, *, setting: str, shown: str | None = None, reason: str | None = None,
+                 against: tuple[str, str] | None = None, needed: str | None = None) -> None:
+        super().__init__(message)
+        self.setting = setting
+        self.shown = shown
+        self.reason = reason
+        self.against = against
+        self.needed = needed
+
 
 class PlayOptions:
-    """Everything `noughts play` can be told; ``None`` for a choice the menu should ask."""
+    """Every choice of how to play, checked; ``None`` for a choice the menu should ask."""
 
     __slots__ = ("opponent", "first", "best_of", "seed", "rows", "cols", "k", "db", "names", "scores")
 
@@ -112,14 +133,15 @@ class PlayOptions:
         self.scores = scores
 
 
-def _whole(typed: str, flag: str, what: str, low: int | None = None, high: int | None = None) -> int:
+def _whole(typed: str, setting: str, sentence: str, low: int | None = None, high: int | None = None) -> int:
+    """``typed`` as a whole number within the bounds; else a PlayOptionError, ``sentence`` filled with it."""
     cleaned = typed.strip()
     digits = cleaned[1:] if cleaned[:1] in "+-" else cleaned
     if not (digits.isascii() and digits.isdigit() and len(digits) <= 18):
-        raise NoughtsError(f"{flag} takes {what}, not {text.shown(typed)}")
+        raise PlayOptionError(sentence.format(text.shown(typed)), setting=setting, shown=text.shown(typed))
     value = int(cleaned)
     if (low is not None and value < low) or (high is not None and value > high):
-        raise NoughtsError(f"{flag} takes {what}, not {value}")
+        raise PlayOptionError(sentence.format(value), setting=setting, shown=str(value))
     return value
 
 
@@ -127,10 +149,10 @@ def play_options(*, opponent: str | None = None, first: str | None = None, mark:
                  best_of: str | None = None, seed: str | None = None, size: str | None = None,
                  k: str | None = None, db: str | None = None, names: Sequence[str] | None = None,
                  no_scores: bool = False) -> PlayOptions:
-    """Check the flags of `noughts play` (as typed) and turn them into :class:`PlayOptions`.
+    """Check the choices of how to play (as typed) and turn them into :class:`PlayOptions`.
 
-    X always moves first, so ``--mark X`` is ``--first me`` and ``--mark O`` is
-    ``--first computer``; contradicting ``--first`` is an error.
+    X always moves first, so the mark X means ``first="me"`` and O means ``first="computer"``;
+    contradicting ``first`` is an error. Every refusal is a :class:`PlayOptionError`.
 
     >>> options = play_options(opponent="Hard", mark="o", size="4x5", k="4")
     >>> options.opponent, options.first, options.rows, options.cols, options.k
@@ -141,51 +163,67 @@ def play_options(*, opponent: str | None = None, first: str | None = None, mark:
     >>> play_options(first="me", mark="O")
     Traceback (most recent call last):
       ...
-    noughts.errors.NoughtsError: X always moves first, so --mark O means --first computer, not --first me
+    noughts.match.PlayOptionError: X always moves first, so playing O means 'Opponent first', not 'You first'
+    >>> play_options(best_of="0")
+    Traceback (most recent call last):
+      ...
+    noughts.match.PlayOptionError: a match is best of 1 to 99 games, like 3, not 0
     """
     options = PlayOptions()
     if opponent is not None:
-        options.opponent = opponent_name(opponent)
+        try:
+            options.opponent = opponent_name(opponent)
+        except NoughtsError as error:
+            raise PlayOptionError(str(error), setting="opponent", shown=text.shown(opponent)) from None
     if first is not None:
         try:
             options.first = first_rule(first)
-        except NoughtsError:
-            raise NoughtsError(f"--first takes {', '.join(FIRST_RULES)}, not {text.shown(first)}") from None
+        except NoughtsError as error:
+            raise PlayOptionError(str(error), setting="first", shown=text.shown(first)) from None
     if mark is not None:
         side = mark.strip().upper()
         if side not in ("X", "O"):
-            raise NoughtsError(f"--mark takes X or O, not {text.shown(mark)}")
+            raise PlayOptionError(f"a mark is X or O, not {text.shown(mark)}", setting="mark", shown=text.shown(mark))
         implied = "me" if side == "X" else "computer"
         if options.first is not None and options.first != implied:
-            raise NoughtsError(f"X always moves first, so --mark {side} means --first {implied}, "
-                               f"not --first {options.first}")
+            raise PlayOptionError(f"X always moves first, so playing {side} means {text.first_label(implied)!r}, "
+                                  f"not {text.first_label(options.first)!r}",
+                                  setting="first", shown=options.first, against=("mark", side), needed=implied)
         options.first = implied
     if best_of is not None:
-        options.best_of = _whole(best_of, "--best-of", "a number of games from 1 to 99, like 3", 1, 99)
+        options.best_of = _whole(best_of, "best_of", f"a match is best of 1 to {MAX_BEST_OF} games, like 3, not {{}}",
+                                 1, MAX_BEST_OF)
     if seed is not None:
-        options.seed = _whole(seed, "--seed", "a whole number")
+        options.seed = _whole(seed, "seed", "a seed is a whole number, not {}")
     if size is not None:
         try:
             shape = Geometry.parse(size)
         except UnsupportedBoardError as error:
-            raise NoughtsError(f"--size takes a board like 4 (4×4), 4x5 (4 rows, 5 columns) or 7x7k5 "
-                               f"(and 5 in a row): {error}") from None
+            raise PlayOptionError(str(error), setting="size", shown=text.shown(size), reason=str(error)) from None
         options.rows, options.cols = shape.rows, shape.cols
         if "k" in size.lower():
             options.k = shape.k
     if k is not None:
-        k_given = _whole(k, "--k", "the number of marks in a row that wins, like 3", 1)
+        k_given = _whole(k, "k", "the marks in a row that win are a whole number from 1, like 3, not {}", 1)
         if options.k is not None and options.k != k_given:
-            raise NoughtsError(f"--size says {options.k} in a row, but --k says {k_given}")
+            raise PlayOptionError(f"the board {str(size).strip()} has {options.k} in a row, not {k_given}",
+                                  setting="k", shown=str(k_given), against=("size", str(options.k)))
         options.k = k_given
-    Board(options.rows, options.cols, options.k)  # a bad shape is refused now, with the reason
+    try:
+        Board(options.rows, options.cols, options.k)  # a bad shape is refused now, with the reason
+    except NoughtsError as error:
+        raise PlayOptionError(str(error), setting="k" if k is not None else "size") from None
     options.db = db
     given = list(names or ())
     if len(given) > 2:
-        raise NoughtsError("--name can be given twice at most: your name, then the other person's")
-    options.names = [text.check_name(n, "a name") for n in given]
+        raise PlayOptionError("a match has two names at most: yours, then the other person's",
+                              setting="names", shown=str(len(given)), needed="2")
+    try:
+        options.names = [text.check_name(n, "a name") for n in given]
+    except NoughtsError as error:
+        raise PlayOptionError(str(error), setting="names") from None
     if len(options.names) == 2 and options.names[0].lower() == options.names[1].lower():
-        raise NoughtsError("the two people need different names")
+        raise PlayOptionError("the two people need different names", setting="names")
     options.scores = not no_scores
     return options
 

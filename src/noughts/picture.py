@@ -1,4 +1,4 @@
-"""``noughts picture``: a position as an SVG or PNG file.
+"""A position as a picture file: SVG, or PNG (``noughts picture``; :mod:`noughts.cli.records` runs it).
 
 The SVG comes from :mod:`noughts.svg` (standard library only). PNG needs the optional
 ``resvg-py`` (``pip install 'noughts[picture]'``): resvg is a self-contained SVG renderer, its
@@ -8,14 +8,9 @@ the SVG exactly.
 
 from __future__ import annotations
 
-from noughts.board import Board
 from noughts.errors import NoughtsError
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
-
-__all__ = ["FORMATS", "png", "run_picture"]
+__all__ = ["FORMATS", "format_of", "png"]
 
 FORMATS = ("svg", "png")
 PNG_EXTRA = "pip install 'noughts[picture]'"
@@ -34,33 +29,8 @@ def png(svg_text: str) -> bytes:
         raise NoughtsError(f"the picture could not be turned into PNG ({error})") from None
 
 
-def run_picture(args: Any) -> int:
-    """Draw ``args.position`` (or an empty board of ``--rows``/``--cols``) to ``--out`` (stdout: SVG)."""
-    import sys
-
-    from noughts import svg
-
-    out = args.out
-    kind = _kind(out)
-    if args.position is not None:
-        board = Board.parse(args.position, args.k)
-    else:
-        board = Board(3 if args.rows is None else args.rows, 3 if args.cols is None else args.cols, args.k)
-    picture = svg.board(board, size=args.size, last_move=args.last, hint=args.move,
-                        coordinates=not args.no_coordinates, theme=args.theme)
-    if out is None or out == "-":
-        sys.stdout.write(picture + "\n")
-        return 0
-    data = png(picture) if kind == "png" else (picture + "\n").encode("utf-8")
-    try:
-        with open(out, "wb") as file:
-            file.write(data)
-    except OSError as error:
-        raise NoughtsError(f"cannot write {out}: {error.strerror or error}") from None
-    return 0
-
-
-def _kind(out: str | None) -> str:
+def format_of(out: str | None) -> str:
+    """The picture format a file name asks for (``None`` or ``-``, stdout: svg); any other ending is refused."""
     if out is None or out == "-":
         return "svg"
     suffix = out.rpartition(".")[2].lower() if "." in out.rpartition("/")[2] else ""

@@ -57,8 +57,8 @@ if TYPE_CHECKING:
     from noughts.game import Game
     from noughts.store import Store, StoredGame
 
-__all__ = ["FORMATS", "GameRecord", "ImportReport", "import_records", "read_pgn", "read_records", "read_sgf",
-           "to_pgn", "to_sgf", "write_records"]
+__all__ = ["FORMATS", "GameRecord", "ImportReport", "format_of", "import_records", "read_pgn", "read_records",
+           "read_sgf", "stored_records", "to_pgn", "to_sgf", "write_records"]
 
 FORMATS = ("pgn", "sgf")
 MAX_FILE_BYTES = 20_000_000
@@ -812,75 +812,11 @@ def stored_records(store: Store, ids: Sequence[int] | None) -> list[GameRecord]:
     return [GameRecord.from_stored(store.game(game_id)) for game_id in ids]
 
 
-# the command line ----------------------------------------------------------------------------------
+# file names -----------------------------------------------------------------------------------------
 
-def run_export(args: Any) -> int:
-    """``noughts export``: stored games as SGF or PGN-like text, to a file or stdout."""
-    import sys
-
-    from noughts.store import open_store
-
-    if args.all == bool(args.ids):
-        raise NoughtsError("say which games to export: their numbers (see 'noughts history') or --all")
-    fmt = args.format or _format_of(args.out) or "pgn"
-    with open_store(args.db, read_only=True) as store:
-        if not store.enabled:
-            raise NoughtsError(store.reason or "the score store cannot be read")
-        records = stored_records(store, None if args.all else args.ids)
-    text = write_records(records, fmt)
-    if args.out in (None, "-"):
-        sys.stdout.write(text)
-    else:
-        _write(args.out, text)
-    if not records:
-        print("noughts: there are no stored games to export", file=sys.stderr)
-    return 0
-
-
-def run_import(args: Any) -> int:
-    """``noughts import FILE``: the games of an SGF or PGN-like file into the store."""
-    import sys
-
-    from noughts.store import open_store
-
-    data = _read(args.file)
-    records = read_records(data)
-    with open_store(args.db) as store:
-        for notice in store.notices:
-            print(f"noughts: {notice}", file=sys.stderr)
-        if not store.enabled:
-            raise NoughtsError(store.reason or "the score store cannot be written")
-        report = import_records(store, records)
-    print(report.summary() + ".")
-    return 0
-
-
-def _format_of(path: str | None) -> str | None:
+def format_of(path: str | None) -> str | None:
+    """The record format a file name asks for by its ending (``games.sgf``: sgf), or ``None``."""
     if path is None:
         return None
     suffix = path.rpartition(".")[2].lower() if "." in path else ""
     return suffix if suffix in FORMATS else None
-
-
-def _read(path: str) -> bytes:
-    import sys
-
-    try:
-        if path == "-":
-            data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
-        else:
-            with open(path, "rb") as file:
-                data = file.read(MAX_FILE_BYTES + 1)
-    except OSError as error:
-        raise NoughtsError(f"cannot read {path}: {error.strerror or error}") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise GameRecordError(f"{path} is larger than {MAX_FILE_BYTES:,} bytes: too large for game records")
-    return data
-
-
-def _write(path: str, text: str) -> None:
-    try:
-        with open(path, "w", encoding="utf-8", newline="\n") as file:
-            file.write(text)
-    except OSError as error:
-        raise NoughtsError(f"cannot write {path}: {error.strerror or error}") from None

@@ -11,7 +11,7 @@ events):
   which only does I/O and speaks a line protocol over USB;
 * ``sim``: the gpio backend on gpiozero's mock pins, drawn in the terminal.
 
-``noughts panel --backend gpio|serial|sim [--config FILE]`` runs it (:func:`main`);
+``noughts panel --backend gpio|serial|sim [--config FILE]`` runs it (:mod:`noughts.hardware.app`);
 ``docs/hardware.md`` has the wiring, the configuration and the protocol. The hardware libraries
 (gpiozero, pyserial, RPLCD) are optional and imported only by the backend that needs them.
 """
@@ -20,12 +20,11 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 
 from noughts.errors import NoughtsError
 
-__all__ = ["INSTALL_HINT", "MissingLibraryError", "checkout_root", "hint_for", "install_hint", "main", "require"]
+__all__ = ["INSTALL_HINT", "MissingLibraryError", "checkout_root", "hint_for", "install_hint", "require"]
 
 INSTALL_HINT = "pip install 'noughts[panel]'"
 PANEL_EXTRA = "panel"  # pyproject's optional dependencies for every backend: gpiozero, pyserial, RPLCD
@@ -82,9 +81,3 @@ def require(module: str, purpose: str, hint: str | None = None) -> object:
             f"{purpose} needs the Python package {missing!r}, which is not installed: "
             f"{hint or install_hint()}") from None
 
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``noughts panel …``: run the panel; returns the exit status."""
-    from noughts.hardware.app import main as app_main
-
-    return app_main(argv)

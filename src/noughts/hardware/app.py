@@ -1,106 +1,60 @@
-"""``noughts panel``: run the panel on a backend, calibrate the ladder, or print a build's defaults.
-
-::
-
-    noughts panel [--sim | --backend gpio|serial|sim] [--config FILE] [--build mega|uno] [--port PORT] ...
-    noughts panel calibrate [--backend gpio|serial] [--config FILE]
-    noughts panel config [--build mega|uno]
+"""Running the panel on a backend, and calibrating its resistor ladder (``noughts panel``, whose
+options :mod:`noughts.cli.panel` reads).
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import statistics
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from noughts.errors import NoughtsError
-from noughts.hardware.config import (
-    FIRSTS,
-    ConfigError,
-    PanelConfig,
-    default_config_path,
-    first_setting,
-    load_config,
-    save_thresholds,
-)
-from noughts.hardware.defaults import BUILDS, DEFAULT_TOML, GRID_FIRST
-from noughts.text import first_label
+from noughts.hardware.config import PanelConfig, default_config_path, load_config, save_thresholds
 
 if TYPE_CHECKING:
     from noughts.hardware.boardio import BoardIO
     from noughts.hardware.controller import PanelSettings
 
-__all__ = ["build_parser", "main", "settings_from"]
+__all__ = ["BACKENDS", "calibrate", "load_panel_config", "measure_ladder", "open_board", "play", "settings_from",
+           "with_choices"]
 
 BACKENDS = ("sim", "gpio", "serial")
 READINGS = 5  # ladder readings of one cell that calibration takes the median of, at least
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="noughts panel",
-        description="The seed's LED-and-button tic-tac-toe panel: on a Raspberry Pi's pins (gpio), on an "
-                    "Arduino running firmware/noughts_panel (serial), or simulated in this terminal (sim).",
-        epilog="Hold a cell button while pressing reset to choose: rows = opponent (the [game] opponents), "
-               f"columns = who starts ({', '.join(first_label(rule) for rule in GRID_FIRST)}). "
-               "docs/hardware.md has the wiring.")
-    parser.add_argument("action", nargs="?", default="play", choices=("play", "calibrate", "config"),
-                        help="play (the default); calibrate: measure the resistor ladder and record its thresholds "
-                             "in the config file; config: print a build's default configuration")
-    parser.add_argument("--backend", choices=BACKENDS, default="sim", help="where the panel is (default: sim)")
-    parser.add_argument("--sim", dest="backend", action="store_const", const="sim",
-                        help="the simulator in this terminal (the same as --backend sim, the default)")
-    parser.add_argument("--config", metavar="FILE",
-                        help=f"the panel's TOML configuration (default: {default_config_path()} if it exists)")
-    parser.add_argument("--build", choices=BUILDS, help="the wiring: the seed's mega or uno (overrides the file)")
-    parser.add_argument("--port", help="serial: the board's port or pyserial URL (overrides [serial] port)")
-    parser.add_argument("--opponent", help="the computer player at power-on (overrides [game] opponent)")
-    parser.add_argument("--first", metavar="WHO",
-                        help=f"who starts at power-on: {', '.join(FIRSTS)} (overrides [game] first)")
-    parser.add_argument("--thinking", type=float, metavar="SECONDS", help="the computer's thinking pause")
-    parser.add_argument("--games", type=int, metavar="N", help="games in a match (overrides [game] match_games)")
-    parser.add_argument("--no-flash", action="store_true", help="skip the start-up flash")
-    parser.add_argument("--seed", type=int, help="seed the computer's random choices, to replay a session")
-    parser.add_argument("--db", metavar="PATH",
-                        help="the scores and history database, as for 'noughts play' (default: $NOUGHTS_DB, else "
-                             "~/.local/share/noughts/noughts.db)")
-    parser.add_argument("--no-scores", action="store_true", help="record nothing: no scores, no history")
-    return parser
 
 
 def _say(message: str) -> None:
     print(f"noughts panel: {message}", file=sys.stderr, flush=True)
 
 
-def _config(args: argparse.Namespace) -> PanelConfig:
-    path = args.config
+def load_panel_config(path: str | Path | None = None, build: str | None = None) -> PanelConfig:
+    """The panel's configuration: the file at ``path`` (default: the usual place, if a file is there)
+    or a build's defaults, with ``build`` over the file's."""
     if path is None and default_config_path().exists():
         path = default_config_path()
-    config = load_config(path, build=args.build)
-    game = config.game
-    if args.opponent is not None:
-        from noughts import players
+    return load_config(path, build=build)
 
-        game = replace(game, opponent=players.canonical(args.opponent))  # an unknown name fails, with the list
-    if args.first is not None:
-        game = replace(game, first=first_setting(args.first, "--first"))
-    if args.thinking is not None:
-        if not 0 <= args.thinking <= 60:
-            raise ConfigError(f"--thinking takes 0 to 60 seconds, not {args.thinking:g}")
-        game = replace(game, thinking_seconds=args.thinking)
-    if args.games is not None:
-        if not 1 <= args.games <= 99:
-            raise ConfigError(f"--games takes 1 to 99, not {args.games}")
-        game = replace(game, match_games=args.games)
-    if args.no_flash:
+
+def with_choices(config: PanelConfig, *, opponent: str | None = None, first: str | None = None,
+                 thinking: float | None = None, games: int | None = None, flash: bool = True,
+                 port: str | None = None) -> PanelConfig:
+    """``config`` with the choices made at start-up (checked by the caller) over the file's."""
+    game = config.game
+    if opponent is not None:
+        game = replace(game, opponent=opponent)
+    if first is not None:
+        game = replace(game, first=first)
+    if thinking is not None:
+        game = replace(game, thinking_seconds=thinking)
+    if games is not None:
+        game = replace(game, match_games=games)
+    if not flash:
         game = replace(game, flash=False)
-    serial = replace(config.serial, port=args.port) if args.port else config.serial
+    serial = replace(config.serial, port=port) if port else config.serial
     return replace(config, game=game, serial=serial)
 
 
@@ -114,41 +68,26 @@ def settings_from(config: PanelConfig, seed: int | None = None) -> PanelSettings
                          message_seconds=game.message_seconds, seed=seed, player=game.player)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        if args.action == "config":
-            print(DEFAULT_TOML[args.build or "mega"], end="")
-            return 0
-        config = _config(args)
-        if args.action == "calibrate":
-            return _calibrate(args, config)
-        return _play(args, config)
-    except NoughtsError as error:
-        print(f"noughts: {error}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        return 130
-
-
-def _play(args: argparse.Namespace, config: PanelConfig) -> int:
+def play(config: PanelConfig, backend: str = "sim", *, seed: int | None = None, db: str | None = None,
+         scores: bool = True) -> int:
+    """Run the panel on ``backend`` (sim, gpio or serial) until it is stopped; returns the exit status."""
     from noughts.hardware.controller import PanelController
     from noughts.hardware.loop import PanelLoop
 
     store = None
-    if not args.no_scores:
+    if scores:
         from noughts.store import open_store
 
-        store = open_store(args.db)  # as noughts play: never fails; a problem is a notice
+        store = open_store(db)  # as noughts play: never fails; a problem is a notice
     sim = None
     try:
-        if args.backend == "sim":
+        if backend == "sim":
             from noughts.hardware.sim import SimPanel
 
             sim = SimPanel(config)
             board: BoardIO = sim.board
         else:
-            board = open_board(args.backend, config, _say)
+            board = open_board(backend, config, _say)
     except BaseException:
         if store is not None:
             store.close()
@@ -157,14 +96,14 @@ def _play(args: argparse.Namespace, config: PanelConfig) -> int:
     for notice in store.notices if store is not None else ():
         say(notice)
     try:
-        panel = PanelController(board, settings_from(config, args.seed), store=store, say=say)
+        panel = PanelController(board, settings_from(config, seed), store=store, say=say)
         loop = PanelLoop(panel, board)
         if sim is not None:
             from noughts.hardware.sim import run_terminal
 
             run_terminal(sim, loop)
         else:
-            where = (f"the {config.build} wiring on this Pi's pins" if args.backend == "gpio"
+            where = (f"the {config.build} wiring on this Pi's pins" if backend == "gpio"
                      else f"the board on {config.serial.port}")
             _say(f"running on {where}; Ctrl-C stops")
             with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how this backend stops
@@ -199,14 +138,16 @@ def open_board(backend: str, config: PanelConfig, say: Callable[[str], None] = _
                        retry_seconds=serial.retry_seconds, hello_seconds=serial.hello_seconds, notify=say)
 
 
-def _calibrate(args: argparse.Namespace, config: PanelConfig) -> int:
-    if args.backend == "sim":
-        raise NoughtsError("calibrate measures a real ladder: use --backend gpio or --backend serial")
-    if args.backend == "gpio" and config.gpio.buttons != "ladder":
+def calibrate(config: PanelConfig, backend: str, path: str | Path | None = None) -> int:
+    """Measure the resistor ladder of the gpio or serial board and record its thresholds in the
+    configuration file at ``path`` (default: the usual place)."""
+    if backend == "sim":
+        raise NoughtsError("calibrating measures a real ladder: the gpio or the serial backend's, not the sim's")
+    if backend == "gpio" and config.gpio.buttons != "ladder":
         raise NoughtsError('this build has no resistor ladder to calibrate (gpio.buttons = "direct")')
-    board = open_board(args.backend, config, with_lcd=False)
+    board = open_board(backend, config, with_lcd=False)
     try:
-        read = _gpio_reader(board) if args.backend == "gpio" else _serial_reader(board)
+        read = _gpio_reader(board) if backend == "gpio" else _serial_reader(board)
         readings = measure_ladder(read, ask=input, say=print)
     finally:
         board.close()
@@ -216,9 +157,9 @@ def _calibrate(args: argparse.Namespace, config: PanelConfig) -> int:
         thresholds = thresholds_from_readings(readings)
     except ValueError as error:
         raise NoughtsError(f"cannot calibrate: {error}") from None
-    path = Path(args.config) if args.config else default_config_path()
-    save_thresholds(path, thresholds, build=config.build)
-    print(f"recorded thresholds = {thresholds} in [ladder] of {path}")
+    target = Path(path) if path else default_config_path()
+    save_thresholds(target, thresholds, build=config.build)
+    print(f"recorded thresholds = {thresholds} in [ladder] of {target}")
     return 0
 
 
