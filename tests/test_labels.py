@@ -126,3 +126,17 @@ def test_the_page_words_no_choice_itself(static: str) -> None:
     page = re.sub(r"^\s*//.*$|  // .*$", "", page, flags=re.M)  # comments may give examples
     for label in [*WHO_STARTS, *OPPONENTS.values(), text.PERSON_LABEL]:
         assert f">{label}<" not in page and f'"{label}"' not in page, label
+
+
+def test_the_page_template_words_nothing_itself() -> None:
+    """index.html holds only {{placeholders}} where a person reads words: the server fills them from text.py."""
+    from noughts import web
+
+    page = (Path(web.__file__).parent / "static" / "index.html").read_text(encoding="utf-8")
+    between_tags = [part.strip() for part in re.findall(r">([^<]+)<", page) if part.strip()]
+    labels = re.findall(r'\b(?:placeholder|aria-label|alt|title|value)="([^"]*)"', page)
+    worded = [said for said in [*between_tags, *labels] if re.search(r"[A-Za-z]", re.sub(r"\{\{\w+\}\}", "", said))]
+    assert worded == []
+    assert set(re.findall(r"\{\{(\w+)\}\}", page)) <= {*text.WEB_PAGE, "words"}
+    # the labels the page shares with the other front ends' vocabulary are text.py's own
+    assert text.WEB_PAGE["play_computer"] == text.WEB_WORDS["play_computer"]

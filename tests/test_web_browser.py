@@ -653,7 +653,7 @@ def test_a_move_shows_at_once_and_a_slow_reply_says_the_computer_is_thinking(
     expect(cell(page, 0)).to_have_text("X")  # the person's own mark, before the server has answered
     expect(cell(page, 0)).to_have_attribute("aria-label", "a1, X")
     assert page.evaluate("window.noughts.state.moves.length") == 0  # (nothing has come back: the gate is shut)
-    expect(page.locator("#status")).to_contain_text(text.THINKING)  # the reply is slow: said, not a silent wait
+    expect(page.locator("#status")).to_have_text(text.thinking("Slowcoach"))  # the reply is slow: said, by name
     cell(page, 4).click()  # another move meanwhile: the person is told why not
     expect(page.locator("#notice")).to_have_text(text.wait_for("Slowcoach"))
     gate.set()
@@ -675,7 +675,7 @@ def test_a_game_the_slow_computer_opens_says_it_is_thinking(gated_server: tuple[
     page.select_option("#opponent", "gated")
     page.select_option("#first", "computer")
     page.get_by_role("button", name="Play the computer").click()
-    expect(page.locator("#status")).to_contain_text(text.THINKING)  # its opening move is slow: said meanwhile
+    expect(page.locator("#status")).to_have_text(text.thinking("Slowcoach"))  # its opening move is slow: said meanwhile
     assert page.evaluate("window.noughts.state") is None
     gate.set()
     expect(page.locator("#status")).to_contain_text("Your turn")

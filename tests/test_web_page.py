@@ -6,9 +6,12 @@ Through Starlette's in-process TestClient; tests/test_web_browser.py drives the 
 
 from __future__ import annotations
 
+import html
+import json
 import re
 import warnings
 from collections.abc import Iterator
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -103,6 +106,11 @@ def test_the_players_of_a_board_are_the_registrys_verdicts_worked_out_once_per_s
     assert answer["able"] == [n for n, why in expected.items() if why is None]
     assert set(answer["unable"]) == {n for n, why in expected.items() if why is not None}
     assert answer["unable"]["perfect"] == expected["perfect"]  # the registry's reason, to follow a label
+    # and the sentence the page shows, worded by the server: one per reason, "each" for several players
+    assert answer["unable_text"] == text.web_not_for_board(
+        (players.label(name), why) for name, why in expected.items() if why is not None)
+    assert answer["unable_text"].startswith("Not for this board: ")
+    assert f"{players.label('perfect')}" in answer["unable_text"]
     assert "perfect" not in answer["able"] and "minimax" in answer["able"]
     # the opponent offered first is the board's own, as in every front end (not the first one able)
     assert answer["default"] == players.default_for(Board(9, 8, 5)) == "arduino" != answer["able"][0]
@@ -383,15 +391,12 @@ def test_the_page_words_nothing_itself_every_sentence_comes_from_the_server() ->
     words = text.WEB_WORDS
     # every word the page asks for is one the server sends, and every one the server sends is used
     asked = set()
-    for call in re.finditer(r'\b(?:word|say)\((?:[^()"]*\?\s*)?"(\w+)"(?:\s*:\s*"(\w+)")?', script):
+    for call in re.finditer(r'\bword\((?:[^()"]*\?\s*)?"(\w+)"(?:\s*:\s*"(\w+)")?', script):
         asked.update(key for key in call.groups() if key)
     assert asked and asked <= set(words), asked - set(words)
     assert not [key for key in words if f'"{key}"' not in script and f"words.{key}" not in script]
-    # a fallback kept for the moment before the welcome says the server's words, never others
-    for key, fallback in re.findall(r'\bsay\("(\w+)",\s*"((?:[^"\\]|\\.)*)"', script):
-        assert fallback in ("", words[key]), (key, fallback)
-    fallbacks = {fallback for _, fallback in re.findall(r'\bsay\("(\w+)",\s*"((?:[^"\\]|\\.)*)"', script)}
-    sentences = [s for s in string_literals(script) if re.search(r"[A-Za-z]{2,} [a-z]{2,}", s) and s not in fallbacks]
+    # no sentence of its own, not even a fallback for the moment before the welcome (the words are in the page)
+    sentences = [s for s in string_literals(script) if re.search(r"[A-Za-z]{2,} [a-z]{2,}", s)]
     assert sentences == []
     # the choices come from the server's welcome: who starts (with its labels) and the opponents
     assert "<option" not in page
@@ -400,6 +405,55 @@ def test_the_page_words_nothing_itself_every_sentence_comes_from_the_server() ->
     # templates fill only named placeholders
     assert all(field.isidentifier() for template in words.values()
                for field in re.findall(r"\{([^}]*)\}", template))
+
+
+class _PageText(HTMLParser):
+    """The words of an HTML page a person reads: its text and its labelling attributes."""
+
+    SAID = ("placeholder", "aria-label", "alt", "title", "value", "label")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.said: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.said += [value for name, value in attrs if name in self.SAID and value]
+
+    def handle_data(self, data: str) -> None:
+        if data.strip():
+            self.said.append(data.strip())
+
+
+def page_words(page: str) -> list[str]:
+    reader = _PageText()
+    reader.feed(page)
+    return reader.said
+
+
+def test_the_page_template_holds_placeholders_and_the_server_fills_them_from_text_py(app_client: TestClient) -> None:
+    template = (STATIC / "index.html").read_text(encoding="utf-8")
+    worded = [said for said in page_words(template) if re.search(r"[A-Za-z]", re.sub(r"\{\{\w+\}\}", "", said))]
+    assert worded == []  # every word is a {{placeholder}}
+    assert set(re.findall(r"\{\{(\w+)\}\}", template)) == {*text.WEB_PAGE, "words"}  # and every word is used
+    page = app_client.get("/")
+    served = page_words(page.text)
+    assert "{{" not in page.text
+    for key, said in text.WEB_PAGE.items():
+        assert said in served, key  # as text or as a label, HTML-escaped in the page and read back whole
+    assert "Connecting…" in served and "Skip to the board" in served
+    words = re.search(r'<body data-words="([^"]*)"', page.text)
+    assert words is not None and json.loads(html.unescape(words[1])) == text.WEB_WORDS  # before the welcome
+    # rendered once: the same bytes and ETag every time, and a 304 for the tag
+    again = app_client.get("/r/K7M2QXAB9CDE")
+    assert again.content == page.content and again.headers["etag"] == page.headers["etag"]
+    assert app_client.get("/", headers={"if-none-match": page.headers["etag"]}).status_code == 304
+    assert page.headers["content-security-policy"] == again.headers["content-security-policy"]
+
+
+def test_the_computer_thinking_is_named_as_in_the_other_front_ends() -> None:
+    assert text.WEB_WORDS["computer_thinking"].format(name="Hard") == text.thinking("Hard") == "Hard is thinking…"
+    assert text.window_thinking("Hard") == text.terminal_thinking("Hard") == text.computer_thinking("Hard") \
+        == text.thinking("Hard")
 
 
 def test_a_host_waiting_for_a_friend_reads_so_in_the_heading() -> None:

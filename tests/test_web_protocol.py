@@ -637,3 +637,39 @@ def test_without_the_web_packages_the_error_says_what_to_install(monkeypatch: py
         with pytest.raises(NoughtsError) as caught:
             call()
         assert str(caught.value) == MISSING == "the web game needs: pip install 'noughts[web]'"
+
+
+# the server's words -----------------------------------------------------------------------------
+def test_every_refusal_the_server_sends_is_worded_in_text_py() -> None:
+    """A Rejection or an error message gets its sentence from noughts.text, never a string of its own."""
+    import ast
+
+    worded = []
+    for path in sorted((ROOT / "src" / "noughts" / "web").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+                continue
+            if node.func.id in ("Rejection", "error_message") and len(node.args) > 1:
+                sentence = node.args[1]  # (code, sentence, ...)
+                if isinstance(sentence, ast.JoinedStr) or (isinstance(sentence, ast.Constant)
+                                                           and isinstance(sentence.value, str)):
+                    worded.append(f"{path.name}:{node.lineno}")
+    assert worded == []
+
+
+def test_the_refusals_say_what_they_said_before_from_text_py(client: TestClient) -> None:
+    with connect(client) as ws:
+        player = Client(ws)
+        assert player.error(type="rematch")["message"] == text.WEB_NOT_IN_A_GAME \
+            == "You are not in a game: start one, or join one with its code."
+        assert player.error(type="move", cell=900)["message"] == text.web_no_cell(900) \
+            == "There is no cell 900: no board here has that many cells."
+        assert player.error(type="join", room="nonsense")["message"] == text.web_not_a_code("nonsense")
+        assert player.error(type="players", rows=20)["message"] == "'rows' must be a whole number from 1 to 15."
+    assert text.web_watching_cannot("hint") == ("You are watching this game, so you cannot ask for a hint. "
+                                                "Choose New game to play your own.")
+    assert text.web_rooms_per_address(1) == ("Your address already has 1 open game, the most one address may have. "
+                                             "Finish or leave one, or wait for it to expire.")
+    assert text.web_locked_out(2).endswith("try again in 2 seconds.")
+    assert text.web_too_many_messages(20, address=True) == ("Too many messages: at most 20 a second from your "
+                                                            "address. Some were ignored.")

@@ -180,6 +180,15 @@ THINKING = "thinking…"
 NEW_GAME_ABANDONS = "The unfinished game does not count: a new game begins."
 
 
+def thinking(name: str) -> str:
+    """The computer ``name`` has worked on its move for match.THINKING_AFTER seconds: said in every front end.
+
+    >>> thinking("Hard")
+    'Hard is thinking…'
+    """
+    return f"{name} is {THINKING}"
+
+
 def not_counted(why: str) -> str:
     """A game given up before its end: ``why`` happened, so the game does not count.
 
@@ -580,8 +589,6 @@ WEB_WORDS: dict[str, str] = {
     "start_first": "Start a game first: choose an opponent, or play a friend.",
     "checking_board": "Checking the board…",
     "play_computer": "Play the computer",
-    "not_for_board": "Not for this board: {reasons}",
-    "unable": "{names}: {why}.",
     "type_code": "Type the code your friend sent, like K7M2-QXAB-9CDE.",
     "reconnected": "Reconnected.",
     "connection_lost": "Connection lost. Reconnecting…",
@@ -607,7 +614,7 @@ WEB_WORDS: dict[str, str] = {
     "your_turn": "Your turn: you play {mark}.",
     "friend_not_joined": "Your turn: you play {mark}. Your friend has not joined yet: send them the link below.",
     "wait_for_friend": "Waiting for your friend to join: send them the link. They play {mark}.",
-    "computer_thinking": f"The computer is {THINKING}",
+    "computer_thinking": thinking("{name}"),
     "wait_for": wait_for("{name}"),
     "no_such_cell": "There is no square {typed} on this board: type a1 to {last}, then Enter.",
     "their_turn": "{name}'s turn ({mark}).",
@@ -632,6 +639,229 @@ WEB_WORDS: dict[str, str] = {
     "against_friends": "{name} against friends, all time: {wins} won, {losses} lost, {draws} drawn.",
     "against_computer": "You against {name}, all time: {wins} won, {losses} lost, {draws} drawn.",
 }
+
+
+# The page's fixed words: index.html holds a {{key}} for each, filled in (HTML-escaped) once when the
+# server starts (noughts.web.app.render_page), so the page shows them before its socket opens.
+WEB_PAGE: dict[str, str] = {
+    "name": "noughts",
+    "skip_to_board": "Skip to the board",
+    "connecting": "Connecting…",
+    "board_label": WEB_WORDS["board_label"].format(rows=3, cols=3),
+    "undo": "Undo",
+    "hint": "Hint",
+    "play_again": "Play again",
+    "new_game": "New game",
+    # a friend's game: the name asked, the link shared
+    "join_game": "Join game",
+    "ask_name": "Your name, as the other player will see it",
+    "join": "Join",
+    "game": "Game",
+    "qr_alt": "QR code of the link, for a phone's camera",
+    "invite_friend": WEB_WORDS["invite_friend"],
+    "copy_link": "Copy link",
+    # the new-game form
+    "board": "Board",
+    "rows": "Rows",
+    "cols": "Columns",
+    "k": "In a row",
+    "opponent": "Computer opponent",
+    "first": "Who moves first",
+    "your_name": "Your name",
+    "optional": "(optional)",
+    "play_computer": WEB_WORDS["play_computer"],
+    "play_friend": "Play a friend",
+    "join_friend": "Join a friend's game",
+    "code_example": "Code, like K7M2-QXAB-9CDE",
+    # scores and preferences
+    "high_scores": "High scores",
+    "scores_rule": "A win is worth 1, 2 or 3 points at easy, medium or hard; a loss or draw ends the run.",
+    "current_run": "Current run",
+    "plain_marks": "Marks without colour",
+    "needs_javascript": "This game needs JavaScript.",
+}
+
+
+def web_not_for_board(unable: Iterable[tuple[str, str]]) -> str:
+    """The computer players that cannot play a board, one sentence per reason ('' when every one can).
+
+    ``unable`` holds (label, reason) pairs, each reason worded to follow its label
+    (noughts.players.unable); players with the same reason share a sentence.
+
+    >>> too_big = "it works out every move exactly, and this board is too big for that"
+    >>> web_not_for_board([("Medium", too_big), ("Parsons", "it only plays 3×3 with 3 in a row"), ("Hard", too_big)])
+    'Not for this board: Medium, Hard: each works out every move exactly, and this board is too big for that. \
+Parsons: it only plays 3×3 with 3 in a row.'
+    >>> web_not_for_board([])
+    ''
+    """
+    by_reason: dict[str, list[str]] = {}
+    for label, why in unable:
+        by_reason.setdefault(why, []).append(label)
+    sentences = []
+    for why, labels in by_reason.items():
+        said = "each " + why[3:] if len(labels) > 1 and why.startswith("it ") else why
+        sentences.append(f"{', '.join(labels)}: {said}.")
+    return f"Not for this board: {' '.join(sentences)}" if sentences else ""
+
+
+# The server's refusals (noughts.web: protocol, rooms, lobby, guard, connection), each sent after
+# a code for programs (docs/web-protocol.md): what was wrong, and what to do instead.
+WEB_INTERNAL_ERROR = "Something went wrong on the server with that message; the game carries on."
+WEB_NOT_AN_OBJECT = 'A message is a JSON object with a "type", like {"type": "move", "cell": 4}.'
+WEB_NESTED_TOO_DEEPLY = "it is nested too deeply"
+WEB_NOT_TEXT = "Messages are JSON text, not binary."
+WEB_MARK_FIELD = "'mark' must be \"X\" or \"O\"."
+WEB_TOKEN_FIELD = "'token' must be the seat token the server gave you (text)."
+WEB_WATCH_FIELD = "'watch' must be true (only watch, take no seat) or false."
+WEB_ROOM_FIELD = "'room' must be a game code (text), like \"K7M2-QXAB-9CDE\"."
+WEB_NOT_A_TOKEN = ("That is not a seat token: tokens are letters, digits, - and _. "
+                   "Join without one to watch or to take a free seat.")
+WEB_NOT_IN_A_GAME = "You are not in a game: start one, or join one with its code."
+WEB_MOVE_FOR_EARLIER_GAME = "That move was meant for an earlier game; this is a new one."
+WEB_FOR_EARLIER_GAME = "That was meant for an earlier game; this is a new one."
+WEB_BOARD_CHANGED = "The board changed before that move arrived: look again and choose."
+WEB_GAME_NOT_OVER = "The game is still going on: finish it before a rematch."
+WEB_NO_FREE_CODE = "The server could not find a free game code; try again."
+WEB_CHANGED_TOO_OFTEN = "That game changed too often at once; look at the board and try again."
+WEB_STORE_UNREACHABLE = "The server cannot reach its game store just now; try again in a moment."
+# what someone watching a game tried to do, by the message's type
+_WEB_SEATED_ACTIONS = {"move": "move", "undo": "take back a move", "hint": "ask for a hint",
+                       "rematch": "start a rematch"}
+
+
+def web_sentence(said: str) -> str:
+    """An error's text as a sentence for the page: a capital letter first, a full stop last.
+
+    >>> web_sentence("medium cannot play this board: it works out every move exactly")
+    'Medium cannot play this board: it works out every move exactly.'
+    """
+    return said[:1].upper() + said[1:].rstrip(".") + "."
+
+
+def web_too_big(size: int, most: int) -> str:
+    return f"That message is {size} bytes; messages are at most {most} bytes."
+
+
+def web_not_json(reason: str) -> str:
+    return f"That message is not valid JSON ({reason})."
+
+
+def web_unknown_type(kind: str, kinds: Iterable[str]) -> str:
+    """``kind`` is cut short by the caller; the sentence quotes it."""
+    return f"There is no message type {kind!r}; the types are {', '.join(kinds)}."
+
+
+def web_unknown_field(kind: str, field: str) -> str:
+    return f"A {kind} message has no field {field!r}."
+
+
+def web_id_field(most: int) -> str:
+    return f"'id' must be text of 1 to {most} plain characters, like \"m7\"."
+
+
+def web_text_field(field: str) -> str:
+    return f"'{field}' must be text, like \"Ann\"."
+
+
+def web_number_field(field: str, low: int | None = None, high: int | None = None) -> str:
+    """'rows' must be a whole number from 1 to 15 (or just a whole number)."""
+    span = f" from {low} to {high}" if low is not None and high is not None else ""
+    return f"'{field}' must be a whole number{span}."
+
+
+def web_k_field(longest: int, rows: int, cols: int) -> str:
+    return f"'k' (marks in a row to win) must be a whole number from 1 to {longest} on a {rows}×{cols} board."
+
+
+def web_opponent_field(names: Iterable[str]) -> str:
+    return f"'opponent' must be one of {', '.join(names)}."
+
+
+def web_first_field(rules: Iterable[str]) -> str:
+    return f"'first' says who moves first: {', '.join(rules)}."
+
+
+def web_not_a_code(typed: str) -> str:
+    """``typed`` (cut short by the caller) is no game code at all."""
+    return f"There is no game with the code {typed!r}: a code is twelve letters and digits, like K7M2-QXAB-9CDE."
+
+
+def web_no_such_game(code: str, minutes: int) -> str:
+    return f"There is no game with the code {code}: it may have expired after {minutes} minutes without a move."
+
+
+def web_game_gone(code: str) -> str:
+    return f"Game {code} is over and gone (it expired)."
+
+
+def web_game_closed(code: str, minutes: int) -> str:
+    return f"Game {code} was closed after {minutes} minutes without a move."
+
+
+def web_no_cell(cell: int) -> str:
+    """A cell number beyond every board the page plays."""
+    return f"There is no cell {cell}: no board here has that many cells."
+
+
+def web_move_needs_cell(shown: str) -> str:
+    """A move without a cell, or with one that names nothing; ``shown`` is what came, quoted and cut short."""
+    return f"A move needs a 'cell': 0 to 8 or a1 to c3, not {shown}."
+
+
+def web_no_cell_on_board(shown: str | int, last: int, last_name: str) -> str:
+    return f"There is no cell {shown}: cells are 0 to {last}, or a1 to {last_name}."
+
+
+def web_not_your_mark(mine: str, mark: str) -> str:
+    return f"You play {mine}, so you cannot move for {mark}."
+
+
+def web_watching_cannot(kind: str) -> str:
+    """Someone watching a game sent a message of type ``kind`` that only a player may send.
+
+    >>> web_watching_cannot("undo")
+    'You are watching this game, so you cannot take back a move. Choose New game to play your own.'
+    """
+    action = _WEB_SEATED_ACTIONS.get(kind, kind)
+    return f"You are watching this game, so you cannot {action}. Choose {WEB_PAGE['new_game']} to play your own."
+
+
+def web_wrong_token(code: str) -> str:
+    return (f"That seat token does not belong to game {code}, so it cannot take a seat. "
+            "Join without it to watch or to take a free seat.")
+
+
+def web_crowded(code: str, watchers: int) -> str:
+    return f"Game {code} already has {watchers} people watching; try again later."
+
+
+def web_server_full(games: int) -> str:
+    return f"The server is busy: it already holds {games} games. Try again in a few minutes."
+
+
+def web_rooms_per_connection(most: int) -> str:
+    return f"One connection may start at most {most} games. Reload the page to go on."
+
+
+def web_rooms_per_address(held: int) -> str:
+    return (f"Your address already has {plural(held, 'open game')}, the most one address may have. "
+            "Finish or leave one, or wait for it to expire.")
+
+
+def web_locked_out(seconds: int) -> str:
+    return (f"Too many games joined that do not exist or with a wrong token from your address: "
+            f"try again in {plural(seconds, 'second')}.")
+
+
+def web_too_many_joins(per_second: float) -> str:
+    return f"Too many joins from your address: at most {per_second:g} a second. Wait a moment and try again."
+
+
+def web_too_many_messages(per_second: float, *, address: bool) -> str:
+    """Messages beyond the rate of one socket, or (``address``) of all of one address's sockets together."""
+    most = f"{per_second:g} a second" + (" from your address" if address else "")
+    return f"Too many messages: at most {most}. Some were ignored."
 
 
 # the panel's and the robot's own sentences ---------------------------------------------------

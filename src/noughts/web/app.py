@@ -13,6 +13,9 @@ import contextlib
 import functools
 import gc
 import hashlib
+import html
+import json
+import re
 from collections.abc import AsyncIterator, Callable, Collection, Mapping
 from importlib import resources
 
@@ -23,6 +26,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
+from noughts import text
 from noughts.web.connection import serve_socket
 from noughts.web.guard import Guard, TrustedProxies
 from noughts.web.hub import Hub
@@ -33,12 +37,24 @@ from noughts.web.rooms import MemoryRoomStore, RoomStore
 from noughts.web.share import Share, qr_svg
 from noughts.web.shield import GUARD, SECURITY_HEADERS, Shield
 
-__all__ = ["SECURITY_HEADERS", "STATIC", "create_app"]
+__all__ = ["SECURITY_HEADERS", "STATIC", "create_app", "render_page"]
 
 FULL_COLLECTION_AFTER = 100  # middle-generation passes before a full one, in the server's own processes
 
 STATIC = {"index.html": "text/html; charset=utf-8", "style.css": "text/css; charset=utf-8",
           "app.js": "text/javascript; charset=utf-8"}
+_PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
+
+
+def render_page(template: str) -> bytes:
+    """index.html with each ``{{key}}`` filled from text.WEB_PAGE, HTML-escaped; ``{{words}}`` is
+    text.WEB_WORDS as JSON, so the page has its sentences before its socket opens.
+
+    >>> render_page('<b title="{{hint}}">{{undo}}</b>')
+    b'<b title="Hint">Undo</b>'
+    """
+    words = {**text.WEB_PAGE, "words": json.dumps(text.WEB_WORDS, ensure_ascii=False, separators=(",", ":"))}
+    return _PLACEHOLDER.sub(lambda found: html.escape(words[found[1]]), template).encode("utf-8")
 
 
 def create_app(db: str | None = None, *, scores: bool = True, limits: Limits | None = None,
@@ -81,6 +97,8 @@ def create_app(db: str | None = None, *, scores: bool = True, limits: Limits | N
         name.strip("[]").lower().rstrip(".") for name in allowed_hosts}
     lobby.share = share = Share(public_url, listen_host)
     files = {name: resources.files("noughts.web").joinpath("static", name).read_bytes() for name in STATIC}
+    # the page's words are filled in once, here: it is served as a static file from then on
+    files["index.html"] = render_page(files["index.html"].decode("utf-8"))
     tags = {name: '"' + hashlib.sha256(body).hexdigest()[:16] + '"' for name, body in files.items()}
 
     def send_file(request: Request, name: str) -> Response:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
+from noughts.text import WEB_NOT_TEXT, web_too_many_messages
 from noughts.web.guard import client_key
 from noughts.web.protocol import Limits, encode, error_message
 
@@ -336,16 +337,15 @@ async def serve_socket(ws: WebSocket, lobby: Lobby) -> None:
             if not own or not lobby.guard.allow_message(conn.address):
                 conn.refused += 1
                 if conn.refused == 1:  # one warning per flood, not one per message
-                    most = (f"{limits.rate:g} a second" if not own
-                            else f"{limits.address_rate:g} a second from your address")
-                    conn.push(error_message("rate_limited", f"Too many messages: at most {most}. Some were ignored.",
-                                            None))
+                    refusal = (web_too_many_messages(limits.rate, address=False) if not own
+                               else web_too_many_messages(limits.address_rate, address=True))
+                    conn.push(error_message("rate_limited", refusal, None))
                 if conn.refused >= limits.flood_close:
                     conn.close(1008, "too many messages")
                 continue
             text = event.get("text")
             if text is None:
-                conn.push(error_message("bad_message", "Messages are JSON text, not binary.", None))
+                conn.push(error_message("bad_message", WEB_NOT_TEXT, None))
                 continue
             await lobby.handle(conn, text)
     except WebSocketDisconnect:

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from noughts.errors import NoughtsError
+from noughts.text import web_locked_out, web_rooms_per_address, web_too_many_joins
 from noughts.web.protocol import Limits, Rejection
 
 if TYPE_CHECKING:
@@ -168,9 +169,7 @@ class Guard:
                 if await rooms.get(code) is None:
                     self.gone([code])
         if held and len(held) >= cap:
-            games = f"{len(held)} open game{'s' if len(held) != 1 else ''}"
-            raise Rejection("too_many_rooms", f"Your address already has {games}, the most one address may "
-                                              "have. Finish or leave one, or wait for it to expire.")
+            raise Rejection("too_many_rooms", web_rooms_per_address(len(held)))
 
     async def created(self, key: str, code: str) -> None:
         self._rooms.setdefault(key, set()).add(code)
@@ -217,13 +216,11 @@ class Guard:
         failures = self._failures.get(key)
         if failures is not None and now < failures.until:
             wait = math.ceil(failures.until - now)
-            raise Rejection("locked_out", f"Too many games joined that do not exist or with a wrong token from your "
-                                          f"address: try again in {wait} second{'s' if wait != 1 else ''}.")
+            raise Rejection("locked_out", web_locked_out(wait))
         limits = self.limits
         if not _take(self._joins, key, limits.join_burst, limits.join_rate, now):
             self.spend_messages(key, limits.refused_join_cost)
-            raise Rejection("too_many_joins", f"Too many joins from your address: at most {limits.join_rate:g} a "
-                                              "second. Wait a moment and try again.")
+            raise Rejection("too_many_joins", web_too_many_joins(limits.join_rate))
 
     async def failed_join(self, key: str) -> None:
         """A join of a code that does not exist, or with a token that is not the seat's."""

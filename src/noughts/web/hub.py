@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
+from noughts.text import web_game_closed
 from noughts.web.protocol import encode
 
 if TYPE_CHECKING:
@@ -156,8 +157,7 @@ class Hub:
     def close_local(self, code: str, minutes: int) -> None:
         for conn in self.watching.pop(code, ()):
             conn.room = conn.seat = None
-            conn.push({"type": "closed", "room": code,
-                       "message": f"Game {code} was closed after {minutes} minutes without a move."})
+            conn.push({"type": "closed", "room": code, "message": web_game_closed(code, minutes)})
 
 
 def with_presence(state: dict[str, Any], presence: Presence) -> dict[str, Any]:

@@ -59,6 +59,7 @@ class BoardPlayers(NamedTuple):
 
     unable: dict[str, str | None]  # every player, with why it cannot play the board (None: it can)
     default: str  # noughts.players.default_for(board)
+    unable_text: str  # the players that cannot, in a sentence for the page (text.web_not_for_board)
 
 
 class _Later:
@@ -167,7 +168,7 @@ class Lobby:
         return self._welcome
 
     # one message ----------------------------------------------------------------------------
-    async def handle(self, conn: Connection, text: str) -> None:
+    async def handle(self, conn: Connection, received: str) -> None:
         """Act on one message; whatever goes wrong, the person gets a sentence and the server goes on."""
         if conn.seat is None:
             await self.unseated.turn()
@@ -175,7 +176,7 @@ class Lobby:
         answers = conn.answers
         request: str | None = None
         try:
-            message = parse(text, self.limits)
+            message = parse(received, self.limits)
             kind = message["type"]
             request = message.get("id")
             if request is not None:
@@ -199,8 +200,7 @@ class Lobby:
             self.answer(conn, error_message(rejection.code, str(rejection), kind))
         except Exception:
             log.exception("a %s message failed", kind)
-            self.answer(conn, error_message("internal", "Something went wrong on the server with that message; "
-                                                        "the game carries on.", kind))
+            self.answer(conn, error_message("internal", text.WEB_INTERNAL_ERROR, kind))
         finally:
             if request is not None and answers is not None and answers.request == request:
                 answers.done[request] = answers.current
@@ -212,9 +212,9 @@ class Lobby:
         """Send the answer to the message being handled (with its ``id``, remembered for a repeat)."""
         answers = conn.answers
         if answers is not None and answers.request is not None:
-            text = encode({**message, "id": answers.request})
-            answers.current.append(text)
-            conn.push(text)
+            said = encode({**message, "id": answers.request})
+            answers.current.append(said)
+            conn.push(said)
         else:
             conn.push(message)
 
@@ -244,8 +244,7 @@ class Lobby:
         try:
             match = await asyncio.get_running_loop().run_in_executor(None, make)
         except NoughtsError as error:
-            sentence = str(error)
-            raise Rejection("bad_field", sentence[:1].upper() + sentence[1:].rstrip(".") + ".") from None
+            raise Rejection("bad_field", text.web_sentence(str(error))) from None
         match.new_game()
         return Room(new_code(), kind, match, [new_token(), None])
 
@@ -262,8 +261,10 @@ class Lobby:
 
             def work() -> BoardPlayers:
                 board = Board(*shape)
-                return BoardPlayers({name: players.unable(name, board) for name in players.names()},
-                                    players.default_for(board))
+                unable = {name: players.unable(name, board) for name in players.names()}
+                sentence = text.web_not_for_board((players.label(name), why) for name, why in unable.items()
+                                                  if why is not None)
+                return BoardPlayers(unable, players.default_for(board), sentence)
 
             known = self._shapes[shape] = asyncio.ensure_future(asyncio.get_running_loop().run_in_executor(None, work))
             while len(self._shapes) > SHAPES_KEPT:
@@ -278,16 +279,15 @@ class Lobby:
 
     async def _on_players(self, conn: Connection, message: dict[str, Any]) -> None:
         shape = (message["rows"], message["cols"], message["k"])
-        verdicts, default = await self.able(shape)
+        verdicts, default, unable_text = await self.able(shape)
         self.answer(conn, {"type": "players", "rows": shape[0], "cols": shape[1], "k": shape[2],
                            "able": [n for n, why in verdicts.items() if why is None],
                            "unable": {n: why for n, why in verdicts.items() if why is not None},
-                           "default": default})
+                           "unable_text": unable_text, "default": default})
 
     async def _may_create(self, conn: Connection) -> None:
         if conn.created >= self.limits.rooms_per_connection:
-            raise Rejection("too_many_rooms", f"One connection may start at most {self.limits.rooms_per_connection} "
-                                              "games. Reload the page to go on.")
+            raise Rejection("too_many_rooms", text.web_rooms_per_connection(self.limits.rooms_per_connection))
         await self.guard.may_create(conn.address, self.rooms)
 
     async def _create(self, conn: Connection, room: Room) -> None:
@@ -310,7 +310,7 @@ class Lobby:
                     continue
                 break
             else:
-                raise Rejection("busy", "The server could not find a free game code; try again.")
+                raise Rejection("busy", text.WEB_NO_FREE_CODE)
         except BaseException:
             records.give_back(self.recorder)
             raise
@@ -332,8 +332,7 @@ class Lobby:
             if token is not None:
                 seat = room.seat_with_token(token)
                 if seat is None:
-                    raise Rejection("bad_token", f"That seat token does not belong to game {code}, so it cannot "
-                                                 "take a seat. Join without it to watch or to take a free seat.")
+                    raise Rejection("bad_token", text.web_wrong_token(code))
                 return seat, token
             if conn.room == code and conn.seat is not None:
                 return conn.seat, None  # already seated here: joining again changes nothing
@@ -341,8 +340,7 @@ class Lobby:
                 return None, None
             return room.take_free_seat(message["name"]) or (None, None)
 
-        missing = (f"There is no game with the code {code}: it may have expired after {self.minutes} minutes "
-                   "without a move.")
+        missing = text.web_no_such_game(code, self.minutes)
         await self.guard.may_join(conn.address)  # a guesser is locked out; a rejoin loop is slowed
         try:
             room, (seat, held) = await self._update(code, take_seat, missing, computer=False, show=False)
@@ -355,7 +353,7 @@ class Lobby:
         if seat is None:
             watchers = await self.hub.watchers(code, besides=conn)
             if watchers >= self.limits.max_watchers:
-                raise Rejection("crowded", f"Game {code} already has {watchers} people watching; try again later.")
+                raise Rejection("crowded", text.web_crowded(code, watchers))
         await self.hub.attach(conn, code, seat)
         joined = {"type": "joined", "room": code, "seat": seat, "token": held, "link": f"/r/{code}",
                   **self._share(conn, code)}
@@ -383,9 +381,9 @@ class Lobby:
         def move(room: Room) -> None:
             mine = room.match.mark_of(seat)
             if message.get("mark", mine) != mine:
-                raise Rejection("not_your_seat", f"You play {mine}, so you cannot move for {message['mark']}.")
+                raise Rejection("not_your_seat", text.web_not_your_mark(mine, message["mark"]))
             if message.get("game", room.game_no) != room.game_no:
-                raise Rejection("stale", "That move was meant for an earlier game; this is a new one.")
+                raise Rejection("stale", text.WEB_MOVE_FOR_EARLIER_GAME)
             room.play(seat, board_cell(room.match.start, message["cell"]), message.get("ply"))
 
         await self._update(code, move, self._gone(conn), leaving=conn)
@@ -393,12 +391,12 @@ class Lobby:
 
     async def _on_undo(self, conn: Connection, message: dict[str, Any]) -> None:
         """Take back the person's last move (and the computer's reply to it), by the match's rule."""
-        code, seat = self._seated(conn, "take back a move")
+        code, seat = self._seated(conn, "undo")
         said: list[str] = []
 
         def undo(room: Room) -> tuple[int, ...]:
             if message.get("game", room.game_no) != room.game_no:
-                raise Rejection("stale", "That was meant for an earlier game; this is a new one.")
+                raise Rejection("stale", text.WEB_FOR_EARLIER_GAME)
             listener = room.match.add_listener(lambda event: said.append(event.text) if event.kind == "undo" else None)
             try:
                 taken = room.match.undo(seat)  # the match's one rule: this person's own last move
@@ -422,7 +420,7 @@ class Lobby:
         """
         from noughts.match import hint
 
-        code, seat = self._seated(conn, "ask for a hint")
+        code, seat = self._seated(conn, "hint")
         room = await self.rooms.get(code)
         if room is None:
             await self.leave(conn)
@@ -454,8 +452,7 @@ class Lobby:
                 reply = {**about, "cell": cell, "message": sentence}
             except Exception:
                 log.exception("a hint failed")
-                reply = error_message("internal", "Something went wrong on the server with that message; "
-                                                  "the game carries on.", "hint")
+                reply = error_message("internal", text.WEB_INTERNAL_ERROR, "hint")
             finally:
                 self._hinting.discard(conn)
             if request is None or answers is None:
@@ -474,7 +471,7 @@ class Lobby:
         return LATER
 
     async def _on_rematch(self, conn: Connection, message: dict[str, Any]) -> None:
-        code, _ = self._seated(conn, "start a rematch")
+        code, _ = self._seated(conn, "rematch")
         await self._update(code, Room.rematch, self._gone(conn), leaving=conn)
 
     async def _on_leave(self, conn: Connection, message: dict[str, Any]) -> None:
@@ -498,16 +495,16 @@ class Lobby:
         room.match.store = held
         return held
 
-    def _seated(self, conn: Connection, action: str) -> tuple[str, int]:
+    def _seated(self, conn: Connection, kind: str) -> tuple[str, int]:
+        """The room and seat of ``conn``, which sent a message of type ``kind`` only a player may send."""
         if conn.room is None:
-            raise Rejection("not_in_room", "You are not in a game: start one, or join one with its code.")
+            raise Rejection("not_in_room", text.WEB_NOT_IN_A_GAME)
         if conn.seat is None:
-            raise Rejection("spectator", f"You are watching this game, so you cannot {action}. "
-                                         "Choose New game to play your own.")
+            raise Rejection("spectator", text.web_watching_cannot(kind))
         return conn.room, conn.seat
 
     def _gone(self, conn: Connection) -> str:
-        return f"Game {conn.room} is over and gone (it expired)."
+        return text.web_game_gone(str(conn.room))
 
     async def _update(self, code: str, change: Callable[[Room], T], missing: str, *, computer: bool = True,
                       show: bool = True, leaving: Connection | None = None) -> tuple[Room, T]:
@@ -556,7 +553,7 @@ class Lobby:
             if failure is not None:
                 raise failure
             return room, outcome
-        raise Rejection("busy", "That game changed too often at once; look at the board and try again.")
+        raise Rejection("busy", text.WEB_CHANGED_TOO_OFTEN)
 
     def _request_of(self, conn: Connection | None) -> tuple[int | None, str | None]:
         """The seat of ``conn`` and the id of the request it is making (None, None: no id, or not seated)."""
@@ -652,7 +649,7 @@ def board_cell(board: Board, cell: int | str) -> int:
         pass
     last = board.size - 1
     shown = cell if isinstance(cell, int) else repr(cell[:10])
-    raise Rejection("bad_cell", f"There is no cell {shown}: cells are 0 to {last}, or a1 to {board.cell_name(last)}.")
+    raise Rejection("bad_cell", text.web_no_cell_on_board(shown, last, board.cell_name(last)))
 
 
 def _warm_up() -> None:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
+from noughts import text
 from noughts.board import Geometry
 from noughts.errors import NoughtsError
 from noughts.match import DEFAULT_FIRST, FIRST_RULES, first_rule
@@ -133,46 +134,45 @@ def clean_name(value: object, field: str = "name") -> str | None:
     if value is None:
         return None
     if not isinstance(value, str):
-        raise Rejection("bad_field", f"'{field}' must be text, like \"Ann\".")
+        raise Rejection("bad_field", text.web_text_field(field))
     # Control and format characters (bidi overrides, zero-width joiners) could disguise a name.
     kept = "".join(c for c in value[:400] if unicodedata.category(c)[0] != "C")
     name = " ".join(kept.split())[:MAX_NAME_CHARS].strip()
     return name or None
 
 
-def parse(text: str, limits: Limits) -> dict[str, Any]:
+def parse(received: str, limits: Limits) -> dict[str, Any]:
     """Check one message from a client and return it with every field in its normal form.
 
     Raises :class:`Rejection` with a sentence for the person when the message is not usable.
     """
-    size = len(text.encode("utf-8", "surrogatepass")) if len(text) * 4 > limits.max_message_bytes else len(text)
+    size = (len(received.encode("utf-8", "surrogatepass")) if len(received) * 4 > limits.max_message_bytes
+            else len(received))
     if size > limits.max_message_bytes:
-        raise Rejection("too_big", f"That message is {size} bytes; messages are at most "
-                                   f"{limits.max_message_bytes} bytes.")
+        raise Rejection("too_big", text.web_too_big(size, limits.max_message_bytes))
     try:
-        data = json.loads(text)
+        data = json.loads(received)
     except (ValueError, RecursionError) as error:
-        reason = error.msg if isinstance(error, json.JSONDecodeError) else "it is nested too deeply"
-        raise Rejection("bad_json", f"That message is not valid JSON ({reason}).") from None
+        reason = error.msg if isinstance(error, json.JSONDecodeError) else text.WEB_NESTED_TOO_DEEPLY
+        raise Rejection("bad_json", text.web_not_json(reason)) from None
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
-        raise Rejection("bad_message", 'A message is a JSON object with a "type", like {"type": "move", "cell": 4}.')
+        raise Rejection("bad_message", text.WEB_NOT_AN_OBJECT)
     kind = data["type"]
     if kind not in MESSAGE_TYPES:
-        raise Rejection("unknown_type", f"There is no message type {kind[:30]!r}; the types are "
-                                        f"{', '.join(MESSAGE_TYPES)}.")
+        raise Rejection("unknown_type", text.web_unknown_type(kind[:30], MESSAGE_TYPES))
     message: dict[str, Any] = {"type": kind}
     request = data.get("id")
     if request is not None:  # the same id twice is the same request: the server answers it once
         if not isinstance(request, str) or not 1 <= len(request) <= MAX_ID_CHARS or not request.isascii() \
                 or not request.isprintable():
-            raise Rejection("bad_field", f"'id' must be text of 1 to {MAX_ID_CHARS} plain characters, like \"m7\".")
+            raise Rejection("bad_field", text.web_id_field(MAX_ID_CHARS))
         message["id"] = request
     reader, fields = _READERS[kind]
     if reader is not None:
         reader(data, message)
     for field in data:
         if field not in fields:
-            raise Rejection("unknown_field", f"A {kind} message has no field {field[:30]!r}.")
+            raise Rejection("unknown_field", text.web_unknown_field(kind, field[:30]))
     return message
 
 
@@ -185,7 +185,7 @@ def _read_move(data: dict[str, Any], message: dict[str, Any]) -> None:
     mark = data.get("mark")
     if mark is not None:
         if mark not in ("X", "O"):
-            raise Rejection("bad_field", "'mark' must be \"X\" or \"O\".")
+            raise Rejection("bad_field", text.WEB_MARK_FIELD)
         message["mark"] = mark
 
 
@@ -198,7 +198,7 @@ def _read_numbers(data: dict[str, Any], message: dict[str, Any], fields: tuple[s
         value = data.get(field)
         if value is not None:
             if type(value) is not int:
-                raise Rejection("bad_field", f"'{field}' must be a whole number.")
+                raise Rejection("bad_field", text.web_number_field(field))
             message[field] = value
 
 
@@ -225,14 +225,13 @@ def _read_join(data: dict[str, Any], message: dict[str, Any]) -> None:
     message["room"] = _room_code(data.get("room"))
     token = data.get("token")
     if token is not None and (not isinstance(token, str) or len(token) > 100):
-        raise Rejection("bad_field", "'token' must be the seat token the server gave you (text).")
+        raise Rejection("bad_field", text.WEB_TOKEN_FIELD)
     if token and not _TOKEN_CHARACTERS.issuperset(token):
-        raise Rejection("bad_token", "That is not a seat token: tokens are letters, digits, - and _. "
-                                     "Join without one to watch or to take a free seat.")
+        raise Rejection("bad_token", text.WEB_NOT_A_TOKEN)
     message["token"] = token or None
     watch = data.get("watch", False)
     if type(watch) is not bool:
-        raise Rejection("bad_field", "'watch' must be true (only watch, take no seat) or false.")
+        raise Rejection("bad_field", text.WEB_WATCH_FIELD)
     if watch:  # a visitor without a name yet: the answer says whether a seat is free
         message["watch"] = True
 
@@ -259,15 +258,14 @@ def _shape(data: dict[str, Any]) -> dict[str, int]:
     for field, default in (("rows", 3), ("cols", 3)):
         value = data.get(field, default)
         if type(value) is not int or not 1 <= value <= MAX_SIDE:
-            raise Rejection("bad_field", f"'{field}' must be a whole number from 1 to {MAX_SIDE}.")
+            raise Rejection("bad_field", text.web_number_field(field, 1, MAX_SIDE))
         shape[field] = value
     longest = max(shape["rows"], shape["cols"])
     k = data.get("k")
     if k is None:  # tic-tac-toe, then four in a row up to 5×5, then five (gomoku)
         k = min(longest, 3 if longest <= 3 else 4 if longest <= 5 else 5)
     if type(k) is not int or not 1 <= k <= longest:
-        raise Rejection("bad_field", f"'k' (marks in a row to win) must be a whole number from 1 to {longest} "
-                                     f"on a {shape['rows']}×{shape['cols']} board.")
+        raise Rejection("bad_field", text.web_k_field(longest, shape["rows"], shape["cols"]))
     shape["k"] = k
     return shape
 
@@ -280,7 +278,7 @@ def _opponent(value: object) -> str:
             return players.canonical(value)
     except NoughtsError:
         pass
-    raise Rejection("bad_field", f"'opponent' must be one of {', '.join(players.names())}.")
+    raise Rejection("bad_field", text.web_opponent_field(players.names()))
 
 
 def _first(value: object) -> str:
@@ -289,17 +287,15 @@ def _first(value: object) -> str:
             return first_rule(_FIRST_SYNONYMS.get(value.strip().lower(), value))
         except NoughtsError:
             pass
-    raise Rejection("bad_field", f"'first' says who moves first: {', '.join(FIRST_RULES)}.")
+    raise Rejection("bad_field", text.web_first_field(FIRST_RULES))
 
 
 def _room_code(value: object) -> str:
     if not isinstance(value, str):
-        raise Rejection("bad_field", "'room' must be a game code (text), like \"K7M2-QXAB-9CDE\".")
+        raise Rejection("bad_field", text.WEB_ROOM_FIELD)
     code = value[:40].upper().translate(_CODE_SLIPS)
     if len(code) != CODE_LENGTH or any(c not in CODE_ALPHABET for c in code):
-        shown = value.strip()[:20]
-        raise Rejection("no_room", f"There is no game with the code {shown!r}: a code is twelve letters and "
-                                   "digits, like K7M2-QXAB-9CDE.")
+        raise Rejection("no_room", text.web_not_a_code(value.strip()[:20]))
     return code
 
 
@@ -308,7 +304,7 @@ def _cell(value: object) -> int | str:
     if type(value) is int:
         if 0 <= value < MAX_SIDE * MAX_SIDE:
             return value  # the room checks it against its own board
-        raise Rejection("bad_cell", f"There is no cell {value}: no board here has that many cells.")
+        raise Rejection("bad_cell", text.web_no_cell(value))
     if isinstance(value, str) and len(value) <= 10:
         try:
             return _BOARD.parse_cell(value)
@@ -317,4 +313,4 @@ def _cell(value: object) -> int | str:
             if _BIG_CELL.fullmatch(name):
                 return name  # a cell of a bigger board (up to o15): the room reads it on its own board
     shown = repr(value)[:20] if value is not None else "nothing"
-    raise Rejection("bad_cell", f"A move needs a 'cell': 0 to 8 or a1 to c3, not {shown}.")
+    raise Rejection("bad_cell", text.web_move_needs_cell(shown))

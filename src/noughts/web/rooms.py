@@ -109,7 +109,7 @@ class Room:
         try:
             self.match.join(1, name or "Player 2")  # the match keeps the two names apart
         except NoughtsError as error:
-            raise Rejection("bad_field", f"{error}.") from None
+            raise Rejection("bad_field", text.web_sentence(str(error))) from None
         token = new_token()
         self.tokens[1] = token
         self.version += 1
@@ -150,7 +150,7 @@ class Room:
         """
         match = self.match
         if ply is not None and ply != len(self.moves) and seat == match.seat_to_move:
-            raise Rejection("stale", "The board changed before that move arrived: look again and choose.")
+            raise Rejection("stale", text.WEB_BOARD_CHANGED)
         try:
             match.play(cell, seat)
         except NoughtsError as error:  # the match's sentence, under the code its type of error has
@@ -161,7 +161,7 @@ class Room:
     def rematch(self) -> None:
         """The next game in the same room; the match's rule says who starts it."""
         if not self.match.game_over:
-            raise Rejection("game_not_over", "The game is still going on: finish it before a rematch.")
+            raise Rejection("game_not_over", text.WEB_GAME_NOT_OVER)
         self.match.new_game()
         self.version += 1
 
@@ -224,9 +224,7 @@ def _match(opponent: str, name: str, first: str, store: Store | None, seed: int 
     try:
         return Match(opponent, names=[name], first=first, store=store, seed=seed)
     except NoughtsError as error:
-        sentence = str(error)
-        full_stop = "" if sentence.endswith(".") else "."
-        raise Rejection("bad_field", sentence[:1].upper() + sentence[1:] + full_stop) from None
+        raise Rejection("bad_field", text.web_sentence(str(error))) from None
 
 
 class Conflict(Exception):
@@ -280,8 +278,7 @@ class MemoryRoomStore:
         if held is not None and held is not room and room.stored_version is None:
             raise Conflict(f"the code {room.code} is taken")  # a new room drew a code in use
         if rooms.pop(room.code, None) is None and len(rooms) >= self.max_rooms:
-            raise Rejection("full", f"The server is busy: it already holds {self.max_rooms} games. "
-                                    "Try again in a few minutes.")
+            raise Rejection("full", text.web_server_full(self.max_rooms))
         rooms[room.code] = room  # re-inserted at the end: the newest write is last
         room.stored_version = room.version
 

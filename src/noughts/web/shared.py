@@ -41,6 +41,7 @@ from redis.asyncio import BlockingConnectionPool, Redis
 from redis.exceptions import NoScriptError, RedisError, ResponseError
 
 from noughts.errors import NoughtsError
+from noughts.text import WEB_STORE_UNREACHABLE, web_game_gone, web_server_full
 from noughts.web.hub import Hub, Presence, with_presence
 from noughts.web.protocol import Rejection, encode
 from noughts.web.resp import RespConnection, pack_commands, resp_address
@@ -166,7 +167,7 @@ def _not_an_address(url: str, error: ValueError) -> str:
 
 def _unavailable(error: RedisError) -> Rejection:
     log.warning("Redis did not answer: %s", error)
-    return Rejection("unavailable", "The server cannot reach its game store just now; try again in a moment.")
+    return Rejection("unavailable", WEB_STORE_UNREACHABLE)
 
 
 _compact_ascii = json.JSONEncoder(separators=(",", ":")).encode  # a room as kept in Redis (made once)
@@ -398,10 +399,9 @@ class RedisRoomStore:
         if outcome in ("taken", "changed"):
             raise Conflict(f"room {code} is {outcome}")
         elif outcome == "full":
-            raise Rejection("full", f"The server is busy: it already holds {self.max_rooms} games. "
-                                    "Try again in a few minutes.")
+            raise Rejection("full", web_server_full(self.max_rooms))
         else:
-            raise Rejection("no_room", f"Game {room.code} is over and gone (it expired).")
+            raise Rejection("no_room", web_game_gone(room.code))
 
     async def delete(self, code: str) -> None:
         self._kept.pop(code, None)

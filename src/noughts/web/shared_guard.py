@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from redis.exceptions import RedisError
 
+from noughts.text import web_locked_out, web_rooms_per_address, web_too_many_joins
 from noughts.web.guard import LONGEST_LOCKOUT, Guard, TrustedProxies
 from noughts.web.protocol import Limits, Rejection
 
@@ -149,9 +150,7 @@ class SharedGuard(Guard):
             log.warning("Redis did not answer for the per-address rooms; this process's count holds: %s", error)
             return
         if held >= cap:
-            games = f"{held} open game{'s' if held != 1 else ''}"
-            raise Rejection("too_many_rooms", f"Your address already has {games}, the most one address may "
-                                              "have. Finish or leave one, or wait for it to expire.")
+            raise Rejection("too_many_rooms", web_rooms_per_address(held))
 
     async def created(self, key: str, code: str) -> None:
         await super().created(key, code)
@@ -190,12 +189,10 @@ class SharedGuard(Guard):
             return
         if answer == "locked":
             wait = math.ceil(float(seconds))
-            raise Rejection("locked_out", f"Too many games joined that do not exist or with a wrong token from your "
-                                          f"address: try again in {wait} second{'s' if wait != 1 else ''}.")
+            raise Rejection("locked_out", web_locked_out(wait))
         if answer == "slow":
             self.spend_messages(key, limits.refused_join_cost)
-            raise Rejection("too_many_joins", f"Too many joins from your address: at most {limits.join_rate:g} a "
-                                              "second. Wait a moment and try again.")
+            raise Rejection("too_many_joins", web_too_many_joins(limits.join_rate))
 
     async def failed_join(self, key: str) -> None:
         limits = self.limits

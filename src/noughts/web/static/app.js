@@ -37,7 +37,9 @@ let shapeAsked = null; // the id of the last "players" question
 let inFlight = null;
 let thinkingAfterMs = 300; // noughts.match.THINKING_AFTER (the welcome may say otherwise)
 let thinkingTimer = null;
-let words = {}; // sentences the server sends in its welcome, by key; the fallbacks below only until it has
+// The page's sentences (noughts.text.WEB_WORDS), by key: rendered into the page by the server, so they are
+// here before the socket opens (the welcome carries them too).
+let words = JSON.parse(document.body.dataset.words || "{}");
 let openingMove = null; // a cell tapped on the start board: played once the game it starts is ours to move
 let typed = ""; // a cell name being typed on the keyboard ("c4"), played with Enter
 let awaitingGame = false; // a game against the computer asked for: its board comes after the computer's opening move, if it has it
@@ -201,7 +203,7 @@ function myName() {
 const handlers = {
   welcome(message) {
     players = message.players;
-    words = message.words || {};
+    words = message.words || words;
     if (typeof message.thinking_after === "number") thinkingAfterMs = 1000 * message.thinking_after;
     firstRules = message.first || [];
     $("opponent").dataset.fallback = message.default_opponent;
@@ -215,14 +217,7 @@ const handlers = {
   players(message) {
     if (message.id !== shapeAsked) return; // an answer about a board chosen before
     able = message.able;
-    // one sentence per reason: "Medium, Hard, Perfect: each works out every move exactly, and …"
-    const byReason = new Map();
-    for (const [name, why] of Object.entries(message.unable)) {
-      byReason.set(why, [...(byReason.get(why) || []), label(name)]);
-    }
-    const parts = [...byReason].map(([why, names]) => word("unable", { names: names.join(", "),
-      why: why.replace(/^it /, "each ") }));
-    $("opponent-unable").textContent = parts.length ? word("not_for_board", { reasons: parts.join(" ") }) : "";
+    $("opponent-unable").textContent = message.unable_text || ""; // the server's sentence (noughts.text.web_not_for_board)
     $("opponent").dataset.fallback = message.default; // the board's own default (noughts.players.default_for)
     offerOpponents();
   },
@@ -495,7 +490,7 @@ function statusText(before) {
   }
   const other = seats[toMove];
   if (!other) return last + word("wait_for_friend", { mark });
-  if (other.kind === "computer") return last + word("computer_thinking");
+  if (other.kind === "computer") return last + word("computer_thinking", { name: shown(other) });
   return last + word(other.connected ? "their_turn" : "their_turn_away", { name: other.name, mark });
 }
 
@@ -675,8 +670,8 @@ function play(index) {
   }
   if (!state) return; // joined: the board is on its way
   if (inFlight && inFlight.cell !== index) { // another cell while a move is on its way: said, not dropped
-    const other = shown(state.seats[1 - me.seat]) || say("your_friend", "your friend"); // (not joined yet)
-    notice(say("wait_for", "Wait: it is {name}'s turn.", { name: other }));
+    const other = shown(state.seats[1 - me.seat]) || word("your_friend"); // (not joined yet)
+    notice(word("wait_for", { name: other }));
     return;
   }
   const ply = state.moves.length;
@@ -703,25 +698,23 @@ function landed(refusal) {
   if (refusal) $("status").textContent = was.status;
 }
 
-// The computer takes longer than a moment over its reply: the page says so instead of sitting still.
+// The computer takes longer than a moment over its reply: the page says so, by name ("Hard is thinking…"),
+// instead of sitting still.
 function showThinking() {
   if (!awaitingGame) {
     if (!inFlight || !state) return;
     const other = state.seats[1 - me.seat];
     if (!other || other.kind !== "computer") return; // a person's reply is not awaited here
   }
-  $("status").textContent = say("computer_thinking", "The computer is thinking…");
+  // the room's computer; or, for a game asked for from the start screen, the opponent chosen there
+  const computer = state && state.seats.find((seat) => seat && seat.kind === "computer");
+  $("status").textContent = word("computer_thinking", { name: computer ? shown(computer) : label($("opponent").value) });
 }
 
-// A sentence from the server's words ("Wait: it is {name}'s turn."), or its fallback until the welcome came.
-function say(key, fallback, values = {}) {
-  const template = typeof words[key] === "string" ? words[key] : fallback;
-  return template.replace(/\{(\w+)\}/g, (whole, name) => (name in values ? String(values[name]) : whole));
-}
-
-// A sentence of the server's (noughts.text.WEB_WORDS), filled in: the page words nothing itself.
+// A sentence of the server's (noughts.text.WEB_WORDS), its {placeholders} filled: the page words nothing itself.
 function word(key, values = {}) {
-  return say(key, "", values);
+  const template = typeof words[key] === "string" ? words[key] : "";
+  return template.replace(/\{(\w+)\}/g, (whole, name) => (name in values ? String(values[name]) : whole));
 }
 
 function startScreenWords() {
@@ -776,8 +769,7 @@ function playTyped(text) {
   const index = cellIndex(text);
   if (index === null) {
     const last = cellName(shape.rows * shape.cols - 1);
-    notice(say("no_such_cell", "There is no square {typed} on this board: type a1 to {last}, then Enter.",
-      { typed: text, last }));
+    notice(word("no_such_cell", { typed: text, last }));
     return;
   }
   play(index);
