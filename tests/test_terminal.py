@@ -614,7 +614,7 @@ def test_best_of_3_names_the_match_winner_and_stops_once_it_is_decided(env: dict
         assert text.endswith("Play another match? [Y/n, m for the menu] ")
         game.close()
     scores = run(env, "scores").stdout
-    assert re.search(r"^  hard +0 +2 +0$", scores, re.M)
+    assert re.search(r"^  Hard +0 +2 +0$", scores, re.M)
 
 
 @pytest.mark.parametrize("answer", [b"", b"q\n", b"n\n"])
@@ -662,9 +662,9 @@ def test_scores_follow_the_robot_rules(env: dict[str, str]) -> None:
             break
     scores = run(env, "scores")
     assert scores.returncode == 0
-    assert re.search(rf"^  easy +{wins}$", scores.stdout, re.M), scores.stdout
+    assert re.search(rf"^  Easy +{wins}$", scores.stdout, re.M), scores.stdout
     assert re.search(r"^Current run: \d+$", scores.stdout, re.M)
-    assert re.search(r"^  easy +\d+ +0 +\d+$", scores.stdout, re.M)  # never lost against easy
+    assert re.search(r"^  Easy +\d+ +0 +\d+$", scores.stdout, re.M)  # never lost against easy
     assert "Two-person games:\n  (none yet)" in scores.stdout
     rows = history(env)
     assert rows and all(row[3] == "Ann" and row[4] == "Easy*" for row in rows)

@@ -88,12 +88,14 @@ def test_scores_are_shown_per_board_3x3_first(db: Path) -> None:
         "High scores by the EV3 robot's rules: a win scores 1 on easy, 2 on medium, 3 on",
         "hard; a loss or a draw ends the run. Every board keeps its own."]
     assert blocks[1].splitlines() == [
-        "High scores on 3×3, 3 in a row:", "  easy        1", "  medium      0", "  hard        0", "Current run: 1"]
+        "High scores on 3x3k3 (3×3, 3 in a row):", "  Easy        1", "  Medium      0", "  Hard        0",
+        "Current run: 1"]
     assert blocks[2].splitlines() == [
-        "High scores on 1×1, 1 in a row:", "  easy        0", "  medium      0", "  hard        6", "Current run: 6"]
-    assert blocks[3].splitlines()[0] == "High scores on 4×4, 4 in a row:"
-    assert "  hard        3" in blocks[3].splitlines() and "Current run: 3" in blocks[3].splitlines()
-    assert re.search(r"^  hard +3 +0 +0$", result.stdout, re.M)  # the tally counts every board
+        "High scores on 1x1k1 (1×1, 1 in a row):", "  Easy        0", "  Medium      0", "  Hard        6",
+        "Current run: 6"]
+    assert blocks[3].splitlines()[0] == "High scores on 4x4k4 (4×4, 4 in a row):"
+    assert "  Hard        3" in blocks[3].splitlines() and "Current run: 3" in blocks[3].splitlines()
+    assert re.search(r"^  Hard +3 +0 +0$", result.stdout, re.M)  # the tally counts every board
 
 
 def test_high_scores_are_listed_only_for_the_difficulties_that_can_play_the_board(db: Path) -> None:
@@ -102,8 +104,8 @@ def test_high_scores_are_listed_only_for_the_difficulties_that_can_play_the_boar
     store_with(db, lambda store: store.record(Game.from_text(seven), ANN, hard))
     result = run(db, "scores")
     assert result.returncode == 0 and result.stderr == "", result
-    block = next(b for b in result.stdout.split("\n\n") if b.startswith("High scores on 7×7"))
-    assert block.splitlines() == ["High scores on 7×7, 5 in a row:", "  easy        0", "  hard        3",
+    block = next(b for b in result.stdout.split("\n\n") if b.startswith("High scores on 7x7k5"))
+    assert block.splitlines() == ["High scores on 7x7k5 (7×7, 5 in a row):", "  Easy        0", "  Hard        3",
                                   "Current run: 3"]  # medium cannot play 7×7: no "medium 0" to beat
 
 
@@ -290,7 +292,7 @@ def test_scores_and_history_work_on_a_read_only_file_in_a_read_only_folder() -> 
         folder.chmod(0o555)
         before = {p.name: p.read_bytes() for p in folder.iterdir()}
         output = as_ordinary_user(work)
-        assert "  medium      2\n  hard        0\nCurrent run: 2\n" in output, output
+        assert "  Medium      2\n  Hard        0\nCurrent run: 2\n" in output, output
         assert re.search(r"^ *1  .*  Ann +Medium\* +X won +a1 b1 a2 b2 a3$", output, re.M), output
         assert {p.name: p.read_bytes() for p in folder.iterdir()} == before  # not even a -shm
     finally:

@@ -79,14 +79,17 @@ def _pad(text: str, width: int) -> str:
     return text + " " * max(0, width - _width(text))
 
 
+def _computer_label(name: str) -> str:
+    """A computer player as every menu names it ('Hard'); a plug-in no longer installed, by its stored name."""
+    try:
+        return players.label(name)
+    except NoughtsError:
+        return name
+
+
 def _name(participant: Participant) -> str:
-    """A person's name as they typed it; a computer player's label, as every menu names it ('Hard')."""
-    if participant.kind == "computer":
-        try:
-            return players.label(participant.name)
-        except NoughtsError:  # a plug-in player no longer installed: its stored name
-            pass
-    return participant.name
+    """A person's name as they typed it; a computer player's label."""
+    return _computer_label(participant.name) if participant.kind == "computer" else participant.name
 
 
 def _who(participant: Participant) -> str:
@@ -228,8 +231,7 @@ def scores(db: str | None = None, *, reset: bool = False, yes: bool = False, sho
     """
     import textwrap
 
-    from noughts import players
-    from noughts.board import Board
+    from noughts.board import Board, Geometry
     from noughts.store import DIFFICULTY_POINTS, board_label, ranked
     from noughts.store.scoring import high_scores_shown
 
@@ -252,13 +254,14 @@ def scores(db: str | None = None, *, reset: bool = False, yes: bool = False, sho
     out.write(textwrap.fill(f"High scores by the EV3 robot's rules: a win scores {points}; a loss or a draw "
                             "ends the run. Every board keeps its own.", LINE_WIDTH - 1) + "\n")
     for board, numbers in table.boards.items():
-        out.write(f"\nHigh scores on {board_label(board)}:\n")
+        notation = Geometry.get(*board).notation  # as --size takes it
+        out.write(f"\nHigh scores on {notation} ({board_label(board)}):\n")
 
         def can_play(difficulty: str, board: tuple[int, int, int] = board) -> bool:
             return players.unable(difficulty, Board(*board)) is None
 
         for difficulty, high in high_scores_shown(numbers, can_play).items():
-            out.write(f"  {difficulty:<8} {high:>4}\n")
+            out.write(f"  {players.label(difficulty):<8} {high:>4}\n")
         out.write(f"Current run: {numbers.run}\n")
     for title, tallies in (("Against the computer", table.opponents), ("Two-person games", table.people)):
         played = ranked(tallies)
@@ -267,7 +270,7 @@ def scores(db: str | None = None, *, reset: bool = False, yes: bool = False, sho
         if not played:
             out.write("  (none yet)\n")
             continue
-        names = [show_name(name) for name, _ in shown]
+        names = [show_name(_computer_label(name) if tallies is table.opponents else name) for name, _ in shown]
         width = max(6, *(_width(name) for name in names))
         out.write(f"  {'':<{width}}  {'wins':>5}  {'losses':>6}  {'draws':>5}\n")
         for name, (_, t) in zip(names, shown, strict=True):
