@@ -511,7 +511,7 @@ def test_the_robot_says_it_is_thinking_only_when_the_move_takes_longer_than_the_
         monkeypatch.setattr(match_module.ComputerMove, "run", waiting_for_the_thinking_line(human))
     match.new_game()
     game.computer_turn()
-    thinking = text.computer_thinking("Easy")
+    thinking = text.thinking("Easy")
     if slow:
         assert human.shown == [thinking, "Drawing my X in a1…", "I played a1."]  # the drawing line ends it
     else:

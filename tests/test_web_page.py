@@ -452,8 +452,6 @@ def test_the_page_template_holds_placeholders_and_the_server_fills_them_from_tex
 
 def test_the_computer_thinking_is_named_as_in_the_other_front_ends() -> None:
     assert text.WEB_WORDS["computer_thinking"].format(name="Hard") == text.thinking("Hard") == "Hard is thinking…"
-    assert text.window_thinking("Hard") == text.terminal_thinking("Hard") == text.computer_thinking("Hard") \
-        == text.thinking("Hard")
 
 
 def test_a_host_waiting_for_a_friend_reads_so_in_the_heading() -> None:

@@ -448,11 +448,6 @@ def terminal_computer_move(cell_name: str) -> str:
     return f"Computer move: {cell_name}"
 
 
-def terminal_thinking(name: str) -> str:
-    """Shown while the computer ``name`` takes longer than match.THINKING_AFTER over its move."""
-    return f"{name} is {THINKING}"
-
-
 def terminal_cannot_go_on(name: str, why: str) -> str:
     """Why a game ends uncounted when the computer ``name`` fails; text.not_counted follows it."""
     return f"{name} cannot go on ({why})"
@@ -557,11 +552,6 @@ def window_turn(name: str, mark: str, *, you: bool, cells: int, short: bool = Fa
     if you:
         return f"{who}: click a cell, or {keys}, or move with the arrows and press Enter."
     return f"{who}: click a cell, or {keys}, or the arrows and Enter."
-
-
-def window_thinking(name: str) -> str:
-    """Said once the computer (``name``) has worked on its move for a moment."""
-    return f"{name} is {THINKING}"
 
 
 def window_typing(typed: str) -> str:
@@ -948,11 +938,3 @@ def short_match_line(first: str, second: str, score: Sequence[int], width: int =
             return line
     return line[:width]
 
-
-def computer_thinking(name: str) -> str:
-    """The computer ``name`` has been working out its move for :data:`noughts.match.THINKING_AFTER` seconds.
-
-    >>> computer_thinking("Medium")
-    'Medium is thinking…'
-    """
-    return f"{name} is {THINKING}"

@@ -699,7 +699,7 @@ class Controller:
         name, mark = match.name_of(seat), match.mark_of(seat)
         if not match.seats[seat].is_person:
             if self.thinking_shown():
-                return text.window_thinking(name)
+                return text.thinking(name)
             return text.window_turn(name, mark, you=False, cells=match.board.size, short=True) if short else ""
         you = seat == 0 and not match.two_people
         return text.window_turn(name, mark, you=you, cells=match.board.size, short=short)
@@ -779,7 +779,7 @@ class Controller:
         board_note = WORDS["board_note"].format(rows=start.rows, cols=start.cols, k=start.k)
         best_of = WORDS["best_of_note"].format(n=self.best_of) if self.best_of is not None else ""
         # the computer may still be working on the game that Resume goes back to
-        working = text.window_thinking(self._opponent_name()) if self.thinking_shown() else ""
+        working = text.thinking(self._opponent_name()) if self.thinking_shown() else ""
         notes = " ".join(part for part in (working, self.notice, board_note, best_of) if part)
         return ViewState(
             screen="start", board=start, status=self.problem or self.notice, pointer=self.pointer,

@@ -198,7 +198,7 @@ class RobotGame:
         threading.Thread(target=work, name="noughts-robot-move", daemon=True).start()
         said = not done.wait(self.thinking_after)
         if said:
-            self.console.show(text.computer_thinking(name))
+            self.console.show(text.thinking(name))
             done.wait()
         if failure:
             raise failure[0]

@@ -327,7 +327,7 @@ class _Session:
                 assert job is not None
                 name = match.name_of(1)
                 try:
-                    cell = self.wait(job.run, text.terminal_thinking(name))
+                    cell = self.wait(job.run, text.thinking(name))
                 except NoughtsError as error:
                     why = text.terminal_cannot_go_on(name, " ".join(str(error).split()))
                     match.abandon(why)
