@@ -523,3 +523,10 @@ def test_the_lcd_says_results_and_the_tally_in_the_shared_words() -> None:
     assert out.lcd[0] == panel.match.result_banner() == text.result_banner("O", "Centre first", you=False)
     panel.tick(t + 2.0)
     assert out.lcd[1] == text.short_tally("You", players.label("parsons"), panel.match.score)
+
+
+def test_the_power_on_opponent_can_be_chosen_again_from_the_grid() -> None:
+    from noughts.hardware.config import load_config
+
+    for settings in (PanelSettings(), load_config(None).game):  # the code's defaults and the default file's
+        assert players.default_for(Board()) in settings.opponents

@@ -104,7 +104,7 @@ class PanelSettings:
     the login name, else You, as ``noughts play``).
     """
 
-    opponents: tuple[str, str, str] = ("easy", "arduino", "hard")
+    opponents: tuple[str, str, str] = ("easy", "medium", "hard")  # the power-on default is among them
     opponent: str | None = None
     first: str = "me"
     thinking_seconds: float = 3.0

@@ -22,7 +22,7 @@ _COMMON_GAME = f"""\
 # (cells 1-3 the first name, 4-6 the second, 7-9 the third), the column who starts
 # ({", ".join(first_label(rule) for rule in GRID_FIRST)}). In two-person mode only the column counts
 # ({", ".join(short_first_label(rule, *TWO_PEOPLE) for rule in GRID_FIRST)}).
-opponents = ["easy", "arduino", "hard"]
+opponents = ["easy", "medium", "hard"]  # the seed's own player: ["easy", "arduino", "hard"]
 opponent = ""                 # at power-on; "" = noughts' default (medium); "arduino" = the seed's own player
 first = "me"                  # me | computer | alternate | loser | random (person = me); the seed: me
 thinking_seconds = 3.0        # the seed's arduinoDelay
