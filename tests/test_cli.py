@@ -264,7 +264,7 @@ def test_a_slow_move_says_it_is_thinking(capsys: pytest.CaptureFixture[str], mon
     monkeypatch.setattr(engine, "handle", slow_answer)
     status, out, err = run_main(capsys, "move", "XX./OO./...")
     assert (status, out) == (0, "perfect plays c1 (cell 3)\n")
-    assert err == "noughts: thinking…\n"  # not a terminal: a line of its own
+    assert err == "noughts: Perfect is thinking…\n"  # not a terminal: a line of its own
 
 
 def test_a_quick_move_says_nothing_but_the_move(capsys: pytest.CaptureFixture[str],

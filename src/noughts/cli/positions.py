@@ -76,7 +76,7 @@ def _ask(args: argparse.Namespace, cmd: str, **extra: Any) -> dict[str, Any]:
         if getattr(args, field, None) is not None:
             request[field] = getattr(args, field)
     show_progress = cmd == "analyse" and sys.stderr.isatty()
-    thinking = Thinking() if cmd == "move" else None
+    thinking = Thinking(_label(extra.get("player"))) if cmd == "move" else None
     try:
         reply = engine.handle(request, progress=_show_progress if show_progress else None)
     except KeyboardInterrupt:
@@ -95,35 +95,51 @@ def _ask(args: argparse.Namespace, cmd: str, **extra: Any) -> dict[str, Any]:
     return reply
 
 
-THINKING_AFTER = 1.0  # seconds of silence before `noughts move` says it is thinking
+THINKING_AFTER: float | None = None  # seconds of silence before `noughts move` says it is thinking (None:
+# noughts.match.THINKING_AFTER, as every front end; read when a move is asked, so --help imports no match)
+
+
+def _label(name: object) -> str:
+    """The player's name as every menu shows it; an unknown name as typed (the engine says it is unknown)."""
+    from noughts import players
+
+    try:
+        return players.label(str(name))
+    except NoughtsError:
+        return str(name)
 
 
 class Thinking:
-    """Says "thinking…" on stderr if a move is not ready after THINKING_AFTER seconds.
+    """Says "Perfect is thinking…" on stderr if a move is not ready after THINKING_AFTER seconds.
 
     On a terminal the line is erased when the move comes; elsewhere it stays, a line of its own.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, name: str) -> None:
         import threading
 
+        self.name = name
         self._lock = threading.Lock()
         self._done = False
         self._shown = False
-        self._timer = threading.Timer(THINKING_AFTER, self._show)
+        from noughts import match
+
+        self._timer = threading.Timer(match.THINKING_AFTER if THINKING_AFTER is None else THINKING_AFTER, self._show)
         self._timer.name = "noughts-thinking"
         self._timer.daemon = True
         self._timer.start()
 
     def _show(self) -> None:
+        from noughts.text import thinking
+
         with self._lock:
             if self._done:
                 return
             self._shown = True
             if sys.stderr.isatty():
-                print("thinking… (Ctrl-C to stop)", end="", file=sys.stderr, flush=True)
+                print(f"{thinking(self.name)} (Ctrl-C to stop)", end="", file=sys.stderr, flush=True)
             else:
-                print(f"{PROG}: thinking…", file=sys.stderr, flush=True)
+                print(f"{PROG}: {thinking(self.name)}", file=sys.stderr, flush=True)
 
     def stop(self) -> None:
         with self._lock:
