@@ -140,3 +140,24 @@ def test_the_page_template_words_nothing_itself() -> None:
     assert set(re.findall(r"\{\{(\w+)\}\}", page)) <= {*text.WEB_PAGE, "words"}
     # the labels the page shares with the other front ends' vocabulary are text.py's own
     assert text.WEB_PAGE["play_computer"] == text.WEB_WORDS["play_computer"]
+
+
+def test_every_front_end_heads_the_two_choices_in_the_same_words(tmp_path: Path) -> None:
+    from noughts import web
+    from noughts.desktop.controller import Controller
+    from noughts.web.app import render_page
+
+    env = {**os.environ, "NOUGHTS_DB": str(tmp_path / "noughts.db"), "NO_COLOR": "1", "HOME": str(tmp_path)}
+    terminal = subprocess.run([sys.executable, "-m", "noughts", "play", "--seed", "1"], input=b"\n\n",
+                              capture_output=True, env=env, timeout=60, check=False).stdout.decode().splitlines()
+    assert f"{text.OPPONENT_HEADING}:" in terminal and any(line.startswith(text.FIRST_HEADING) for line in terminal)
+
+    class Worker:
+        def submit(self, token: int, job: Callable[[], object], delay: float = 0.0) -> None:
+            pass
+
+    assert Controller(worker=Worker()).view().side_heading == text.FIRST_HEADING  # type: ignore[arg-type]
+    page = render_page((Path(web.__file__).parent / "static" / "index.html").read_text(encoding="utf-8")).decode()
+    assert f">{text.OPPONENT_HEADING}</label>" in page and f">{text.FIRST_HEADING}</label>" in page
+    robot_said = text.who_starts("alternate")
+    assert robot_said.startswith(f"{text.FIRST_HEADING}: Take turns")

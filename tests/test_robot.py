@@ -463,7 +463,7 @@ def test_the_menu_names_the_opponents_and_says_who_starts_in_the_shared_words(tm
     assert code == 0
     assert f"Choose: e {players.label('easy')}, m {players.label('medium')}, h {players.label('hard')}," in shown
     assert text.who_starts("alternate", other="Medium") in shown
-    assert "Who starts: Take turns (you move first in the first game, then the first move alternates)." in shown
+    assert "Who moves first: Take turns (you move first in the first game, then the first move alternates)." in shown
 
 
 def test_the_bricks_menu_and_scores_name_the_opponents_as_every_menu_does() -> None:

@@ -798,7 +798,7 @@ def test_the_menu_offers_the_one_default_opponent_for_the_board(env: dict[str, s
     with Player(env, "--size", "7x7k5", "--no-scores") as game:
         text = game.prompt()  # medium cannot play 7×7: the default every front end offers there
         assert players.default_for(Board(7, 7, 5)) == "arduino"
-        assert "on this 7×7 board (5 in a row)?" in text and text.endswith("Opponent [Arduino rules]: ")
+        assert "on this 7×7 board (5 in a row):" in text and text.endswith("Opponent [Arduino rules]: ")
         assert ("Medium", "not on this board") in menu(text)
         text = game.send("")
         assert text.endswith("First [Take turns]: ")

@@ -105,6 +105,10 @@ _FIRST_WORDING: dict[str, tuple[str, str]] = {
     "loser": ("Loser starts", "the loser of each game moves first in the next (after a draw, the other side)"),
     "random": ("Toss a coin", "a coin toss before each game decides who moves first"),
 }
+FIRST_HEADING = "Who moves first"
+"""The heading over the choice of who starts, in every front end."""
+OPPONENT_HEADING = "Play against"
+"""The heading over the choice of opponent, in every front end."""
 PERSON_LABEL = "Another person"
 """The opponent that is a second person at the same screen, panel or sheet."""
 
@@ -366,7 +370,7 @@ TERMINAL_CHECKING_PLAYERS = "Checking which computer players can play this board
 TERMINAL_WORKING_OUT_HINT = "Working out a hint…"
 TERMINAL_PERSON_ABOUT = "at this keyboard: you take turns"
 TERMINAL_NOT_ON_BOARD = "not on this board"
-TERMINAL_WHO_FIRST = "Who moves first? X always moves first, O second."
+TERMINAL_WHO_FIRST = f"{FIRST_HEADING}? X always moves first, O second."
 TERMINAL_GOODBYE = "Goodbye."
 TERMINAL_YOU_STOPPED = "You stopped"
 TERMINAL_INTERRUPTED = "Interrupted"
@@ -391,8 +395,8 @@ def terminal_another_name(why: str) -> str:
 
 def terminal_who_to_play(board: Board) -> str:
     if (board.rows, board.cols, board.k) == (3, 3, 3):
-        return "Who would you like to play?"
-    return f"Who would you like to play on this {board.rows}×{board.cols} board ({board.k} in a row)?"
+        return f"{OPPONENT_HEADING}:"
+    return f"{OPPONENT_HEADING}, on this {board.rows}×{board.cols} board ({board.k} in a row):"
 
 
 def terminal_not_on_list(typed: str, count: int, default: str, names: bool = True) -> str:
@@ -493,8 +497,8 @@ def terminal_goodbye(unfinished: bool, why: str = TERMINAL_YOU_STOPPED) -> str:
 WINDOW_WORDS: dict[str, str] = {
     # the start screen
     "subtitle": "noughts and crosses · tic-tac-toe",
-    "play_against": "Play against",
-    "who_starts": "Who starts",
+    "play_against": OPPONENT_HEADING,
+    "who_starts": FIRST_HEADING,
     "names": "Names",
     "rows": "{n} rows",
     "cols": "{n} columns",
@@ -655,8 +659,8 @@ WEB_PAGE: dict[str, str] = {
     "rows": "Rows",
     "cols": "Columns",
     "k": "In a row",
-    "opponent": "Computer opponent",
-    "first": "Who moves first",
+    "opponent": OPPONENT_HEADING,
+    "first": FIRST_HEADING,
     "your_name": "Your name",
     "optional": "(optional)",
     "play_computer": WEB_WORDS["play_computer"],
@@ -899,10 +903,10 @@ def who_starts(rule: str, you: str = "You", other: str = "Opponent") -> str:
     """A rule of who starts in a sentence, with its menu label: for a console without a menu of it.
 
     >>> who_starts("alternate", other="Medium")
-    'Who starts: Take turns (you move first in the first game, then the first move alternates).'
+    'Who moves first: Take turns (you move first in the first game, then the first move alternates).'
     """
     label, about = next((label, about) for name, label, about in first_choices(you, other) if name == rule)
-    return f"Who starts: {label} ({about})."
+    return f"{FIRST_HEADING}: {label} ({about})."
 
 
 def short_tally(first: str, second: str, tally: Sequence[int], width: int = LCD_WIDTH) -> str:
