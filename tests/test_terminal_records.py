@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from noughts import Board
+from noughts import Board, text
 from noughts.game import Game
-from noughts.store import Participant, Store, open_store
+from noughts.store import DIFFICULTY_POINTS, Participant, Store, open_store
 from noughts.terminal import records
 from test_store import as_ordinary_user
 from test_terminal import run as run_in_this_process
@@ -84,9 +84,8 @@ def test_scores_are_shown_per_board_3x3_first(db: Path) -> None:
     result = run(db, "scores")
     assert result.returncode == 0 and result.stderr == "", result
     blocks = result.stdout.split("\n\n")
-    assert blocks[0].splitlines() == [
-        "High scores by the EV3 robot's rules: a win scores 1 on easy, 2 on medium, 3 on",
-        "hard; a loss or a draw ends the run. Every board keeps its own."]
+    assert " ".join(blocks[0].splitlines()) == text.SCORING_RULE  # as the page says it
+    assert all(f"{points} on {level}" in text.SCORING_RULE for level, points in DIFFICULTY_POINTS.items())
     assert blocks[1].splitlines() == [
         "High scores on 3x3k3 (3×3, 3 in a row):", "  Easy        1", "  Medium      0", "  Hard        0",
         "Current run: 1"]

@@ -154,6 +154,14 @@ def opponent_label(name: str) -> str:
     return PERSON_LABEL if name == "person" else players.label(name)
 
 
+# scores -----------------------------------------------------------------------------------------
+
+SCORING_RULE = ("A win scores 1 on easy, 2 on medium and 3 on hard (the EV3 robot's rules); a loss or a draw "
+                "ends the run. Every board keeps its own.")
+"""The scoring rule in a sentence (noughts.store.DIFFICULTY_POINTS holds the numbers), in every front end."""
+CURRENT_RUN = "Current run"
+
+
 # moves refused and games not counted ----------------------------------------------------------
 
 def cell_taken(cell_name: str, mark: str) -> str:
@@ -669,8 +677,8 @@ WEB_PAGE: dict[str, str] = {
     "code_example": "Code, like K7M2-QXAB-9CDE",
     # scores and preferences
     "high_scores": "High scores",
-    "scores_rule": "A win is worth 1, 2 or 3 points at easy, medium or hard; a loss or draw ends the run.",
-    "current_run": "Current run",
+    "scores_rule": SCORING_RULE,
+    "current_run": CURRENT_RUN,
     "plain_marks": "Marks without colour",
     "needs_javascript": "This game needs JavaScript.",
 }

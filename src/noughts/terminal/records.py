@@ -14,7 +14,7 @@ import os
 import sys
 import unicodedata
 
-from noughts import players
+from noughts import players, text
 from noughts.errors import NoughtsError
 from noughts.terminal.console import _QUIT, _TOO_LONG, _YES, EXIT_INTERRUPTED, _Input, use_colour
 from noughts.text import board_diagram, result_sentence
@@ -232,7 +232,7 @@ def scores(db: str | None = None, *, reset: bool = False, yes: bool = False, sho
     import textwrap
 
     from noughts.board import Board, Geometry
-    from noughts.store import DIFFICULTY_POINTS, board_label, ranked
+    from noughts.store import board_label, ranked
     from noughts.store.scoring import high_scores_shown
 
     out = out if out is not None else sys.stdout
@@ -250,9 +250,7 @@ def scores(db: str | None = None, *, reset: bool = False, yes: bool = False, sho
             return 0
     with _open(db) as store:
         table = store.scores()
-    points = ", ".join(f"{p} on {d}" for d, p in DIFFICULTY_POINTS.items())
-    out.write(textwrap.fill(f"High scores by the EV3 robot's rules: a win scores {points}; a loss or a draw "
-                            "ends the run. Every board keeps its own.", LINE_WIDTH - 1) + "\n")
+    out.write(textwrap.fill(text.SCORING_RULE, LINE_WIDTH - 1) + "\n")
     for board, numbers in table.boards.items():
         notation = Geometry.get(*board).notation  # as --size takes it
         out.write(f"\nHigh scores on {notation} ({board_label(board)}):\n")
@@ -262,7 +260,7 @@ def scores(db: str | None = None, *, reset: bool = False, yes: bool = False, sho
 
         for difficulty, high in high_scores_shown(numbers, can_play).items():
             out.write(f"  {players.label(difficulty):<8} {high:>4}\n")
-        out.write(f"Current run: {numbers.run}\n")
+        out.write(f"{text.CURRENT_RUN}: {numbers.run}\n")
     for title, tallies in (("Against the computer", table.opponents), ("Two-person games", table.people)):
         played = ranked(tallies)
         shown = played if show_all else played[:TOP]
