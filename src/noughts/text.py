@@ -162,6 +162,22 @@ SCORING_RULE = ("A win scores 1 on easy, 2 on medium and 3 on hard (the EV3 robo
 CURRENT_RUN = "Current run"
 
 
+def saved_game(game_id: int, board: str | None, difficulty: str | None, points: int, run: int, high_score: int | None,
+               *, new_high_score: bool = False) -> str:
+    """A finished game kept in the scores, and how the robot's scores moved, in every front end.
+
+    >>> saved_game(7, "4×4, 4 in a row", "hard", 3, 3, 3, new_high_score=True)
+    'Saved as game 7 (4×4, 4 in a row). +3 points: your run is 3; hard high score 3 (a new high score!).'
+    >>> saved_game(8, None, "easy", 0, 0, 1), saved_game(9, None, None, 0, 0, 0)
+    ('Saved as game 8. Your run is back to 0; easy high score 1.', 'Saved as game 9.')
+    """
+    line = f"Saved as game {game_id}{f' ({board})' if board else ''}."
+    if difficulty is None:
+        return line
+    line += f" +{plural(points, 'point')}: your run is {run}" if points else " Your run is back to 0"
+    return line + f"; {difficulty} high score {high_score}" + (" (a new high score!)." if new_high_score else ".")
+
+
 # moves refused and games not counted ----------------------------------------------------------
 
 def cell_taken(cell_name: str, mark: str) -> str:

@@ -183,18 +183,13 @@ class Recorded(_Value):
 
     def summary(self) -> str:
         """A sentence for the person: the game's number and how the robot's scores moved."""
+        from noughts import text
+
         if self.game_id is None:
             return ""
-        where = "" if self.board is None or self.board == STANDARD_BOARD else f" ({board_label(self.board)})"
-        line = f"Saved as game {self.game_id}{where}."
-        if self.difficulty is not None:
-            if self.points:
-                line += f" +{self.points} point{'' if self.points == 1 else 's'}: your run is {self.run}"
-            else:
-                line += " Your run is back to 0"
-            line += f"; {self.difficulty} high score {self.high_score}"
-            line += " (a new high score!)." if self.new_high_score else "."
-        return line
+        board = None if self.board is None or self.board == STANDARD_BOARD else board_label(self.board)
+        return text.saved_game(self.game_id, board, self.difficulty, self.points, self.run, self.high_score,
+                               new_high_score=self.new_high_score)
 
 
 class Scores(_Value):
