@@ -134,3 +134,53 @@ def test_nothing_imports_the_command() -> None:
     problems = [f"{module} imports {target}" for module, targets in imports().items() if not within(module, COMMAND)
                 for target in targets if within(target, ("noughts.cli",))]
     assert problems == []
+
+
+def command_flags() -> frozenset[str]:
+    """Every flag of the `noughts` command: its parser and subcommands', the panel's and the robot's."""
+    import argparse
+
+    from noughts import cli
+    from noughts.cli import panel, robot
+
+    parsers = [cli.build_parser()]
+    for module in (panel, robot):  # they parse their own options; each `*_parser` builds one of them
+        parsers += [build() for name, build in vars(module).items() if name.endswith("_parser") and callable(build)]
+    flags: set[str] = set()
+    while parsers:
+        parser = parsers.pop()
+        for action in parser._actions:
+            flags.update(option for option in action.option_strings if option.startswith("--"))
+            if isinstance(action, argparse._SubParsersAction):
+                parsers.extend(action.choices.values())
+    return frozenset(flags)
+
+
+def literals(tree: ast.AST) -> list[ast.Constant]:
+    """The string literals of a module a program can show: every str constant (f-strings' parts
+    included) but docstrings and other strings standing alone as statements."""
+    documents = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
+    return [node for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in documents]
+
+
+def test_the_command_reads_its_flags() -> None:
+    flags = command_flags()
+    assert {"--opponent", "--workers", "--public-url", "--build", "--sense", "--resume", "--out", "--all"} <= flags
+
+
+def test_only_the_command_names_its_flags() -> None:
+    # "--workers needs --redis" is the command's way to say it: a front end or the core says what
+    # is wrong in its own words, and noughts.cli words it with the flag (see cli.play.flag_message).
+    flags = command_flags()
+    pattern = re.compile(r"(?<![\w-])(" + "|".join(map(re.escape, sorted(flags, key=len, reverse=True)))
+                         + r")(?![\w-])")
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = module_name(path)
+        if within(module, COMMAND) or module in OWN_PROGRAMS:  # their own command lines, their own flags
+            continue
+        for node in literals(ast.parse(path.read_text(encoding="utf-8"))):
+            for flag in pattern.findall(node.value):
+                found.append(f"{module}:{node.lineno} {flag}: {node.value[:70]!r}")
+    assert found == []

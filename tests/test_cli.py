@@ -378,6 +378,56 @@ def test_the_command_says_a_refused_play_option_with_its_flag(capsys: pytest.Cap
     assert err == f"noughts: {said}\n"
 
 
+# web: the server refuses its settings in its own words, the command says them with its flags
+
+BAD_WEB_OPTIONS = [  # (flags, what the command says)
+    (["--workers", "0"], "--workers is a number of processes from 1 to 64, not 0"),
+    (["--workers", "65", "--redis", "redis://127.0.0.1:1/0"],
+     "--workers is a number of processes from 1 to 64, not 65"),
+    (["--workers", "2"], "--workers needs --redis: each process would hold its own rooms, and a friend reaching "
+                         "another process could not find the game. Start Redis (redis-server) and add --redis "
+                         "redis://127.0.0.1:6379/0"),
+    (["--public-url", "nonsense"],
+     "--public-url takes an address like http://192.168.1.20:8000 or https://games.example.org, not 'nonsense'"),
+    (["--trusted-proxy", "10.0.0.0/8,proxy.example"],
+     "--trusted-proxy takes addresses or networks, like 127.0.0.1 or 10.0.0.0/8, not 'proxy.example'"),
+]
+
+
+@pytest.mark.parametrize(("flags", "said"), BAD_WEB_OPTIONS, ids=[" ".join(flags) for flags, _ in BAD_WEB_OPTIONS])
+def test_the_command_says_a_refused_web_option_with_its_flag(capsys: pytest.CaptureFixture[str], flags: list[str],
+                                                             said: str) -> None:
+    status, out, err = run_main(capsys, "web", *flags, "--no-scores", "--port", "0")
+    assert_one_line_error(status, err)
+    assert (out, err) == ("", f"noughts: {said}\n")
+
+
+def test_the_server_refuses_its_settings_without_the_commands_flags() -> None:
+    from noughts.errors import SettingError
+    from noughts.web.server import serve
+
+    for keywords in ({"workers": 0}, {"workers": 2}, {"public_url": "nonsense"}, {"trusted_proxies": ["x"]}):
+        with pytest.raises(NoughtsError) as refused:
+            serve(port=0, scores=False, **keywords)  # type: ignore[arg-type]
+        assert "--" not in str(refused.value), str(refused.value)
+    with pytest.raises(SettingError, match=r"^a server runs 1 to 64 worker processes, not 0$"):
+        serve(port=0, scores=False, workers=0)
+
+
+def test_a_port_in_use_is_one_line_that_suggests_another(capsys: pytest.CaptureFixture[str]) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        status, out, err = run_main(capsys, "web", "--port", str(port), "--no-scores")
+    assert_one_line_error(status, err)
+    assert out == ""
+    assert err.startswith(f"noughts: cannot listen on 127.0.0.1 port {port} (")
+    assert err.endswith("): another program is using that port (try --port)\n"), err
+
+
 # export, import and picture: the command reads files and flags, the formats take plain values
 
 def test_the_formats_name_a_files_format_without_the_command() -> None:

@@ -974,3 +974,21 @@ class MemoryOut:
 
     def lcd_write(self, line1: str, line2: str) -> None:
         pass
+
+
+def test_pins_that_cannot_be_driven_are_one_line_and_the_command_names_the_simulators_flag(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import gpiozero
+
+    from noughts.errors import SettingError
+
+    monkeypatch.setattr(gpiozero.Device, "pin_factory", None)
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "nowhere")  # as off a Pi: no pin factory loads
+    refused = ("gpiozero found no way to drive GPIO pins here: on a Raspberry Pi install lgpio or RPi.GPIO; "
+               "anywhere else choose the simulator")
+    mega = load_config(text=MEGA_TOML)
+    with pytest.raises(SettingError) as caught:
+        GpioBoard(mega.gpio, mega.thresholds)
+    assert str(caught.value) == refused and (caught.value.setting, caught.value.instead) == ("backend", ("sim",))
+    assert main(["--backend", "gpio", "--build", "mega", "--no-scores"]) == 2
+    assert capsys.readouterr().err == f"noughts: {refused} (try --backend sim)\n"

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from noughts import Board, text
+from noughts.errors import NoughtsError
 from noughts.game import Game
 from noughts.store import DIFFICULTY_POINTS, Participant, Store, open_store
 from noughts.terminal import records
@@ -188,6 +189,25 @@ def test_scores_lists_the_ten_with_the_most_games_and_all_of_them_with_all(db: P
         "P6", "Q6", "P5", "Q5", "P4", "Q4", "P3", "Q3", "P2", "Q2", "P1", "Q1"]
     refused = run(db, "scores", "--all", "--reset")
     assert refused.returncode == 2 and refused.stderr.startswith("noughts: --all ")
+
+
+def test_the_lists_say_how_to_see_more_only_as_the_command_words_it(db: Path) -> None:
+    def play(store: Store) -> None:
+        for i in range(12):
+            store.record(Game.from_text(X_WINS), Participant.human(f"P{i}"), Participant.human(f"Q{i}"))
+
+    store_with(db, play)
+    listed, tallied = io.StringIO(), io.StringIO()
+    assert records.history(str(db), 1, out=listed) == 0 and records.scores(str(db), out=tallied) == 0
+    assert listed.getvalue().splitlines()[-1] == "(the newest 1 of 12 games)"  # the command adds its flag
+    assert tallied.getvalue().splitlines()[-1] == "  … and 14 more"
+    assert run(db, "history", "--limit", "1").stdout.splitlines()[-1] == \
+        "(the newest 1 of 12 games; --limit N shows more)"
+    with pytest.raises(NoughtsError, match=r"^a list of games holds at least 1, not 0$"):
+        records.history(str(db), 0, out=listed)
+    refused = run(db, "history", "--limit", "0")
+    assert (refused.returncode, refused.stderr) == (2, "noughts: --limit takes a number of games of at least 1, "
+                                                       "not 0\n")
 
 
 # files that are not ours, damaged or newer ----------------------------------------------

@@ -87,8 +87,8 @@ def test_a_quick_player_moves_on_the_event_loop_and_a_slow_one_goes_back_to_a_th
 
 
 @pytest.mark.parametrize(("loop", "ws", "said"), [
-    ("tokio", "websockets-sansio", "--loop is one of auto, asyncio, uvloop"),
-    ("auto", "h2", "--ws is one of websockets-sansio, websockets, wsproto"),
+    ("tokio", "websockets-sansio", "the event loop is one of auto, asyncio, uvloop, not 'tokio'"),
+    ("auto", "h2", "the websocket implementation is one of websockets-sansio, websockets, wsproto, not 'h2'"),
 ])
 def test_an_implementation_the_server_cannot_use_is_one_clear_line(loop: str, ws: str, said: str) -> None:
     with pytest.raises(NoughtsError, match=said):

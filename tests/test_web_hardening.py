@@ -169,10 +169,11 @@ def test_trusted_proxies_are_addresses_or_networks_and_anything_else_is_one_line
     assert proxies.client("::1", []) == "::1"  # no header: the proxy itself
     assert proxies.client("::ffff:192.0.2.7", ["5.6.7.8"]) == "5.6.7.8"
     assert proxies.client("192.0.2.8", ["5.6.7.8"]) == "192.0.2.8"
-    from noughts.errors import NoughtsError
+    from noughts.errors import SettingError
 
-    with pytest.raises(NoughtsError, match="--trusted-proxy takes addresses or networks"):
+    with pytest.raises(SettingError, match=r"^trusted proxies are addresses or networks, like 127\.0\.0\.1") as refused:
         TrustedProxies(["proxy.example"])
+    assert refused.value.setting == "trusted_proxies" and refused.value.shown == "'proxy.example'"
 
 
 # 4. request ids per seat -------------------------------------------------------------------------

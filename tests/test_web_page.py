@@ -21,7 +21,7 @@ import pytest
 
 from noughts import players, text
 from noughts.board import Board
-from noughts.errors import NoughtsError
+from noughts.errors import NoughtsError, SettingError
 from noughts.web import create_app
 from noughts.web.protocol import Limits
 from noughts.web.share import Share, check_public_url, is_loopback, lan_address, qr_svg
@@ -307,8 +307,9 @@ def test_where_the_server_listens_decides_the_link() -> None:
     configured = Share(check_public_url("https://play.example.org/"), "127.0.0.1")
     assert configured.link("ABCD", "127.0.0.1:8000") == ("https://play.example.org/r/ABCD", "network")
     for bad in ("play.example.org", "ftp://x", "http://", "http://x/?a=1"):
-        with pytest.raises(NoughtsError, match="--public-url takes"):
+        with pytest.raises(SettingError, match=r"^the public URL is an address like http://") as refused:
             check_public_url(bad)
+        assert refused.value.setting == "public_url" and refused.value.shown == repr(bad)
     assert is_loopback("127.8.0.1") and is_loopback("[::1]") and is_loopback("LOCALHOST")
     assert not is_loopback("192.168.1.2") and not is_loopback("example.org")
 
@@ -353,6 +354,7 @@ def test_the_qr_code_is_refused_to_a_host_the_server_does_not_answer_to() -> Non
         assert client.get("/r/K7M2QXAB9CDE/qr.svg").status_code == 200
         refused = client.get("/r/K7M2QXAB9CDE/qr.svg", headers={"host": "evil.example:8000"})
         assert refused.status_code == 421 and "svg" not in refused.headers.get("content-type", "")
+        assert refused.text == text.web_not_this_host("evil.example:8000")  # no flag: a visitor cannot use one
 
 
 def test_noughts_web_answers_to_the_host_of_its_public_url() -> None:
@@ -368,7 +370,7 @@ def test_noughts_web_answers_to_the_host_of_its_public_url() -> None:
 def test_serve_refuses_a_public_url_that_is_no_address(tmp_path: Path) -> None:
     from noughts.web.server import serve
 
-    with pytest.raises(NoughtsError, match="--public-url takes"):
+    with pytest.raises(NoughtsError, match="public URL is an address like"):
         serve(port=0, public_url="nonsense")
 
 

@@ -72,3 +72,22 @@ class StoreError(NoughtsError):
 
 class GameNotFoundError(StoreError):
     """No stored game has that number."""
+
+
+class SettingError(NoughtsError):
+    """A setting's value that cannot be used, said without any front end's name for the setting.
+
+    ``setting`` names it (``"public_url"``, ``"workers"``, ``"port"``, ``"sense"``, …). A value that
+    is malformed has ``takes`` (what the setting takes, "addresses or networks, like 10.0.0.0/8") and
+    ``shown`` (the value as a sentence quotes it); ``instead`` holds values that would do (``("sim",)``;
+    empty: another value of the setting). A front end that names its settings (the command's
+    ``--public-url``) words the refusal or the advice from these: see ``noughts.cli.common.flag_said``.
+    """
+
+    def __init__(self, message: str, *, setting: str, takes: str | None = None, shown: str | None = None,
+                 instead: tuple[str, ...] | None = None) -> None:
+        super().__init__(message)
+        self.setting = setting
+        self.takes = takes
+        self.shown = shown
+        self.instead = instead

@@ -643,7 +643,7 @@ WEB_WORDS: dict[str, str] = {
     "invite_friend": "Send this link to a friend; whoever opens it first takes the other seat:",
     "invite_watch": "Anyone who opens this link can watch:",
     "link_here_only": "This link works only on this computer: the server listens on this machine alone. To play "
-                      "from another device, start it with noughts web --host 0.0.0.0 (or give --public-url).",
+                      "from another device, start it on every network (host 0.0.0.0), or give it a public URL.",
     "seat_free": "{mark}: waiting for a friend to open the link…",
     "seat": "{mark}: {name}",
     "seat_you": "{mark}: {name} (you)",
@@ -743,6 +743,17 @@ WEB_GAME_NOT_OVER = "The game is still going on: finish it before a rematch."
 WEB_NO_FREE_CODE = "The server could not find a free game code; try again."
 WEB_CHANGED_TOO_OFTEN = "That game changed too often at once; look at the board and try again."
 WEB_STORE_UNREACHABLE = "The server cannot reach its game store just now; try again in a moment."
+
+
+def web_not_this_host(host: str) -> str:
+    """The answer to a request for a host name the server does not answer to (HTTP 421).
+
+    >>> web_not_this_host("evil.example:8000")
+    "This server does not answer to the name 'evil.example:8000'; use the address it was started with."
+    """
+    return f"This server does not answer to the name {host[:60]!r}; use the address it was started with."
+
+
 # what someone watching a game tried to do, by the message's type
 _WEB_SEATED_ACTIONS = {"move": "move", "undo": "take back a move", "hint": "ask for a hint",
                        "rematch": "start a rematch"}
@@ -884,11 +895,91 @@ def web_too_many_messages(per_second: float, *, address: bool) -> str:
 
 # the panel's and the robot's own sentences ---------------------------------------------------
 
+
+def grbl_cannot_home(port: str) -> str:
+    """GRBL with homing off (``$22=0``, as it comes) while the robot's configuration asks to home.
+
+    >>> grbl_cannot_home("/dev/ttyUSB0")[:70]
+    'GRBL on /dev/ttyUSB0 has homing turned off ($22=0), so it cannot find '
+    """
+    return (f"GRBL on {port} has homing turned off ($22=0), so it cannot find its origin by itself: either set "
+            "homing = false in the [grbl] table of the robot's configuration and switch GRBL on with the pen at "
+            "the corner that [machine] sheet_origin is measured from (X0 Y0), or give the machine limit switches "
+            "and send $22=1 to GRBL")
+
+
+def grbl_travel_too_big(travel: tuple[float, float], grbl_travel: tuple[float, float]) -> str:
+    """The configured travel does not fit in GRBL's machine space (``$130``, ``$131``).
+
+    >>> print(grbl_travel_too_big((300, 200), (200, 200)).replace(", but", ",\\nbut"))
+    the robot's configuration says the machine travels 300 × 200 mm ([machine] travel),
+    but GRBL's own settings say 200 × 200 mm ($130, $131): make them agree
+    """
+    return (f"the robot's configuration says the machine travels {travel[0]:g} × {travel[1]:g} mm ([machine] travel), "
+            f"but GRBL's own settings say {grbl_travel[0]:g} × {grbl_travel[1]:g} mm ($130, $131): make them agree")
+
+
+def robot_kept_game(position: str, moves: int, saved: str, machine: str) -> str:
+    """What a kept robot game is, said before it is carried on.
+
+    >>> robot_kept_game(".../.X./...", 1, "2026-11-28 19:40", "the sim robot")
+    'The kept game: .../.X./... after 1 move, kept 2026-11-28 19:40 on the sim robot.'
+    """
+    return f"The kept game: {position} after {moves} move{'' if moves == 1 else 's'}, kept {saved} on {machine}."
+
+
+def robot_kept_elsewhere(where: str, machine: str, this: str) -> str:
+    """A kept robot game made on another machine (or configuration) than this one.
+
+    >>> print(robot_kept_elsewhere("k.json", "the grbl robot", "the sim robot"))  # doctest: +NORMALIZE_WHITESPACE
+    the game kept in k.json was played on the grbl robot, not the sim robot: carry it on with that
+    robot's configuration, or delete k.json to start afresh
+    """
+    return (f"the game kept in {where} was played on {machine}, not {this}: carry it on with that robot's "
+            f"configuration, or delete {where} to start afresh")
+
+
+def photo_too_big(path: str, width: int, height: int, limit: int) -> str:
+    """A photo refused before it is decoded: its header says it has more than ``limit`` pixels.
+
+    >>> print(photo_too_big("big.png", 30000, 30000, 120_000_000))  # doctest: +NORMALIZE_WHITESPACE
+    the photo big.png is 30000×30000 pixels, more than the 120 million read here:
+    shrink it to a few thousand pixels across
+    """
+    return (f"the photo {path} is {width}×{height} pixels, more than the {limit / 1e6:.0f} million read here: "
+            "shrink it to a few thousand pixels across")
+
+
+def robot_sim_calibration(config: str) -> str:
+    """After calibrating on the sim, whose readings went to a file of their own, not ``config``.
+
+    >>> print(robot_sim_calibration("robot.toml"))  # doctest: +NORMALIZE_WHITESPACE
+    These are the simulated robot's readings, so robot.toml is left as it was: calibrate the real robot
+    (with its own backend) to record its own.
+    """
+    return (f"These are the simulated robot's readings, so {config} is left as it was: calibrate the real robot "
+            "(with its own backend) to record its own.")
+
+
 LCD_WIDTH = 16
 """Characters on each of the panel's two LCD rows."""
 PANEL_TITLE = "TIC TAC TOE"  # the seed's start-up screen
 PANEL_YOUR_TURN = "Your turn..."
 PANEL_PRESS_RESET = "Press reset..."
+PANEL_NO_SWITCH = "this build has no two-person switch (gpio.switch); the uno build has one"
+
+
+def robot_game_kept(where: str, resume_with: str | None = None) -> str:
+    """A game left unfinished, kept in the file ``where``; ``resume_with``: how to carry it on.
+
+    >>> robot_game_kept("game.json", "'noughts robot --resume'")
+    "The game is kept: 'noughts robot --resume' carries on with it (game.json)."
+    >>> robot_game_kept("game.json")
+    'The game is kept (game.json): resuming the robot carries on with it.'
+    """
+    if resume_with is None:
+        return f"The game is kept ({where}): resuming the robot carries on with it."
+    return f"The game is kept: {resume_with} carries on with it ({where})."
 
 
 def panel_turn(name: str) -> str:

@@ -7,6 +7,9 @@ from noughts.errors import NoughtsError
 TYPE_CHECKING = False  # typing and argparse cost milliseconds; `noughts engine` needs neither
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Mapping
+
+    from noughts.errors import SettingError
 
 PROG = "noughts"
 EXIT_USAGE = 2  # bad arguments, bad positions, illegal moves: anything the person can fix
@@ -15,6 +18,29 @@ EXIT_INTERRUPTED = 130  # the shell's convention for a program stopped by Ctrl-C
 
 class CommandFailure(NoughtsError):
     """An error reply from the engine, re-raised so the one-shot commands exit with status 2."""
+
+
+def flag_said(error: SettingError, flags: Mapping[str, str]) -> str:
+    """A setting's refusal (or its advice) said with the flag that sets it; ``flags``: setting -> flag.
+
+    >>> from noughts.errors import SettingError
+    >>> flag_said(SettingError("trusted proxies are addresses, not 'x'", setting="trusted_proxies",
+    ...                        takes="addresses", shown="'x'"), {"trusted_proxies": "--trusted-proxy"})
+    "--trusted-proxy takes addresses, not 'x'"
+    >>> flag_said(SettingError("the port is in use", setting="port", instead=()), {"port": "--port"})
+    'the port is in use (try --port)'
+    >>> flag_said(SettingError("no pins here", setting="backend", instead=("sim",)), {"backend": "--backend"})
+    'no pins here (try --backend sim)'
+    """
+    flag = flags.get(error.setting)
+    if flag is None:
+        return str(error)  # a setting this command does not take: the core's own words
+    if error.takes is not None and error.shown is not None:
+        return f"{flag} takes {error.takes}, not {error.shown}"
+    if error.instead is not None:
+        tries = " or ".join(f"{flag} {value}" for value in error.instead) if error.instead else flag
+        return f"{error} (try {tries})"
+    return str(error)
 
 
 def db_option(p: argparse.ArgumentParser) -> None:

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import sys
 
-from noughts.errors import NoughtsError
+from noughts.cli.common import flag_said
+from noughts.errors import NoughtsError, SettingError
 
 TYPE_CHECKING = False  # typing and argparse cost milliseconds; `noughts --help` only needs SUMMARY
 if TYPE_CHECKING:
@@ -104,6 +105,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise NoughtsError("calibrate measures a real ladder: use --backend gpio or --backend serial")
             return app.calibrate(config, args.backend, args.config)
         return app.play(config, args.backend, seed=args.seed, db=args.db, scores=not args.no_scores)
+    except SettingError as error:  # the panel's words, said again with the flag
+        print(f"noughts: {flag_said(error, {'backend': '--backend', 'build': '--build'})}", file=sys.stderr)
+        return 2
     except NoughtsError as error:
         print(f"noughts: {error}", file=sys.stderr)
         return 2

@@ -8,8 +8,8 @@ the flag's name.
 
 from __future__ import annotations
 
-from noughts.cli.common import db_option
-from noughts.errors import NoughtsError
+from noughts.cli.common import db_option, flag_said
+from noughts.errors import NoughtsError, SettingError
 
 TYPE_CHECKING = False  # typing and argparse cost milliseconds; a person waits for the menu
 if TYPE_CHECKING:
@@ -124,12 +124,25 @@ def _cmd_gui(args: argparse.Namespace) -> int:
 
 
 def _cmd_web(args: argparse.Namespace) -> int:
-    from noughts.web import serve
+    from noughts.web import MAX_WORKERS, serve
 
-    serve(host=args.host, port=args.port, db=args.db, scores=not args.no_scores, redis=args.redis,
-          workers=args.workers, public_url=args.public_url, allowed_hosts=args.allowed_hosts,
-          trusted_proxies=args.trusted_proxies, loop=args.loop, ws=args.ws)
+    if not 1 <= args.workers <= MAX_WORKERS:
+        raise NoughtsError(f"--workers is a number of processes from 1 to {MAX_WORKERS}, not {args.workers}")
+    if args.workers > 1 and args.redis is None:
+        raise NoughtsError(NEEDS_REDIS)
+    try:
+        serve(host=args.host, port=args.port, db=args.db, scores=not args.no_scores, redis=args.redis,
+              workers=args.workers, public_url=args.public_url, allowed_hosts=args.allowed_hosts,
+              trusted_proxies=args.trusted_proxies, loop=args.loop, ws=args.ws)
+    except SettingError as error:  # refused in the server's words: said again with the flag
+        raise NoughtsError(flag_said(error, _WEB_FLAGS)) from None
     return 0
+
+
+NEEDS_REDIS = ("--workers needs --redis: each process would hold its own rooms, and a friend reaching another "
+               "process could not find the game. Start Redis (redis-server) and add --redis redis://127.0.0.1:6379/0")
+_WEB_FLAGS = {"port": "--port", "workers": "--workers", "public_url": "--public-url",
+              "trusted_proxies": "--trusted-proxy"}
 
 
 

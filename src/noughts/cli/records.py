@@ -86,7 +86,9 @@ def add_commands(sub: Any) -> None:
 def _cmd_history(args: argparse.Namespace) -> int:
     from noughts import terminal
 
-    return terminal.history(args.db, args.limit)
+    if args.limit < 1:
+        raise NoughtsError(f"--limit takes a number of games of at least 1, not {args.limit}")
+    return terminal.history(args.db, args.limit, see_more="--limit N shows more")
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
@@ -102,7 +104,8 @@ def _cmd_scores(args: argparse.Namespace) -> int:
         raise NoughtsError("--yes only goes with --reset")
     if args.all and args.reset:
         raise NoughtsError("--all lists the scores; it does not go with --reset")
-    return terminal.scores(args.db, reset=args.reset, yes=args.yes, show_all=args.all)
+    return terminal.scores(args.db, reset=args.reset, yes=args.yes, show_all=args.all,
+                           see_all=f"'{PROG} scores --all' lists every one")
 
 
 

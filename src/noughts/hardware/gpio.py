@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from noughts.errors import NoughtsError
+from noughts.errors import NoughtsError, SettingError
 from noughts.hardware import require
 from noughts.hardware.boardio import Debounced, Ladder
 from noughts.hardware.charlieplex import Charlieplexer
@@ -82,8 +82,9 @@ class GpioBoard:
                 self._switch = self._button(gpiozero, config.switch, pin_factory)
         except gpiozero.BadPinFactory:
             self.close()
-            raise NoughtsError("gpiozero found no way to drive GPIO pins here: on a Raspberry Pi install "
-                               "lgpio or RPi.GPIO; anywhere else try --backend sim") from None
+            raise SettingError("gpiozero found no way to drive GPIO pins here: on a Raspberry Pi install "
+                               "lgpio or RPi.GPIO; anywhere else choose the simulator", setting="backend",
+                               instead=("sim",)) from None
         except gpiozero.GPIOZeroError as error:
             self.close()
             raise NoughtsError(f"cannot set up the panel's pins: {error}") from None

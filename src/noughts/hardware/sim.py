@@ -103,7 +103,7 @@ class SimPanel:
                 self._drive(self.config.gpio.switch, self.switch_on)
                 self.message = f"two-person switch {'on' if self.switch_on else 'off'}: it counts at the next reset"
             else:
-                self.message = "this build has no two-person switch (gpio.switch); try --build uno"
+                self.message = text.PANEL_NO_SWITCH
         return True
 
     def _let_go(self) -> None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from noughts.board import Board
-from noughts.errors import NoughtsError
+from noughts.errors import NoughtsError, SettingError
 from noughts.robot.backend import LightProbe, PenRobot, Sensor, SheetReading
 from noughts.robot.config import RobotConfig
 from noughts.robot.game import Console
@@ -110,7 +110,9 @@ def _machine_and_robot(config: RobotConfig, rows: int, cols: int, paper_for: Cal
 
         settings = Ev3Config.from_mapping(config.section("ev3"))
         ev3 = Ev3Robot(settings)
-        return ev3, ev3.machine.fit(rows, cols), lambda: Ev3Robot(settings), None
+        sheet = ev3.machine.fit(rows, cols)
+        ev3.connect()  # a brick that cannot be reached is said before any menu, as grbl and ebb do
+        return ev3, sheet, lambda: Ev3Robot(settings), None
     machine: Machine = config.machine()
     sheet = machine.fit(rows, cols)
     if backend == "sim":
@@ -158,8 +160,9 @@ def _light_sensor(config: RobotConfig, robot: PenRobot, sheet: Sheet, paper: Pap
     elif isinstance(robot, LightProbe):
         probe = robot
     else:
-        raise RobotError(f"the light sensor rides on the robot: only the ev3 backend has one, not {config.backend}; "
-                         "use --sense camera or --sense keyboard")
+        raise SettingError(f"the light sensor rides on the robot: only the ev3 backend has one, not "
+                           f"{config.backend}; sense with the camera or the keyboard instead", setting="sense",
+                           instead=("camera", "keyboard"))
     if light["mode"] == "shade":
         return ThresholdSensor(probe, sheet, calibration)
     return SweepSensor(probe, sheet, calibration)

@@ -379,7 +379,7 @@ def set_matching_text(board: Board, defender: str, matching: SetMatching) -> str
             diagrams.append(_diagram(base, board.cols, answer_pairs, marks).split("\n"))
         parts.append(_side_by_side(diagrams, board.cols))
         if any(answer.blocks for answer in block.answers):
-            parts.append("+: a matching set of its own after * and # (--explain on that position shows it).")
+            parts.append("+: a matching set of its own after * and # (explaining that position shows it).")
     return "\n".join(parts)
 
 

@@ -131,7 +131,7 @@ class _Off(Exception):
         if read_only:
             return f"Scores and history are off because {self}."
         return (f"Scores and history are off because {self}. The game still plays, but nothing will be saved "
-                f"(use --db PATH or {ENV_VAR} to keep them somewhere else).")
+                f"(choose another database file, or set {ENV_VAR}, to keep them somewhere else).")
 
 
 class _Refused(Exception):

@@ -119,11 +119,12 @@ def _when(played_at: Any) -> str:
     return str(played_at.astimezone().strftime("%Y-%m-%d %H:%M"))
 
 
-def history(db: str | None = None, limit: int = 20, out: IO[str] | None = None) -> int:
-    """`noughts history`: the newest stored games, one a line."""
+def history(db: str | None = None, limit: int = 20, out: IO[str] | None = None, *, see_more: str | None = None) -> int:
+    """`noughts history`: the newest ``limit`` stored games, one a line; ``see_more`` says how to list
+    more when there are (the command names its flag)."""
     out = out if out is not None else sys.stdout
     if limit < 1:
-        raise NoughtsError(f"--limit takes a number of games of at least 1, not {limit}")
+        raise NoughtsError(f"a list of games holds at least 1, not {limit}")
     with _open(db) as store:
         games = store.games(limit)
         total = store.count_games()
@@ -151,7 +152,7 @@ def history(db: str | None = None, limit: int = 20, out: IO[str] | None = None) 
     if any("computer" in (g.x.kind, g.o.kind) for g in games):
         out.write(f"({COMPUTER_MARK} a computer player)\n")
     if total > len(games):
-        out.write(f"(the newest {len(games)} of {total} games; --limit N shows more)\n")
+        out.write(f"(the newest {len(games)} of {total} games{'; ' + see_more if see_more else ''})\n")
     return 0
 
 
@@ -223,11 +224,12 @@ def replay(game_id: int, *, db: str | None = None, step: bool = True, stdin: IO[
 
 
 def scores(db: str | None = None, *, reset: bool = False, yes: bool = False, show_all: bool = False,
-           stdin: IO[bytes] | None = None, out: IO[str] | None = None) -> int:
+           stdin: IO[bytes] | None = None, out: IO[str] | None = None, see_all: str | None = None) -> int:
     """`noughts scores`: high scores and the current run per board, and W/L/D tallies; or reset them.
 
     The tallies list the ten opponents and the ten people with the most games (ties: more
-    wins, then by name) and say how many more there are; ``show_all`` lists every one.
+    wins, then by name) and say how many more there are, and ``see_all`` (how to list them: the
+    command names its flag); ``show_all`` lists every one.
     """
     import textwrap
 
@@ -275,5 +277,5 @@ def scores(db: str | None = None, *, reset: bool = False, yes: bool = False, sho
             out.write(f"  {_pad(name, width)}  {t.wins:>5}  {t.losses:>6}  {t.draws:>5}\n")
         if len(played) > len(shown):
             more = len(played) - len(shown)
-            out.write(f"  … and {more} more ('noughts scores --all' lists every one)\n")
+            out.write(f"  … and {more} more{f' ({see_all})' if see_all else ''}\n")
     return 0

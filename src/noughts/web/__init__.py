@@ -21,9 +21,10 @@ if TYPE_CHECKING:
 
     from noughts.web.protocol import Limits
 
-__all__ = ["MISSING", "create_app", "running", "serve"]
+__all__ = ["MAX_WORKERS", "MISSING", "create_app", "running", "serve"]
 
 MISSING = "the web game needs: pip install 'noughts[web]'"
+MAX_WORKERS = 64  # processes serving one port
 
 
 def _need_web() -> None:

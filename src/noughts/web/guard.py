@@ -33,7 +33,7 @@ from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from noughts.errors import NoughtsError
+from noughts.errors import SettingError
 from noughts.text import web_locked_out, web_rooms_per_address, web_too_many_joins
 from noughts.web.protocol import Limits, Rejection
 
@@ -92,8 +92,9 @@ class TrustedProxies:
                 try:
                     self.networks.append(ipaddress.ip_network(part.strip("[]"), strict=False))
                 except ValueError:
-                    raise NoughtsError(f"--trusted-proxy takes addresses or networks, like 127.0.0.1 or "
-                                       f"10.0.0.0/8, not {part!r:.60}") from None
+                    takes, shown = "addresses or networks, like 127.0.0.1 or 10.0.0.0/8", f"{part!r:.60}"
+                    raise SettingError(f"trusted proxies are {takes}, not {shown}", setting="trusted_proxies",
+                                       takes=takes, shown=shown) from None
 
     def __bool__(self) -> bool:
         return bool(self.networks)

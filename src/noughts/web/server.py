@@ -22,7 +22,8 @@ import uvicorn
 from starlette.applications import Starlette
 
 from noughts import text
-from noughts.errors import NoughtsError
+from noughts.errors import NoughtsError, SettingError
+from noughts.web import MAX_WORKERS
 from noughts.web.app import create_app
 from noughts.web.guard import TrustedProxies, default_allowed_hosts, install_log_limiter, raise_descriptor_limit
 from noughts.web.protocol import Limits
@@ -31,8 +32,8 @@ from noughts.web.shield import WS_IMPLEMENTATIONS
 __all__ = ["OPTIONS_VARIABLE", "app_from_environment", "listen", "running", "serve"]
 
 OPTIONS_VARIABLE = "NOUGHTS_WEB_OPTIONS"  # how the supervisor hands its options to the worker processes
-NEEDS_REDIS = ("--workers needs --redis: each process would hold its own rooms, and a friend reaching another "
-               "process could not find the game. Start Redis (redis-server) and add --redis redis://127.0.0.1:6379/0")
+NEEDS_REDIS = ("more than one worker process needs the rooms in Redis: each process would hold its own rooms, and "
+               "a friend reaching another process could not find the game")
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -52,8 +53,11 @@ def listen(host: str, port: int) -> socket.socket:
     except OSError as error:
         sock.close()
         reason = error.strerror or str(error)
-        hint = ": another program is using that port (try --port)" if error.errno in (48, 98) else ""
-        raise NoughtsError(f"cannot listen on {host} port {port} ({reason}){hint}") from None
+        message = f"cannot listen on {host} port {port} ({reason})"
+        if error.errno in (48, 98):  # EADDRINUSE (macOS, Linux): another port would do
+            raise SettingError(f"{message}: another program is using that port", setting="port",
+                               instead=()) from None
+        raise NoughtsError(message) from None
     return sock
 
 
@@ -62,7 +66,7 @@ def listen(host: str, port: int) -> socket.socket:
 # handshakes; with 64 the kernel holds the rest back (their clients retry) and the burst is spread out.
 LISTEN_BACKLOG = 64
 
-LOOPS = ("auto", "asyncio", "uvloop")  # --loop: auto is uvloop when it is installed, else asyncio
+LOOPS = ("auto", "asyncio", "uvloop")  # auto is uvloop when it is installed, else asyncio
 
 
 def _config(app: Starlette | str, limits: Limits, log_level: str,
@@ -93,9 +97,10 @@ def check_implementations(loop: str, ws: str) -> None:
     import importlib.util
 
     if loop not in LOOPS:
-        raise NoughtsError(f"--loop is one of {', '.join(LOOPS)}, not {loop!r:.20}")
+        raise NoughtsError(f"the event loop is one of {', '.join(LOOPS)}, not {loop!r:.20}")
     if ws not in WS_IMPLEMENTATIONS:
-        raise NoughtsError(f"--ws is one of {', '.join(WS_IMPLEMENTATIONS)}, not {ws!r:.20}")
+        raise NoughtsError(f"the websocket implementation is one of {', '.join(WS_IMPLEMENTATIONS)}, "
+                           f"not {ws!r:.20}")
     for wanted, package in ((loop, "uvloop"), (ws, "wsproto")):
         if wanted == package and importlib.util.find_spec(package) is None:
             raise NoughtsError(f"{package} is not installed: pip install {package}")
@@ -139,8 +144,10 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, s
 
         public_url = check_public_url(public_url)
     hosts = answered_names(host, allowed_hosts, public_url)
-    if type(workers) is not int or not 1 <= workers <= 64:
-        raise NoughtsError(f"--workers is a number of processes from 1 to 64, not {workers!r:.20}")
+    if type(workers) is not int or not 1 <= workers <= MAX_WORKERS:
+        shown = f"{workers!r:.20}"
+        raise SettingError(f"a server runs 1 to {MAX_WORKERS} worker processes, not {shown}", setting="workers",
+                           takes=f"a number of processes from 1 to {MAX_WORKERS}", shown=shown)
     if workers > 1 and redis is None:
         raise NoughtsError(NEEDS_REDIS)
     if redis is not None:

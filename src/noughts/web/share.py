@@ -19,7 +19,7 @@ import ipaddress
 import socket
 from urllib.parse import urlsplit
 
-from noughts.errors import NoughtsError
+from noughts.errors import NoughtsError, SettingError
 
 __all__ = ["Share", "check_public_url", "is_loopback", "lan_address", "qr_svg"]
 
@@ -71,11 +71,12 @@ def is_loopback(host: str) -> bool:
 
 
 def check_public_url(url: str) -> str:
-    """``--public-url``: an http(s) address with a host, without the trailing slash."""
+    """The address friends are sent: an http(s) address with a host, without the trailing slash."""
     parts = urlsplit(url.strip())
     if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
-        raise NoughtsError(f"--public-url takes an address like http://192.168.1.20:8000 or "
-                           f"https://games.example.org, not {url[:60]!r}")
+        takes = "an address like http://192.168.1.20:8000 or https://games.example.org"
+        raise SettingError(f"the public URL is {takes}, not {url[:60]!r}", setting="public_url", takes=takes,
+                           shown=repr(url[:60]))
     return url.strip().rstrip("/")
 
 

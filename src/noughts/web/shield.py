@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 else:
     _Protocol = object
 
+from noughts.text import web_not_this_host
 from noughts.web.connection import DIRECT_RECEIVE, DIRECT_SEND, Inbox
 from noughts.web.guard import Guard, TrustedProxies, client_key, host_allowed
 
@@ -106,8 +107,10 @@ class Shield:
                 guard.release(ticket)
             return
         if not host_allowed(host, self.allowed):
-            body = (f"This server does not answer to the name {host[:60]!r}; use the address it was started "
-                    "with (noughts web --allowed-host adds names).").encode()
+            # the person who runs the server learns how to add the name; the visitor, only where to go
+            log.warning("refused a request for the name %r: it is not one of the server's allowed hosts",
+                        host[:60])
+            body = web_not_this_host(host).encode()
             await send({"type": "http.response.start", "status": 421, "headers": [
                 *self.headers, (b"content-type", b"text/plain; charset=utf-8"),
                 (b"content-length", str(len(body)).encode())]})
