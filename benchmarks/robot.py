@@ -4,7 +4,8 @@
    are generated: markers, then the grid lines, then each mark), for the sheet and for whole games,
    and the time each robot move takes on the default plotter model, beside the seed's EV3 robot
    (about 20 s a move, most of it its minimax on the brick).
-2. The camera reading synthetic photos (benchmarks/robot_camera.py), when the robot extra is installed.
+2. The camera reading synthetic photos (benchmarks/robot_camera.py), when the robot extra is installed, and
+   photos with marks that are neither X nor O (its confusion table).
 3. The light sensor: the sweep's X/O/empty accuracy against the seed's single reading.
 """
 
@@ -124,7 +125,8 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError as error:
         print(f"  n/a: {error} (the robot extra: pip install 'noughts[robot]')")
     else:
-        robot_camera.main(["--photos", "100" if args.quick else "1000", "--quiet"])
+        robot_camera.main(["--photos", "100" if args.quick else "1000", "--stray-photos", "50" if args.quick else "300",
+                           "--quiet"])
         print("\n".join(camera_games(10 if args.quick else 100)), flush=True)
     print("\n".join(light_sweep(20 if args.quick else 100)))
     return 0

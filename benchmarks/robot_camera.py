@@ -9,7 +9,10 @@ with :func:`noughts.robot.sensing.camera.read_image` and prints:
 * whole-board accuracy: photos with every cell read right and sure;
 * undecided cells: read with low confidence (the game would ask the human and look again);
 * wrong but sure: cells read wrong with high confidence (the misreads that matter; should be 0);
-* milliseconds per photo to read it (median and 95th percentile), and to decode its JPEG first.
+* milliseconds per photo to read it (median and 95th percentile), and to decode its JPEG first;
+* then ``--stray-photos`` photos (default 300) whose squares also hold marks that are neither an X nor
+  an O (ticks, triangles, squares, upright crosses, squiggles, letters, stars, scribbles, hatching,
+  a word: issue 29), as the table of true class × verdict; a stray mark must never be a sure X or O.
 
 Targets (issue 11): ≥ 99.5 % of cells and ≥ 98 % of boards right, ≤ 100 ms per photo. These photos
 stand in for real ones, which no public set offers; real photos are needed to confirm the figures.
@@ -36,7 +39,7 @@ import numpy as np  # noqa: E402
 
 from noughts.robot.geometry import Sheet  # noqa: E402
 from noughts.robot.sensing.camera import SURE, read_image  # noqa: E402
-from noughts.robot.sim.photos import random_photo  # noqa: E402
+from noughts.robot.sim.photos import STRAY_MARKS, random_photo, random_stray_photo  # noqa: E402
 
 TARGET_CELLS = 0.995
 TARGET_BOARDS = 0.98
@@ -108,6 +111,45 @@ def run(photos: int, seed: int, verbose: bool) -> dict[str, Any]:
     }
 
 
+VERDICTS = ("X", "O", "empty", "not sure")
+
+
+def stray_run(photos: int, seed: int) -> dict[str, Any]:
+    """Photos whose squares also hold marks that are neither an X nor an O (issue 29): the table of
+    true class × verdict. A stray mark, a shaded square, must never be read as a sure X, O or empty."""
+    rng = random.Random(seed)
+    table: dict[str, Counter[str]] = {}
+    not_found = 0
+    for _ in range(photos):
+        photo = random_stray_photo(rng, Sheet(3, 3))
+        reading = read_image(photo.image, photo.sheet)
+        if not reading.found:
+            not_found += 1
+            continue
+        for truth, seen in zip(photo.marks, reading.cells, strict=True):
+            sure = seen.confidence >= SURE and seen.mark != "?"
+            table.setdefault(truth or "empty", Counter())[(seen.mark or "empty") if sure else "not sure"] += 1
+    order = ["X", "O", "empty", *STRAY_MARKS]
+    rows = {truth: {v: table[truth][v] for v in VERDICTS} for truth in order if truth in table}
+    strays = sum(sum(rows[t].values()) for t in STRAY_MARKS if t in rows)
+    stray_sure = sum(rows[t][v] for t in STRAY_MARKS if t in rows for v in VERDICTS if v != "not sure")
+    return {"photos": photos, "seed": seed, "sheets_not_found": not_found, "confusion": rows,
+            "stray_cells": strays, "stray_read_as_sure": stray_sure}
+
+
+def stray_report(result: dict[str, Any]) -> str:
+    lines = [f"robot camera, stray marks: {result['photos']} synthetic 3×3 photos (seed {result['seed']}) with 1–3 "
+             "marks that are neither X nor O, every distortion; true class × verdict:",
+             "  " + f"{'':10s}" + "".join(f"{v:>10s}" for v in VERDICTS)]
+    for truth, row in result["confusion"].items():
+        lines.append("  " + f"{truth:10s}" + "".join(f"{row[v]:10d}" for v in VERDICTS))
+    share = result["stray_read_as_sure"] / max(1, result["stray_cells"])
+    lines.append(f"  stray marks read as a sure X, O or empty: {result['stray_read_as_sure']} of "
+                 f"{result['stray_cells']} ({share:.1%}; target 0)   {verdict(result['stray_read_as_sure'] == 0)}")
+    lines.append(f"  sheet not found        {result['sheets_not_found']:8d}   photos")
+    return "\n".join(lines)
+
+
 def verdict(ok: bool) -> str:
     return "PASS" if ok else "MISS"
 
@@ -143,6 +185,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--photos", type=int, default=1000, help="how many synthetic photos (default 1000)")
     parser.add_argument("--seed", type=int, default=11, help="seed of the photos (default 11)")
+    parser.add_argument("--stray-photos", type=int, default=300,
+                        help="synthetic photos with stray marks for the confusion table (default 300; 0: none)")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     args = parser.parse_args(argv)
@@ -151,6 +195,9 @@ def main(argv: list[str] | None = None) -> int:
     cv2.setNumThreads(1)  # one core, as the robot's computer may have; the figures then compare across machines
     result = run(args.photos, args.seed, not args.quiet)
     print(report(result))
+    if args.stray_photos > 0:
+        result["stray"] = stray_run(args.stray_photos, args.seed)
+        print(stray_report(result["stray"]))
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2), encoding="utf-8")
     return 0

@@ -517,3 +517,214 @@ def test_the_robot_says_it_is_thinking_only_when_the_move_takes_longer_than_the_
     else:
         assert human.shown[-1].startswith("I played") and thinking not in human.shown
     assert len(match.game.moves if match.game else ()) == 1
+
+
+def test_the_light_sensor_on_a_robot_without_one_is_refused_and_the_command_names_the_flag(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from noughts.errors import SettingError
+    from noughts.robot.config import load_config
+    from noughts.robot.rig import build_rig
+    from noughts.robot.sim.grbl import GrblSimulator
+    from noughts.robot.sim.link import serve_socket
+
+    settings = 'backend = "grbl"\nsense = "light"\n[grbl]\nhoming = false\n[machine]\ntravel = [200, 200]\n'
+    config = load_config(text=settings)
+    (tmp_path / "robot.toml").write_text(settings, encoding="utf-8")
+    refused = ("the light sensor rides on the robot: only the ev3 backend has one, not grbl; sense with the camera "
+               "or the keyboard instead")
+    with serve_socket(GrblSimulator(Paper(config.machine().fit(3, 3)), config.machine())) as link:
+        with pytest.raises(SettingError) as caught:
+            build_rig(config.with_overrides(grbl__port=link.address), 3, 3,
+                      keyboard=TerminalKeyboard(lambda prompt: "q", io.StringIO()), board=Board)
+        assert str(caught.value) == refused and caught.value.setting == "sense"
+        code = main(["--config", str(tmp_path / "robot.toml"), "--port", link.address, "--no-scores"],
+                    io.StringIO())
+    assert code == 2
+    assert capsys.readouterr().err == f"noughts robot: {refused} (try --sense camera or --sense keyboard)\n"
+
+
+# a newcomer's robot (issue 29) -----------------------------------------------------------------
+class _Typing:
+    """Standard input for ``input()``: the lines, then Ctrl-C (``interrupt``) or the end of input."""
+
+    def __init__(self, lines: list[str], interrupt: bool = False) -> None:
+        self.lines, self.interrupt = list(lines), interrupt
+
+    def readline(self) -> str:
+        if self.lines:
+            return self.lines.pop(0) + "\n"
+        if self.interrupt:
+            raise KeyboardInterrupt
+        return ""
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/robot.md"])
+def test_the_docs_paper_and_preview_examples_run_as_written(page: str, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    import shlex
+
+    monkeypatch.chdir(tmp_path)
+    text = (Path(__file__).resolve().parent.parent / page).read_text(encoding="utf-8")
+    commands = [re.split(r"\s{2,}|#", line.strip())[0] for line in text.splitlines()
+                if re.match(r"\s*noughts robot (paper|preview)\b", line)]
+    assert commands
+    for command in commands:
+        assert main(shlex.split(command)[2:], io.StringIO()) == 0, command
+
+
+def test_ctrl_c_exits_130_at_a_prompt_and_while_drawing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    import sys
+
+    monkeypatch.setenv("NOUGHTS_ROBOT_CONFIG", str(tmp_path / "none.toml"))
+    argv = ["--no-scores", "--keep", str(tmp_path / "kept.json")]
+    monkeypatch.setattr(sys, "stdin", _Typing([], interrupt=True))  # Ctrl-C at the menu
+    assert main(argv, io.StringIO()) == 130
+    monkeypatch.setattr(sys, "stdin", _Typing(["e", "", "b2"], interrupt=True))  # at the turn after a move
+    assert main(argv, io.StringIO()) == 130
+
+    def interrupted(self: SimRobot, plan: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(SimRobot, "draw", interrupted)
+    monkeypatch.setattr(sys, "stdin", _Typing(["e", ""]))  # Ctrl-C while the grid is drawn
+    assert main(argv, io.StringIO()) == 130
+    capsys.readouterr()
+
+
+def test_a_game_stopped_before_its_sheet_is_drawn_is_not_said_to_be_kept(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    def lost(self: SimRobot) -> None:
+        raise RobotError("the robot is not there")
+
+    monkeypatch.setattr(SimRobot, "home", lost)
+    keep = tmp_path / "kept.json"
+    out = io.StringIO()
+    from noughts.cli import robot as app
+
+    with pytest.raises(RobotError):
+        app.play_main(["--no-scores", "--keep", str(keep), "--opponent", "easy"], out, lambda prompt: "")
+    assert "kept" not in out.getvalue() and not keep.exists()
+
+
+def test_robot_sense_json_goes_to_stdout_however_sure(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    import cv2
+    import numpy as np
+
+    blank = tmp_path / "blank.png"
+    cv2.imwrite(str(blank), np.full((480, 640, 3), 255, np.uint8))  # no sheet in it
+    out = io.StringIO()
+    assert main(["sense", str(blank), "--json"], out) == 1
+    assert json.loads(out.getvalue())["found"] is False
+    assert capsys.readouterr().err == ""
+
+
+def test_calibrate_has_its_own_help_and_is_listed(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"], io.StringIO())
+    assert "noughts robot calibrate" in " ".join(capsys.readouterr().out.split())
+    with pytest.raises(SystemExit):
+        main(["calibrate", "--help"], io.StringIO())
+    shown = capsys.readouterr().out
+    assert shown.startswith("usage: noughts robot calibrate") and "--opponent" not in shown
+
+
+def test_calibrating_the_sim_leaves_the_persons_configuration_as_it_was(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from noughts.cli import robot as app
+
+    real = tmp_path / "robot.toml"
+    real.write_text('sense = "light"\n', encoding="utf-8")  # the sim backend, as a newcomer has it
+    monkeypatch.setenv("NOUGHTS_ROBOT_CONFIG", str(real))
+    out = io.StringIO()
+    assert app.calibrate_main([], out, lambda prompt: "") == 0
+    assert real.read_text(encoding="utf-8") == 'sense = "light"\n'
+    recorded = Path(re.findall(r"Recorded in (\S+)\.", out.getvalue())[0])
+    assert recorded != real and "[light]" in recorded.read_text(encoding="utf-8")
+    assert f"{real} is left as it was" in out.getvalue()
+    recorded.unlink()
+
+
+def test_a_kept_game_is_kept_for_its_machine_and_said_before_it_goes_on(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NOUGHTS_DB", str(tmp_path / "noughts.db"))
+    monkeypatch.setenv("NOUGHTS_ROBOT_CONFIG", str(tmp_path / "none.toml"))
+    code, shown = run(["--no-scores", "--opponent", "hard", "--first", "me"], ["", "b2", "q"])
+    kept = list(tmp_path.glob("robot-game-*.json"))
+    assert code == 0 and len(kept) == 1 and str(kept[0]) in shown
+    grbl = tmp_path / "grbl.toml"
+    grbl.write_text('backend = "grbl"\n', encoding="utf-8")
+    with pytest.raises(RobotError, match="no unfinished robot game kept for the grbl robot"):
+        run(["--no-scores", "--resume", "--config", str(grbl)], [])
+    with pytest.raises(RobotError, match=r"was played on the sim robot, not the grbl robot on /dev/ttyUSB0 \("):
+        run(["--no-scores", "--resume", "--config", str(grbl), "--keep", str(kept[0])], [])
+    code, shown = run(["--no-scores", "--resume"], ["q"])
+    assert code == 0
+    said = re.search(r"The kept game: [.XO]{3}/[.O]X[.O]/[.XO]{3} after 2 moves, kept \d{4}-\d\d-\d\d \d\d:\d\d "
+                     r"on the sim robot\.", shown)
+    assert said is not None and said.start() < shown.index("Carrying on")
+
+
+@pytest.mark.parametrize(("settings", "said"), [
+    ("[machine]\ntravel = [nan, nan]", "machine.travel must be a number from 0.1 to 10000, not nan"),
+    ("[machine]\ntravel = [inf, 200]", "machine.travel must be a number from 0.1 to 10000, not inf"),
+    ("[machine]\npen_dwell = 1e300", "machine.pen_dwell must be a number from 0 to 60, not 1e+300"),
+    ("[grbl]\nbaud = -1", "grbl.baud must be a number from 300 to 10000000, not -1"),
+    ("[ebb]\npen_up = 150", "ebb.pen_up must be a number from 0 to 100, not 150"),
+    ("[ev3]\ndeg_per_mm = [nan, 3]", "ev3.deg_per_mm must be a number from -1000000 to 1000000, not nan"),
+    ("[ev3]\nport = 70000", "ev3.port must be a number from 1 to 65535, not 70000"),
+])
+def test_every_number_of_the_robot_configuration_is_checked_for_range(settings: str, said: str) -> None:
+    from noughts.robot.config import ConfigError, load_config
+
+    with pytest.raises(ConfigError) as caught:
+        load_config(text=settings)
+    assert str(caught.value) == said
+
+
+@pytest.mark.parametrize(("content", "said"), [
+    (b'backend = "sim\xff"\n', "is not UTF-8 text"),
+    (b"a = " + b"[" * 100_000 + b"]" * 100_000 + b"\n", "nests arrays or tables too deeply"),
+])
+def test_a_configuration_that_is_not_toml_text_is_a_sentence(content: bytes, said: str, tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "robot.toml"
+    config.write_bytes(content)
+    assert main(["--config", str(config)], io.StringIO()) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"noughts robot: the robot configuration {config} ") and said in err
+    assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize(("page", "items"), [("docs/robot.md", [5, 5]), ("docs/strong.md", [5, 14])])
+def test_the_numbered_lists_of_the_pages_run_on_as_the_site_shows_them(page: str, items: list[int]) -> None:
+    # Python-Markdown (mkdocs) takes 4 spaces for a list item's next lines and a blank line before an
+    # item that follows paragraphs: with fewer, a list restarts at 1 or its items become text.
+    from html.parser import HTMLParser
+
+    import markdown
+
+    class Lists(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.open: list[list[int]] = []
+            self.numbered: list[list[int]] = []
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            if tag in ("ol", "ul"):
+                self.open.append([0])
+                if tag == "ol" and len(self.open) == 1:
+                    self.numbered.append(self.open[-1])
+            elif tag == "li" and self.open:
+                self.open[-1][0] += 1
+
+        def handle_endtag(self, tag: str) -> None:
+            if tag in ("ol", "ul") and self.open:
+                self.open.pop()
+
+    text = (Path(__file__).resolve().parent.parent / page).read_text(encoding="utf-8")
+    lists = Lists()
+    lists.feed(markdown.markdown(text, extensions=["tables"]))
+    assert [count for count, in lists.numbered] == items

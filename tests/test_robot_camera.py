@@ -373,3 +373,109 @@ def test_sense_checks_the_layout(photo_file: Path) -> None:
     assert sense_photo(photo_file, 0, 3) == (2, "a sheet needs at least one row and column, not 0×3")
     code, text = sense_photo(photo_file, 4, 4)  # the photo shows a 3×3 sheet: a 4×4 one is not there
     assert code == 1 and "the grid's lines are not where a 4×4 sheet has them" in text
+
+
+# --- photo files that must not hurt (issue 29) ----------------------------------------------------
+
+def huge_png(width: int, height: int) -> bytes:
+    """A small PNG file whose header says ``width``×``height`` (a black picture compresses to almost nothing)."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    rows = zlib.compress(b"\0" * (width + 1) * 1, 9)  # one grey row; the header decides the size
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
+            + chunk(b"IDAT", rows) + chunk(b"IEND", b""))
+
+
+def test_a_photo_over_the_pixel_limit_is_refused_before_it_is_decoded(tmp_path: Path, photo_file: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_decoding(*args: object) -> None:
+        raise AssertionError("the huge photo was decoded")
+
+    monkeypatch.setattr(cv2, "imdecode", no_decoding)
+    for name in ("huge.png", "huge.jpg"):  # a PNG named .jpg is still read by its header
+        path = tmp_path / name
+        path.write_bytes(huge_png(30000, 30000))
+        code, said = sense_photo(path, 3, 3)
+        assert code == 2 and said.startswith(f"the photo {path} is 30000×30000 pixels, more than the 120 million"), said
+    jpeg = bytearray(photo_file.read_bytes())  # the same with a JPEG's frame header saying 30000×30000
+    frame = jpeg.index(b"\xff\xc0")
+    jpeg[frame + 5:frame + 9] = (30000).to_bytes(2, "big") * 2
+    (tmp_path / "huge.jpeg").write_bytes(bytes(jpeg))
+    code, said = sense_photo(tmp_path / "huge.jpeg", 3, 3)
+    assert code == 2 and "30000×30000 pixels" in said
+
+
+def test_a_jpeg_padded_after_its_end_is_read_and_libjpeg_stays_quiet(tmp_path: Path, photo_file: Path,
+                                                                     capfd: pytest.CaptureFixture[str]) -> None:
+    good = photo_file.read_bytes()
+    padded = tmp_path / "padded.jpg"
+    padded.write_bytes(good + b"\0" * 4096)  # some cameras pad their files
+    assert sense_photo(padded, 3, 3) == (0, GAME_POSITION)
+    damaged = tmp_path / "damaged.jpg"  # junk before the end marker: libjpeg warns on stderr
+    damaged.write_bytes(good[:-2] + b"\0" * 7 + b"\xff\xd9")
+    load_photo(damaged)
+    assert "Corrupt JPEG" not in capfd.readouterr().err
+    truncated = tmp_path / "truncated.jpg"  # with its end marker cut off, and some stray bytes after
+    truncated.write_bytes(good[: len(good) // 2] + b"\xff\xd9"[:1])
+    assert sense_photo(truncated, 3, 3)[1].endswith("cut short: the JPEG ends before the picture does")
+
+
+def test_the_what_i_saw_picture_and_the_json_come_from_one_reading(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                                                   ) -> None:
+    """c1 an X read without certainty, c2 a shaded square (surely no X or O): both are questions to the
+    person, in the picture's caption as in the JSON (issue 29: "XXX/OO? (1 cell not sure)" against "XX?/OO?")."""
+    sheet = Sheet(3, 3)
+    paper = marked_paper(sheet, ("X", "X", "X", "O", "O", "?", "", "", ""), random.Random(12), robot=None)
+    path = tmp_path / "doubt.jpg"
+    path.write_bytes(photograph(paper, random.Random(12), camera=level_camera()).jpeg)
+    verdict = camera._verdict
+    calls = {"readings": 0}
+
+    def unsure_of_c1(cell: camera._Cell) -> camera.CellReading:
+        calls["readings"] += 1
+        reading = verdict(cell)
+        return camera.CellReading(reading.mark, 0.6) if calls["readings"] % 9 == 3 else reading
+
+    captions: list[str] = []
+    caption = camera._caption
+    monkeypatch.setattr(camera, "_verdict", unsure_of_c1)
+    monkeypatch.setattr(camera, "_caption", lambda picture, text, colour: captions.append(text) or caption(
+        picture, text, colour))
+    code, said = sense_photo(path, 3, 3, as_json=True, saw=tmp_path / "saw.png")
+    data = json.loads(said)
+    assert code == 1 and data["position"] == "XX?/OO?/..." and calls["readings"] == 9  # read once
+    assert captions == ["read XX?/OO?/... (2 cells not sure)"]
+    assert cv2.imread(str(tmp_path / "saw.png")) is not None
+
+
+# --- marks that are neither an X nor an O (issue 29) ----------------------------------------------
+
+def test_the_generator_draws_every_stray_mark_repeatably() -> None:
+    from noughts.robot.sim.photos import STRAY_MARKS, random_stray_photo, stray_strokes
+
+    sheet = Sheet(3, 3)
+    for kind in STRAY_MARKS:
+        paths = stray_strokes(sheet, 4, kind, random.Random(1))
+        assert paths == stray_strokes(sheet, 4, kind, random.Random(1)) and all(len(p) >= 2 for p in paths)
+        left, top, right, bottom = sheet.cell_box(4)
+        assert all(left < x < right and top < y < bottom for path in paths for x, y in path), kind
+    with pytest.raises(RobotError, match="not 'heart'"):
+        stray_strokes(sheet, 4, "heart", random.Random(1))
+    photo = random_stray_photo(random.Random(3), sheet, size=(640, 480))
+    assert any(mark in STRAY_MARKS for mark in photo.marks) and "?" in photo.notation()
+
+
+@pytest.mark.parametrize("kind", ["triangle", "square", "hatching"])
+def test_a_ring_with_corners_or_hatching_is_never_a_sure_o(kind: str) -> None:
+    """Drawn beside an X and an O in the same photo, by the same hand, at two camera set-ups each."""
+    sheet = Sheet(3, 3)
+    marks = ("X", "", kind, "", "O", "", kind, "", "")
+    for seed in (1, 2):
+        rng = random.Random(seed)
+        photo = photograph(marked_paper(sheet, marks, rng, robot=None), rng, marks=marks,
+                           camera=Camera.random(rng, size=(800, 600)))
+        assert sure_position(read_image(photo.image, sheet), 3) == "X.?/.O./?..", (kind, seed)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 
 import pytest
 import serial
@@ -264,3 +266,17 @@ def test_pen_settings_that_make_no_sense_are_refused() -> None:
         PenLift(up=30, down=60)
     with pytest.raises(RobotError, match="percentages"):
         PenLift(raise_rate=0)
+
+
+def test_a_port_with_no_board_is_one_sentence_without_plotinks_own_log_line(tmp_path: Path) -> None:
+    import subprocess
+
+    missing = tmp_path / "ttyACM9"
+    done = subprocess.run([sys.executable, "-m", "noughts", "robot", "--backend", "ebb", "--port", str(missing),
+                           "--no-scores", "--keep", str(tmp_path / "kept.json")], capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, timeout=60,
+                          env={**os.environ, "NOUGHTS_ROBOT_CONFIG": str(tmp_path / "none.toml")})
+    assert done.returncode == 2
+    assert done.stderr == f"noughts robot: no EiBotBoard answered on {missing}: check the port name, that the " \
+                          "plotter is plugged in and switched on, and that no other program (such as Inkscape) is " \
+                          "using it\n"

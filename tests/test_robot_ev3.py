@@ -23,7 +23,7 @@ from PIL import Image, ImageDraw
 from noughts.board import Board
 from noughts.robot.backend import LightProbe, PenRobot, RobotDisconnected
 from noughts.robot.backends import ev3_agent
-from noughts.robot.backends.ev3 import Ev3Config, Ev3Robot
+from noughts.robot.backends.ev3 import Ev3Config, Ev3Robot, MotorSpec
 from noughts.robot.backends.sim import SimRobot
 from noughts.robot.geometry import Point, RobotError, Sheet
 from noughts.robot.paper import Paper
@@ -363,3 +363,35 @@ def test_the_configuration_comes_from_a_table_and_refuses_unknown_settings() -> 
     with pytest.raises(RobotError, match="large or medium"):
         Ev3Config.from_mapping({"pen_motor": {"port": "outB", "kind": "small"}})
     assert re.fullmatch(r"\d+\.\d", str(config.sheet_to_degrees((0.0, 0.0))[0]))
+
+
+def test_a_brick_out_of_reach_is_said_before_the_menu_and_no_game_is_said_kept(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from noughts.cli.robot import play_main
+
+    with socket.create_server(("127.0.0.1", 0)) as closed:
+        port = closed.getsockname()[1]  # nothing listens here once it is closed
+    monkeypatch.setenv("NOUGHTS_ROBOT_CONFIG", str(tmp_path / "none.toml"))  # not the person's own
+    prompts: list[str] = []
+    out = io.StringIO()
+
+    def answer(prompt: str) -> str:
+        prompts.append(prompt)
+        return "e" if prompt.startswith("Choose") else ""
+
+    with pytest.raises(RobotDisconnected, match=rf"cannot reach the EV3 at 127\.0\.0\.1:{port}"):
+        play_main(["--backend", "ev3", "--host", "127.0.0.1", "--port", str(port), "--no-scores",
+                   "--keep", str(tmp_path / "kept.json")], out, answer)
+    assert prompts == [] and "kept" not in out.getvalue()
+
+
+def test_the_docs_example_of_the_motor_tables_loads() -> None:
+    from noughts.robot.config import load_config
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "robot.md").read_text(encoding="utf-8")
+    examples = [block for block in re.findall(r"```toml\n(.*?)```", page, re.DOTALL) if "[ev3.x_motor]" in block]
+    assert len(examples) == 1
+    settings = Ev3Config.from_mapping(load_config(text=examples[0]).section("ev3"))
+    assert settings.x_motor == MotorSpec("outC", "medium", -1) and settings.host == "192.168.1.40"

@@ -141,8 +141,7 @@ def pygcode_ink(lines: Sequence[str], machine: Machine, lift: str) -> tuple[list
         return position[2] < 0 if lift == "z" else spindle and speed >= 500
 
     for text in lines:
-        if text.startswith("$"):
-            position = [0.0, 0.0, 0.0] if text == "$H" else position
+        if text.startswith(("$", "G10 ")):  # positions are read in the work coordinates G10 sets up
             continue
         codes = pygcode.Line(text).block.gcodes
         speed = next((code.word.value for code in codes if code.word_letter == "S"), speed)  # S before M3, as GRBL
@@ -168,7 +167,7 @@ def pygcode_ink(lines: Sequence[str], machine: Machine, lift: str) -> tuple[list
                     position[:2] = [cx + radius * math.cos(angle), cy + radius * math.sin(angle)]
                     pen(pen_is_down())
             else:
-                assert word in ("G4", "G21", "G90") or word[0] in "FS", f"unexpected {word} in {text}"
+                assert word in ("G4", "G21", "G54", "G90") or word[0] in "FS", f"unexpected {word} in {text}"
     return drawn, position
 
 
@@ -201,7 +200,7 @@ def test_a_whole_drawing_lands_the_same_ink_as_the_sim_backend(whole: tuple[Rig,
     assert len(made.sim.paper.ink) == len(plan.strokes)  # one pen-down line per stroke: no stray dots
     assert_same_ink(inks(made.sim.paper), inks(reference.paper), tolerance=0.05)
     assert not made.sim.pen_down and made.sim.state == "Idle"
-    assert made.sim.position[:2] == made.robot.park_at
+    assert made.sim.work_position[:2] == made.robot.park_at
 
 
 def test_streaming_keeps_within_the_receive_buffer(whole: tuple[Rig, PenPlan, SimRobot]) -> None:
@@ -221,7 +220,7 @@ def test_every_program_agrees_with_pygcode(whole: tuple[Rig, PenPlan, SimRobot])
     assert made.machine.arcs == any(line.startswith(("G2 ", "G3 ")) for line in sent)
     drawn, finish = pygcode_ink(sent, made.machine, made.robot.pen.lift)
     assert_same_ink(inks(made.sim.paper), drawn, tolerance=0.01)
-    assert finish == list(made.sim.position)
+    assert finish == list(made.sim.work_position)
 
 
 # --- refusals, alarms and faults -------------------------------------------------------------------
@@ -233,19 +232,6 @@ def test_a_plan_outside_the_travel_is_refused_before_anything_is_sent(rigs: list
     with pytest.raises(RobotError, match="outside the machine's travel of 100 × 100 mm"):
         made.robot.draw(too_far)
     assert made.sim.lines == sent and not made.sim.paper.ink
-
-
-def test_soft_limits_raise_alarm_2_when_the_host_thinks_the_travel_is_bigger(rigs: list[Rig]) -> None:
-    made = rig(rigs, homing=True, sim_travel=100.0, settings={20: 1})
-    made.robot.home()
-    with pytest.raises(RobotError, match=r"ALARM:2: a move went beyond the machine's travel \(soft limit"):
-        made.robot.draw(one_o(made.machine, cell=8))  # x up to 20 + 105 mm: inside the host's 200, not GRBL's 100
-    assert made.sim.alarm == 2 and made.sim.locked and not made.sim.pen_down
-    with pytest.raises(RobotError, match="home the robot first"):
-        made.robot.draw(one_o(made.machine, cell=0))
-    made.robot.home()
-    made.robot.draw(one_o(made.machine, cell=0))  # unlocked by $H, and within GRBL's travel
-    assert made.sim.state == "Idle"
 
 
 @pytest.mark.parametrize(("fault", "words"), [
@@ -353,16 +339,162 @@ def test_the_simulator_answers_as_grbl_documents() -> None:
     assert [sim.feed(line + b"\n") for line in (b"$20=1", b"$99=1", b"$H")] == [b"ok\r\n", b"error:3\r\n", b""]
     assert sim.feed(b"?").startswith(b"<Home|")
     sim.advance(1.0)
-    assert sim.feed(b"?") == b"<Idle|MPos:0.000,0.000,0.000|FS:0,0>\r\n"
-    assert sim.feed(b"G1 X20 F600\n!?") == b"ok\r\n<Hold:0|MPos:0.001,0.000,0.000|FS:0,0>\r\n"
-    assert sim.feed(b"~?").startswith(b"<Run|MPos:2.0")
+    assert sim.feed(b"?") == b"<Idle|MPos:-1.000,-1.000,-1.000|FS:0,0>\r\n"  # $27 inside the switches at 0
+    assert sim.feed(b"G1 X-20 F600\n!?") == b"ok\r\n<Hold:0|MPos:-1.001,-1.000,-1.000|FS:0,0>\r\n"
+    assert sim.feed(b"~?").startswith(b"<Run|MPos:-3.0")
     assert sim.feed(b"\x18") == b"ALARM:3\r\n\r\nGrbl 1.1h ['$' for help]\r\n[MSG:'$H'|'$X' to unlock]\r\n"
     assert sim.feed(b"G0 X20 Y20\n") == b"error:9\r\n"
-    sim.feed(b"$X\n$20=1\nG0 X10\n")
+    sim.feed(b"$X\n$20=1\nG0 X-10\n")
     sim.advance(1.0)
     assert sim.feed(b"G0 X500\n") == b"ALARM:2\r\n[MSG:Reset to continue]\r\n"  # a soft limit
-    assert sim.feed(b"$X\n?") == b"<Alarm|MPos:10.000,0.000,0.000|FS:0,0>\r\n"  # position kept; only a reset is heard
-    assert sim.feed(b"\x18$X\n").endswith(b"[MSG:'$H'|'$X' to unlock]\r\n[MSG:Caution: Unlocked]\r\nok\r\n")
+    assert sim.feed(b"$X\n?") == b"<Alarm|MPos:-10.000,-1.000,-1.000|FS:0,0>\r\n"  # only a reset is heard
+    assert sim.feed(b"\x18$X\n") == (b"ok\r\n\r\nGrbl 1.1h ['$' for help]\r\n[MSG:'$H'|'$X' to unlock]\r\n"
+                                     b"[MSG:Caution: Unlocked]\r\nok\r\n")  # the line's late ok, then the banner
     sim.feed(b"G4 P5\n")
     sim.feed(b"G0 X1\n" * 30)  # the planner waits on the dwell, the receive buffer fills, the rest is lost
     assert sim.max_rx_fill > 128 and sim.lost_bytes > 0
+
+
+# --- as GRBL 1.1h's own source has it (gnea/grbl) -------------------------------------------------
+def test_the_settings_are_listed_as_report_c_lists_them() -> None:
+    sim = GrblSimulator()
+    sim.take_output()
+    listed = sim.feed(b"$$\n").decode().split("\r\n")
+    assert listed[:12] == ["$0=10", "$1=25", "$2=0", "$3=0", "$4=0", "$5=0", "$6=0", "$10=1", "$11=0.010",
+                           "$12=0.002", "$13=0", "$20=0"]
+    assert listed[-5:] == ["$130=200.000", "$131=200.000", "$132=50.000", "ok", ""]
+    assert "$22=0" in listed and "$23=0" in listed and "$27=1.000" in listed
+
+
+def test_stock_grbl_refuses_homing_and_soft_limits_without_22() -> None:
+    sim = GrblSimulator()  # $22=0, as GRBL comes
+    sim.take_output()
+    assert [sim.feed(line + b"\n") for line in (b"$H", b"$20=1", b"$22=1", b"$20=1", b"$22=0", b"$$")][:5] == [
+        b"error:5\r\n", b"error:10\r\n", b"ok\r\n", b"ok\r\n", b"ok\r\n"]
+    assert sim.settings[20] == 0  # settings.c: homing off forces soft limits off
+
+
+def test_soft_limits_follow_stock_grbl_s_negative_machine_space() -> None:
+    sim = GrblSimulator(settings={22: 1, 20: 1})  # homing and soft limits on, unlocked without homing
+    sim.feed(b"$X\n")
+    assert sim.feed(b"G0 X3.5 Y3.5\n") == b"ALARM:2\r\n[MSG:Reset to continue]\r\n"  # noughts' first move, before
+    assert sim.feed(b"\x18") == b"ok\r\n\r\nGrbl 1.1h ['$' for help]\r\n[MSG:'$H'|'$X' to unlock]\r\n"
+    sim.feed(b"$X\nG0 X-3.5 Y-3.5 Z-1\n")
+    sim.advance(1.0)
+    assert sim.alarm == 2 and sim.position == (-3.5, -3.5, -1.0)  # inside: -$13x to 0 on every axis
+    assert sim.feed(b"G0 Z0.5\n").startswith(b"ALARM:2")  # Z too
+
+
+def test_work_coordinates_as_g10_sets_them() -> None:
+    sim = GrblSimulator(settings={22: 1, 20: 1})
+    sim.feed(b"$H\n")
+    sim.advance(1.0)
+    replies = [sim.feed(line + b"\n") for line in (b"G10 L2 P1 X-200 Y-200", b"G54", b"G0 X3.5 Y3.5", b"G10 L2 X1",
+                                                    b"G10 L3 P1 X1", b"G10 L2 P7 X1", b"G10 L2 P1", b"G10 L20 P2 X0",
+                                                    b"G1 L2 X1")]
+    assert replies == [b"ok\r\n", b"ok\r\n", b"ok\r\n", b"error:28\r\n", b"error:20\r\n", b"error:29\r\n",
+                       b"error:26\r\n", b"ok\r\n", b"error:36\r\n"]
+    sim.advance(5.0)
+    assert sim.position[:2] == (-196.5, -196.5) and sim.work_position[:2] == (3.5, 3.5)
+    assert sim.work_offsets[2][0] == -196.5  # L20: where the machine is reads as X0 in G55
+    sim.feed(b"\x18$X\nG0 X10\n")
+    sim.advance(1.0)
+    assert sim.position[0] == -190.0  # the offsets outlive a reset (GRBL keeps them in EEPROM), G54 again
+
+
+def test_a_reset_that_comes_too_soon_is_lost_and_grbl_asks_again() -> None:
+    sim = GrblSimulator(settings={22: 1, 20: 1}, resets_lost=1)
+    sim.feed(b"$X\n")
+    assert sim.feed(b"G0 X1\n").endswith(b"[MSG:Reset to continue]\r\n")
+    assert sim.feed(b"\x18") == b""
+    assert sim.feed(b"\x18").startswith(b"ok\r\n\r\nGrbl 1.1h")
+
+
+# --- the backend on GRBL as it comes and as it is set up -------------------------------------------
+def test_stock_grbl_without_homing_is_not_sent_h_and_the_person_is_told_what_to_do(rigs: list[Rig]) -> None:
+    made = rig(rigs, settings={22: 0})
+    made.robot.homing = True  # noughts' default; GRBL's $22=0 is stock
+    with pytest.raises(RobotError, match=r"has homing turned off \(\$22=0\).*set homing = false in the \[grbl\] "
+                                         r"table.*or give the machine limit switches and send \$22=1"):
+        made.robot.home()
+    assert "$H" not in made.sim.lines and made.robot.settings[22] == 0 and made.robot.settings[130] == 200
+
+
+@pytest.mark.parametrize("homing", [False, True])
+def test_soft_limits_on_a_whole_drawing_stays_inside_grbl_s_space(rigs: list[Rig], homing: bool) -> None:
+    made = rig(rigs, settings={22: 1, 20: 1})
+    made.robot.homing = homing  # GRBL homes; noughts homes it, or unlocks it where it was switched on
+    plan = one_o(made.machine)
+    made.robot.home()
+    made.robot.draw(plan)
+    made.robot.park()
+    assert made.sim.alarm is None and made.sim.state == "Idle"
+    assert ("$H" in made.sim.lines) == homing and "G10 L2 P1 X-200 Y-200" in made.sim.lines
+    reference = SimRobot(made.machine, Paper(SHEET))
+    reference.draw(plan)
+    assert_same_ink(inks(made.sim.paper), inks(reference.paper), tolerance=0.01)
+
+
+def test_a_travel_bigger_than_grbl_s_is_refused_before_anything_moves(rigs: list[Rig]) -> None:
+    made = rig(rigs, homing=True, sim_travel=100.0, settings={20: 1})
+    with pytest.raises(RobotError, match=r"machine travels 200 × 200 mm \(\[machine\] travel\), but GRBL's own "
+                                         r"settings say 100 × 100 mm \(\$130, \$131\)"):
+        made.robot.home()
+    assert made.sim.lines == ["$$"]
+
+
+def test_an_alarm_keeps_its_reason_and_grbl_is_reset_again_when_it_asks(rigs: list[Rig]) -> None:
+    made = rig(rigs, homing=True, settings={20: 1}, faults={16: "alarm:2"}, resets_lost=1)
+    made.robot.reply_seconds = 2.0  # how long a reset may take to count as failed: never reached here
+    made.robot.home()
+    with pytest.raises(RobotError, match=r"drawing stopped by GRBL's ALARM:2: a move went beyond the machine's travel"):
+        made.robot.draw(one_o(made.machine))
+    assert made.robot.connected and made.sim.resets_lost == 0 and made.sim.locked
+    made.robot.home()
+    made.robot.draw(one_o(made.machine, cell=2))
+    assert made.sim.state == "Idle"
+
+
+@pytest.mark.parametrize("homing", [False, True])
+def test_a_resumed_game_re_establishes_the_origin_before_drawing(rigs: list[Rig], homing: bool) -> None:
+    made = rig(rigs, homing=homing, settings={20: int(homing)})
+    made.robot.draw(one_o(made.machine))  # no home(): a game carried on with --resume
+    first_move = next(i for i, line in enumerate(made.sim.lines) if line.startswith("G0 X"))
+    assert ("$H" in made.sim.lines[:first_move]) == homing
+    assert any(line.startswith("G10 L2 P1") for line in made.sim.lines[:first_move])
+    reference = SimRobot(made.machine, Paper(SHEET))
+    reference.draw(one_o(made.machine))
+    assert_same_ink(inks(made.sim.paper), inks(reference.paper), tolerance=0.01)
+
+
+# --- the program, kept in a file: the very bytes the backend streams --------------------------------
+@pytest.mark.parametrize(("command", "settings"), [
+    (["preview", "X../.O./...", "--move", "c3"], '[machine]\narcs = true\n[grbl]\nlift = "z"\n'),
+    (["paper", "XO./.X./..."], '[machine]\ntravel = [180, 160]\nsheet_origin = [10, 5]\n[grbl]\ndown_s = 700\n'),
+])
+def test_gcode_files_hold_what_the_backend_streams(tmp_path: Any, command: list[str], settings: str) -> None:
+    from noughts.cli.robot import main
+    from noughts.robot.config import load_config
+
+    (tmp_path / "robot.toml").write_text(settings, encoding="utf-8")
+    written = tmp_path / "program.gcode"
+    assert main([*command, "--gcode", str(written), "--config", str(tmp_path / "robot.toml")], out=sys.stderr) == 0
+    config = load_config(tmp_path / "robot.toml")
+    machine, grbl = config.machine(), config.section("grbl")
+    sheet = machine.fit(3, 3)
+    if command[0] == "preview":
+        strokes, start = mark_strokes(sheet, 8, "X"), (sheet.width, 0.0)
+    else:
+        strokes = marker_strokes(sheet) + grid_strokes(sheet)
+        strokes += mark_strokes(sheet, 0, "X") + mark_strokes(sheet, 1, "O") + mark_strokes(sheet, 4, "X")
+        start = (0.0, 0.0)
+    simulator = GrblSimulator(Paper(sheet), machine, pen=grbl["lift"])
+    with serve_socket(simulator) as link:
+        robot = GrblRobot(link.address, machine, pen=GrblPen(grbl["lift"], grbl["down_s"], grbl["z_down"],
+                                                               grbl["z_up"]), homing=False, poll_seconds=0)
+        robot.home()
+        before = len(simulator.lines)
+        robot.draw(plan_strokes(strokes, machine, start))
+        robot.close()
+    assert written.read_bytes() == "".join(line + "\n" for line in simulator.lines[before:]).encode("ascii")
+    assert simulator.paper.ink and simulator.alarm is None

@@ -21,7 +21,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from noughts.errors import NoughtsError
+from noughts.cli.common import flag_said
+from noughts.errors import NoughtsError, SettingError
 
 if TYPE_CHECKING:
     from noughts.board import Board
@@ -54,8 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="A pen robot draws the grid and its own X and O on paper, reads your marks and plays you. "
                     "With --backend sim and --sense keyboard (the defaults) it needs no hardware: the paper "
                     "is drawn in this terminal.",
-        epilog="Also: 'noughts robot paper', 'noughts robot preview', 'noughts robot sense' (each with --help). "
-               "docs/robot.md has the machines, the wiring and the configuration.")
+        epilog="Also: 'noughts robot paper', 'noughts robot preview', 'noughts robot sense', 'noughts robot "
+               "calibrate' (each with --help). docs/robot.md has the machines, the wiring and the configuration.")
     parser.add_argument("--backend", choices=BACKENDS, help="the pen robot (default: the config's, else sim)")
     parser.add_argument("--sense", choices=SENSES,
                         help="how the robot learns your move (default: the config's, else keyboard: you type it)")
@@ -82,8 +83,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--resume", action="store_true",
                         help="carry on the game kept when the robot last stopped (Ctrl-C, q, a lost robot)")
     parser.add_argument("--keep", metavar="FILE",
-                        help="where the game in play is kept after every move (default: robot-game.json beside "
-                             "the default database)")
+                        help="where the game in play is kept after every move (default: one file for each "
+                             "machine configured, robot-game-….json beside the default database)")
     return parser
 
 
@@ -93,8 +94,16 @@ def _paper_parser() -> argparse.ArgumentParser:
                                                  "of POSITION in the robot's own strokes.")
     parser.add_argument("position", nargs="?", help="a position such as X.O/.X./..O (default: the empty grid)")
     _board_options(parser)
-    parser.add_argument("--out", required=True, metavar="FILE", help="FILE.svg (no extra needed) or FILE.png")
+    parser.add_argument("--out", metavar="FILE", help="FILE.svg (no extra needed) or FILE.png")
+    _gcode_options(parser, "the sheet with POSITION's marks")
     return parser
+
+
+def _gcode_options(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument("--gcode", metavar="FILE",
+                        help=f"write the G-code the grbl backend streams for {what} to FILE, as --config sets "
+                             "up the machine and the pen")
+    parser.add_argument("--config", metavar="FILE", help="the robot's TOML configuration (default: the built-in one)")
 
 
 def _preview_parser() -> argparse.ArgumentParser:
@@ -105,6 +114,35 @@ def _preview_parser() -> argparse.ArgumentParser:
     parser.add_argument("--move", metavar="CELL",
                         help="preview drawing the mark of this move (default: drawing the sheet)")
     _board_options(parser)
+    _gcode_options(parser, "this step")
+    return parser
+
+
+def _calibrate_parser() -> argparse.ArgumentParser:
+    from noughts.robot.app import BACKENDS
+    from noughts.robot.config import default_config_path
+
+    parser = argparse.ArgumentParser(prog="noughts robot calibrate",
+                                     description="Measure the light sensor's white and black on the robot's own "
+                                                 "markers and record them in the configuration (--sense light, the "
+                                                 "default), or take one look with the camera and save what it saw "
+                                                 "(--sense camera). The sim's readings never go into your "
+                                                 "configuration unless --config names a file.")
+    parser.add_argument("--backend", choices=BACKENDS, help="the pen robot (default: the config's, else sim)")
+    parser.add_argument("--sense", choices=("light", "camera"), help="what to calibrate (default: the config's "
+                                                                     "sense, light unless it is camera)")
+    parser.add_argument("--config", metavar="FILE",
+                        help=f"the TOML configuration to read and record in (default: {default_config_path()})")
+    parser.add_argument("--port", help="grbl, ebb: the plotter's serial port; ev3: the agent's TCP port")
+    parser.add_argument("--host", help="ev3: the brick running the agent (default ev3dev.local)")
+    parser.add_argument("--camera", metavar="SOURCE", help="camera: a device number, a video file or an image "
+                                                           "sequence")
+    parser.add_argument("--rows", type=int, default=3, help="rows of the sheet's grid (default 3)")
+    parser.add_argument("--cols", type=int, default=3, help="columns of the sheet's grid (default 3)")
+    parser.add_argument("--k", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--saw", metavar="FILE.png",
+                        help="--sense camera: where to save what the camera saw (default robot-camera-view.png)")
+    parser.set_defaults(opponent=None, first=None, marks=None)  # load_settings reads the game's choices too
     return parser
 
 
@@ -165,7 +203,8 @@ def play_main(argv: Sequence[str], out: TextIO, read_line: Callable[[str], str] 
 
     args = build_parser().parse_args(argv)
     return app.play(load_settings(args), out, read_line, rows=args.rows, cols=args.cols, k=args.k, seed=args.seed,
-                    db=args.db, scores=not args.no_scores, resume=args.resume, keep=args.keep, svg=args.svg)
+                    db=args.db, scores=not args.no_scores, resume=args.resume, keep=args.keep, svg=args.svg,
+                    resume_with="'noughts robot --resume'")
 
 
 def paper_main(argv: Sequence[str], out: TextIO) -> int:
@@ -173,12 +212,26 @@ def paper_main(argv: Sequence[str], out: TextIO) -> int:
     from noughts.robot import app
     from noughts.robot.geometry import RobotError
 
-    args = _paper_parser().parse_args(argv)
+    parser = _paper_parser()
+    args = parser.parse_args(argv)
+    if args.out is None and args.gcode is None:
+        parser.error("say where to write the sheet: --out FILE.svg|FILE.png, or --gcode FILE")
     board = _position(args.position, args.rows, args.cols, args.k)
+    if args.gcode is not None:
+        app.write_gcode(board, args.gcode, out, _file_config(args.config), marks=args.marks)
+    if args.out is None:
+        return 0
     target = Path(args.out)
     if target.suffix.lower() not in (".svg", ".png"):
         raise RobotError(f"--out takes a .svg or .png file, not {target.name!r}")
     return app.write_sheet(board, target, out, marks=args.marks)
+
+
+def _file_config(path: str | None) -> RobotConfig:
+    """The configuration in --config, else the built-in one."""
+    from noughts.robot.config import load_config
+
+    return load_config(path)
 
 
 def preview_main(argv: Sequence[str], out: TextIO) -> int:
@@ -187,6 +240,8 @@ def preview_main(argv: Sequence[str], out: TextIO) -> int:
 
     args = _preview_parser().parse_args(argv)
     board = _position(args.position, args.rows, args.cols, args.k)
+    if args.gcode is not None:
+        return app.write_gcode(board, args.gcode, out, _file_config(args.config), move=args.move, marks=args.marks)
     return app.preview_plan(board, out, move=args.move, marks=args.marks)
 
 
@@ -202,7 +257,7 @@ def calibrate_main(argv: Sequence[str], out: TextIO, read_line: Callable[[str], 
     """``noughts robot calibrate``: the light sensor (or the camera) measured and recorded."""
     from noughts.robot import app
 
-    args = build_parser().parse_args(argv)
+    args = _calibrate_parser().parse_args(argv)
     config = load_settings(args, missing_ok=True)
     return app.calibrate(config, out, read_line, path=args.config, rows=args.rows, cols=args.cols, k=args.k,
                          saw=args.saw)
@@ -218,6 +273,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         if arguments[:1] and arguments[0] in commands:
             return commands[arguments[0]](arguments[1:], stream)
         return play_main(arguments, stream)
+    except SettingError as error:  # the robot's words, said again with the flag
+        print(f"noughts robot: {flag_said(error, {'sense': '--sense', 'backend': '--backend'})}", file=sys.stderr)
+        return 2
     except NoughtsError as error:
         print(f"noughts robot: {error}", file=sys.stderr)
         return 2

@@ -6,6 +6,7 @@ file's, and hands over plain values.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from noughts.store import Store
 
 __all__ = ["BACKENDS", "SENSES", "TerminalKeyboard", "calibrate", "keep_path", "play", "preview_plan", "read_photo",
-           "write_sheet"]
+           "write_gcode", "write_sheet"]
 
 BACKENDS = ("sim", "grbl", "ebb", "ev3")
 SENSES = ("keyboard", "camera", "light")
@@ -87,6 +88,34 @@ def preview_plan(board: Board, out: TextIO, *, move: str | None = None, marks: s
     return 0
 
 
+def write_gcode(board: Board, target: str | Path, out: TextIO, config: RobotConfig, *, move: str | None = None,
+                marks: str = "shapes") -> int:
+    """The G-code the grbl backend streams, byte for byte, written to ``target``: the sheet with
+    ``board``'s marks, or (``move``) the mark of that move, for ``config``'s machine and pen."""
+    from noughts.robot.backends.grbl import GrblPen, gcode_program
+
+    machine = config.machine()
+    sheet = machine.fit(board.rows, board.cols)
+    grbl = config.section("grbl")
+    pen = GrblPen(grbl["lift"], grbl["down_s"], grbl["z_down"], grbl["z_up"])  # as the rig makes it
+    if move is None:
+        what, start = "the sheet", (0.0, 0.0)  # as after homing
+        strokes = marker_strokes(sheet) + grid_strokes(sheet)
+        for cell, mark in enumerate(board.cells):
+            if mark is not None:
+                strokes += mark_strokes(sheet, cell, mark, marks)
+    else:
+        cell = board.parse_cell(move)
+        mark = board.turn or "X"
+        board.play(cell)  # refuses an illegal move (or a finished game) with the reason
+        what, strokes = f"{mark} in {board.cell_name(cell)}", mark_strokes(sheet, cell, mark, marks)
+        start = (sheet.width, 0.0)  # the robot waits parked right of the sheet
+    program = gcode_program(plan_strokes(strokes, machine, start), machine, pen)
+    Path(target).write_text("".join(line + "\n" for line in program), encoding="ascii")
+    print(f"Wrote {target}: {len(program)} lines of G-code drawing {what} ({pen.lift} pen).", file=out)
+    return 0
+
+
 class TerminalKeyboard:
     """The ``keyboard`` sense in a terminal: the human types the square they played at the prompt.
 
@@ -109,9 +138,12 @@ class TerminalKeyboard:
             if move else prompt.replace("press", "press Enter")
         try:
             typed = self.read_line(f"{text} (q stops) ").strip()
-        except (EOFError, KeyboardInterrupt):
+        except EOFError:
             print(file=self.out)
             return False
+        except KeyboardInterrupt:  # Ctrl-C is one exit (130) at a prompt and while drawing
+            print(file=self.out)
+            raise
         if typed.lower() in ("q", "quit", "exit"):
             return False
         self.typed = typed
@@ -168,23 +200,27 @@ def _choose_opponent(console: Console, store: Store | None, board: Board) -> str
             keyboard.show("Type e, m, h or s (or q to stop).")
 
 
-def keep_path(keep: str | Path | None = None) -> Path:
-    """Where the game in play is kept: ``keep``, else robot-game.json beside the default database."""
+def keep_path(keep: str | Path | None = None, config: RobotConfig | None = None) -> Path:
+    """Where the game in play is kept: ``keep``, else robot-game-IDENTITY.json beside the default
+    database, one for each machine (:meth:`RobotConfig.identity`; the defaults' without ``config``)."""
     if keep:
         return Path(keep).expanduser()
+    from noughts.robot.config import load_config
     from noughts.store.sqlite import default_path
 
-    return default_path().with_name("robot-game.json")
+    return default_path().with_name(f"robot-game-{(config or load_config()).identity()}.json")
 
 
 def play(config: RobotConfig, out: TextIO, read_line: Callable[[str], str] = input, *, rows: int = 3,
          cols: int = 3, k: int | None = None, seed: int | str | None = None, db: str | None = None,
          scores: bool = True, resume: bool = False, keep: str | Path | None = None,
-         svg: str | None = None) -> int:
+         svg: str | None = None, resume_with: str | None = None) -> int:
     """Games on paper until the person stops: a new match on a rows×cols grid, or with ``resume``
-    the game kept at ``keep``; ``svg``: the paper is also written there after every move."""
+    the game kept at ``keep``; ``svg``: the paper is also written there after every move.
+    ``resume_with``: how the person carries on a game left unfinished (the command names its flag)."""
     game_settings = config.section("game")
-    keep = keep_path(keep)
+    keep = keep_path(keep, config)
+    machine = {"identity": config.identity(), "described": config.describe()}
     console = TerminalKeyboard(read_line, out)
     store = None
     if scores:
@@ -197,7 +233,15 @@ def play(config: RobotConfig, out: TextIO, read_line: Callable[[str], str] = inp
     try:
         kept = load_kept(keep, store) if resume else None
         if resume and kept is None:
-            raise RobotError(f"there is no unfinished robot game kept in {keep}")
+            raise RobotError(f"there is no unfinished robot game kept for {machine['described']} in {keep}")
+        if kept is not None:  # say which game it is, and carry it on only on the machine it was drawn on
+            made_on = kept[1]["machine"]
+            if made_on.get("identity", machine["identity"]) != machine["identity"]:
+                raise RobotError(text.robot_kept_elsewhere(str(keep), made_on.get("described", "another machine"),
+                                                           machine["described"]))
+            kept_game = kept[0].game
+            console.show(text.robot_kept_game(str(kept[0].board), len(kept_game.moves) if kept_game else 0,
+                                              kept[1]["saved"], made_on.get("described", machine["described"])))
         board = kept[0].start if kept is not None else Board(rows, cols, k)
         style = kept[1]["style"] if kept is not None else game_settings["marks"]
         match: Match | None = kept[0] if kept is not None else None
@@ -227,8 +271,8 @@ def play(config: RobotConfig, out: TextIO, read_line: Callable[[str], str] = inp
                           seed=seed, store=store)
             rig.console.show(text.who_starts(match.first, other=match.name_of(1)))
         game = RobotGame(match, rig.robot, rig.sensor, rig.console, rig.sheet, style=style, keep=keep,
-                         reconnect=rig.reconnect)
-        resume = kept is not None
+                         reconnect=rig.reconnect, machine=machine)
+        resume = game.kept = kept is not None  # a kept game stays kept until it is over
         if resume:
             console.show(f"Carrying on: {match.intro()}")
             if paper is not None:  # the sim's sheet went with the last process: put back what was on it
@@ -244,8 +288,8 @@ def play(config: RobotConfig, out: TextIO, read_line: Callable[[str], str] = inp
             rig.robot.stop()
             raise
         finally:
-            if match.game is not None and not match.game_over and not match.abandoned:
-                console.show(f"The game is kept: 'noughts robot --resume' carries on with it ({keep}).")
+            if game.kept and match.game is not None and not match.game_over and not match.abandoned:
+                console.show(text.robot_game_kept(str(keep), resume_with))
     finally:
         if rig is not None:
             rig.close()
@@ -283,6 +327,13 @@ def calibrate(config: RobotConfig, out: TextIO, read_line: Callable[[str], str] 
         probe = _light_probe(rig, config)
         if not console.wait_for_human("Put a fresh sheet on the robot, then press to start."):
             return 0
+        simulated = rig.paper is not None and not path
+        if simulated:  # the sim's readings are not a robot's: never into the person's configuration
+            import tempfile
+
+            handle, name = tempfile.mkstemp(prefix="noughts-sim-robot-", suffix=".toml")
+            os.close(handle)
+            target = Path(name)
         console.show("Drawing the reference markers, then reading bare paper beside them and the markers.")
         game = RobotGame(Match("easy"), rig.robot, rig.sensor, rig.console, rig.sheet)
         game.draw_markers()
@@ -297,6 +348,8 @@ def calibrate(config: RobotConfig, out: TextIO, read_line: Callable[[str], str] 
                                        "threshold": round(measured.threshold, 1)})
         console.show(f"White paper reads {measured.white:.0f}, ink {measured.black:.0f}: the threshold is "
                      f"{measured.threshold:.0f} (the seed's was 25). Recorded in {target}.")
+        if simulated:
+            console.show(text.robot_sim_calibration(str(default_config_path())))
     finally:
         rig.close()
     return 0
@@ -351,12 +404,11 @@ def read_photo(photo: str | Path, out: TextIO, *, rows: int = 3, cols: int = 3, 
           saw: str | Path | None = None) -> int:
     """``noughts robot sense PHOTO``: the position a photo of a sheet shows, or why it cannot tell."""
     from noughts.robot.rig import require
-    from noughts.robot.sensing.camera import load_photo, save_picture, sense_photo, what_i_saw
+    from noughts.robot.sensing.camera import sense_photo
 
     require("cv2", "reading a photo")
-    code, said = sense_photo(photo, rows, cols, as_json=as_json)
-    print(said, file=out if code == 0 else sys.stderr)
-    if saw:
-        target = save_picture(what_i_saw(load_photo(photo), Sheet(rows, cols)), saw)
-        print(f"Wrote {target}.", file=sys.stderr)
+    code, said = sense_photo(photo, rows, cols, as_json=as_json, saw=saw)  # the picture from the same reading
+    print(said, file=out if code == 0 or as_json else sys.stderr)  # JSON is for programs: stdout, however sure
+    if saw and code != 2:  # 2: the photo could not be read or the picture not written (said why)
+        print(f"Wrote {saw}.", file=sys.stderr)
     return code

@@ -15,6 +15,9 @@ noughts.robot.config.ConfigError: the robot configuration has no setting grbl.pr
 
 from __future__ import annotations
 
+import hashlib
+import json
+import math
 import os
 import tomllib
 from collections.abc import Mapping
@@ -86,6 +89,20 @@ _CHOICES = {("", "backend"): ("sim", "grbl", "ebb", "ev3"), ("", "sense"): ("key
 
 _OPEN_SECTIONS = ("ev3",)  # tables whose other keys the backend checks itself
 
+# Each number's range (inclusive; None: open on that side). A number not named here is only checked to be
+# finite and within ±_LARGEST, so nan, inf and 1e300 never reach a machine.
+_LARGEST = 1e6
+_RANGES: dict[tuple[str, str], tuple[float, float]] = {
+    ("machine", "travel"): (0.1, 10_000.0), ("machine", "sheet_origin"): (-10_000.0, 10_000.0),
+    ("machine", "draw_speed"): (0.1, 10_000.0), ("machine", "travel_speed"): (0.1, 10_000.0),
+    ("machine", "pen_dwell"): (0.0, 60.0),
+    ("grbl", "baud"): (300, 10_000_000), ("grbl", "down_s"): (0.0, 1_000_000.0),
+    ("grbl", "z_down"): (-1000.0, 1000.0), ("grbl", "z_up"): (-1000.0, 1000.0),
+    ("ebb", "pen_up"): (0.0, 100.0), ("ebb", "pen_down"): (0.0, 100.0), ("ebb", "raise_rate"): (0.0, 100.0),
+    ("ebb", "lower_rate"): (0.0, 100.0), ("ev3", "port"): (1, 65_535),
+    ("light", "white"): (0.0, 100.0), ("light", "black"): (0.0, 100.0), ("light", "threshold"): (0.0, 100.0),
+}
+
 
 class ConfigError(RobotError):
     """A robot configuration file that cannot be used, with the reason."""
@@ -116,11 +133,26 @@ def _checked(name: str, value: Any, default: Any) -> Any:
     return value
 
 
+def _in_range(name: str, value: Any, where: tuple[str, str]) -> None:
+    """Refuse a number (or a number in a list or table) that is not finite or outside its range."""
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            _in_range(f"{name}.{key}", inner, where)
+    elif isinstance(value, list):
+        for inner in value:
+            _in_range(name, inner, where)
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        low, high = _RANGES.get(where, (-_LARGEST, _LARGEST))
+        if not (math.isfinite(value) and low <= value <= high):
+            raise ConfigError(f"{name} must be a number from {low:.12g} to {high:.12g}, not {value!r:.40}")
+
+
 def _merge(defaults: Mapping[str, Any], user: Mapping[str, Any], section: str = "") -> dict[str, Any]:
     merged = dict(defaults)
     for key, value in user.items():
         name = f"{section}.{key}" if section else key
         if section in _OPEN_SECTIONS and key not in defaults:
+            _in_range(name, value, (section, key))
             merged[key] = value  # checked by the backend's own settings (Ev3Config.from_mapping)
             continue
         if key not in defaults:
@@ -133,6 +165,7 @@ def _merge(defaults: Mapping[str, Any], user: Mapping[str, Any], section: str = 
             merged[key] = _merge(defaults[key], value, name)
             continue
         merged[key] = _checked(name, value, defaults[key])
+        _in_range(name, value, (section, key))  # as written: 150, not 150.0
         choices = _CHOICES.get((section, key))
         if choices is not None and merged[key] not in choices:
             raise ConfigError(f"{name} must be one of {', '.join(choices)}, not {value!r:.40}")
@@ -166,6 +199,32 @@ class RobotConfig:
                        draw_speed=m["draw_speed"], travel_speed=m["travel_speed"],
                        pen_dwell=m["pen_dwell"], arcs=m["arcs"])
 
+    def identity(self) -> str:
+        """A short name for the machine this configuration drives: its backend and the settings that
+        place and draw the sheet (not the serial port, which changes as cables are plugged in).
+
+        >>> load_config().identity() == load_config(text='[grbl]\\nport = "COM3"').identity()
+        True
+        >>> load_config().identity() == load_config(text='backend = "grbl"').identity()
+        False
+        """
+        settings = {key: value for key, value in self.section(self.backend).items() if key not in ("port", "baud")} \
+            if self.backend in ("grbl", "ebb", "ev3") else {}
+        machine = {} if self.backend == "ev3" else self.section("machine")  # the EV3 keeps its machine in [ev3]
+        described = json.dumps({"backend": self.backend, "machine": machine, "settings": settings}, sort_keys=True)
+        return hashlib.sha256(described.encode()).hexdigest()[:12]
+
+    def describe(self) -> str:
+        """The machine in words, for a person choosing whether to carry on a game kept on it.
+
+        >>> load_config(text='backend = "grbl"').describe()
+        'the grbl robot on /dev/ttyUSB0'
+        """
+        where = {"grbl": " on {port}", "ebb": " on {port}", "ev3": " at {host}"}.get(self.backend, "")
+        said = f"the {self.backend} robot" + where.format(**self.section(self.backend)) if where else \
+            f"the {self.backend} robot"
+        return said + (f" ({self.source})" if self.source is not None else "")
+
     def with_overrides(self, **settings: Any) -> RobotConfig:
         """A copy with ``section__key=value`` (or top-level ``key=value``) settings changed; None keeps."""
         data = {key: dict(value) if isinstance(value, dict) else value for key, value in self.data.items()}
@@ -179,8 +238,15 @@ class RobotConfig:
 
 def load_config(path: str | os.PathLike[str] | None = None, *, text: str | None = None) -> RobotConfig:
     """The configuration in ``path`` (or ``text``) over the defaults; neither: the defaults."""
-    source, user = read_config(path, text, "the robot configuration", ConfigError)
-    config = RobotConfig(_merge(tomllib.loads(DEFAULT_TOML), user), source)
+    try:
+        source, user = read_config(path, text, "the robot configuration", ConfigError)
+        config = RobotConfig(_merge(tomllib.loads(DEFAULT_TOML), user), source)
+    except UnicodeDecodeError:
+        raise ConfigError(f"the robot configuration {path} is not UTF-8 text; save it as UTF-8 (TOML is)") from None
+    except RecursionError:  # tomllib reads nested arrays and tables recursively
+        named = f" {path}" if path is not None else ""
+        raise ConfigError(f"the robot configuration{named} nests arrays or tables too deeply to be a robot's "
+                          "settings") from None
     from noughts.robot.backends.ev3 import Ev3Config  # stdlib only: the host side of the EV3 link
 
     try:
@@ -198,6 +264,8 @@ def save_setting(path: str | os.PathLike[str], section: str, values: Mapping[str
         lines = target.read_text(encoding="utf-8").splitlines() if target.exists() else []
     except OSError as error:
         raise ConfigError(f"cannot read {target}: {error.strerror or error}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{target} is not UTF-8 text, so it cannot be updated; save it as UTF-8") from None
     start = next((i for i, line in enumerate(lines) if line.strip() == f"[{section}]"), None)
     if start is None:
         lines += ["", f"[{section}]"]

@@ -17,8 +17,9 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, cast
 
@@ -94,7 +95,8 @@ class RobotGame:
     ``keep`` is a file where the game in play is written after every move, so a stop (Ctrl-C, a
     crash, a robot gone for good) loses nothing: :func:`load_kept` brings it back.
     ``thinking_after``: seconds the computer works out its move before the console says it is
-    thinking (:data:`noughts.match.THINKING_AFTER`, as every front end).
+    thinking (:data:`noughts.match.THINKING_AFTER`, as every front end). ``machine`` (its
+    ``identity`` and ``described``) is kept with the game, so it is carried on only on that machine.
     """
 
     match: Match
@@ -107,11 +109,13 @@ class RobotGame:
     on_step: Callable[[RobotGame], None] | None = None
     keep: Path | None = None
     thinking_after: float = THINKING_AFTER
+    machine: Mapping[str, str] = field(default_factory=dict)  # kept with the game: which machine it is on
 
     def __post_init__(self) -> None:
         if self.match.two_people:
             raise RobotError("the robot plays against a computer player; choose an opponent other than person")
         self.pen: Point = (0.0, 0.0)
+        self.kept = False  # whether the game in play is written to ``keep`` (a game stopped before its sheet is not)
 
     # drawing ---------------------------------------------------------------------------------
     def _draw(self, strokes: Sequence[Stroke], what: str, drawn: Callable[[], bool] | None = None) -> None:
@@ -244,18 +248,22 @@ class RobotGame:
             return
         if self.match.game_over:
             self.keep.unlink(missing_ok=True)
+            self.kept = False
             return
         state = {"match": self.match.to_dict(), "style": self.style,
-                 "sheet": {"rows": self.sheet.rows, "cols": self.sheet.cols, "cell_mm": self.sheet.cell_mm}}
+                 "sheet": {"rows": self.sheet.rows, "cols": self.sheet.cols, "cell_mm": self.sheet.cell_mm},
+                 "machine": dict(self.machine), "saved": time.strftime("%Y-%m-%d %H:%M")}
         self.keep.parent.mkdir(parents=True, exist_ok=True)
         partial = self.keep.with_name(self.keep.name + ".partial")
         partial.write_text(json.dumps(state), encoding="utf-8")
         os.replace(partial, self.keep)
+        self.kept = True
 
 
 def load_kept(path: Path, store: GameKeeper | None = None) -> tuple[Match, dict[str, Any]] | None:
     """The match kept in ``path`` by a robot game that stopped, and its drawing settings (``style``,
-    ``sheet``); None when there is none. A damaged file raises NoughtsError with the reason."""
+    ``sheet``), the ``machine`` it was on and when it was ``saved``; None when there is none. A
+    damaged file raises NoughtsError with the reason."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -265,7 +273,9 @@ def load_kept(path: Path, store: GameKeeper | None = None) -> tuple[Match, dict[
     try:
         state = json.loads(text)
         match = Match.from_dict(state["match"], store)
-        settings = {"style": str(state["style"]), "sheet": dict(state["sheet"])}
+        settings = {"style": str(state["style"]), "sheet": dict(state["sheet"]),
+                    "machine": {str(key): str(value) for key, value in dict(state.get("machine", {})).items()},
+                    "saved": str(state.get("saved", "an earlier version"))}
     except (ValueError, KeyError, TypeError) as error:
         raise NoughtsError(f"the kept robot game {path} is damaged ({error}); delete it to start afresh") from None
     if match.game is None or match.game_over:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import logging
 import math
 import re
 import threading
@@ -117,11 +118,18 @@ class _WatchedPort:
 
 
 def _import_plotink() -> tuple[ModuleType, ModuleType]:
-    """plotink's serial and motion modules, imported only when a plotter is used."""
+    """plotink's serial and motion modules, imported only when a plotter is used. plotink logs its
+    failures ("Error testing serial port …") and carries on; every reply is checked here and said in
+    our words, so its log lines are kept off the person's terminal."""
     try:
-        return importlib.import_module("plotink.ebb_serial"), importlib.import_module("plotink.ebb_motion")
+        modules = importlib.import_module("plotink.ebb_serial"), importlib.import_module("plotink.ebb_motion")
     except ImportError as error:
         raise RobotError("the ebb backend needs plotink and pyserial: pip install 'noughts[robot]'") from error
+    plotink_log = logging.getLogger("plotink")
+    if not any(isinstance(handler, logging.NullHandler) for handler in plotink_log.handlers):
+        plotink_log.addHandler(logging.NullHandler())  # else Python's last-resort handler prints them
+    plotink_log.propagate = False
+    return modules
 
 
 class EbbRobot:

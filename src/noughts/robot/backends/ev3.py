@@ -161,6 +161,12 @@ class Ev3Robot:
     def _where(self) -> str:
         return f"the EV3 at {self.config.host}:{self.config.port}"
 
+    def connect(self) -> None:
+        """Reach the agent and configure the brick now (before a menu is shown), not on first use."""
+        with self._lock:
+            if self._socket is None:
+                self._connect()
+
     # -- the pen robot -----------------------------------------------------------------------------
     def home(self) -> None:
         """Lift the pen and find the home corner by running both axes into their rack ends."""

@@ -8,6 +8,12 @@ Every point is checked against the machine's travel before anything is sent. ``e
 ``ALARM:N`` come back as :class:`~noughts.robot.geometry.RobotError` in words; a port that vanishes
 or a controller that stops answering as :class:`~noughts.robot.backend.RobotDisconnected`.
 
+The program is in noughts' machine coordinates, which GRBL's work coordinates G54 are made to be:
+on connecting it reads GRBL's settings (``$$``); where GRBL homes (``$22=1``) its machine space runs
+from ``-$130``/``-$131`` up to 0 (stock GRBL, system.c ``system_check_travel_limits``), so G54 puts
+noughts' 0,0 at that low corner (``G10 L2 P1``) and the configured travel must fit in GRBL's; where
+it does not, noughts' 0,0 is where GRBL was switched on. It homes (``$H``) only where GRBL can.
+
 >>> from noughts.robot.strokes import Stroke, plan_strokes
 >>> plan = plan_strokes([Stroke(((10.0, 10.0), (20.0, 10.0)), "grid")], Machine.plotter())
 >>> print("\\n".join(gcode_program(plan, Machine.plotter())))
@@ -42,6 +48,9 @@ __all__ = ["ALARMS", "ERRORS", "RX_BUFFER_BYTES", "GrblPen", "GrblRobot", "gcode
 
 RX_BUFFER_BYTES = 128  # GRBL's serial receive buffer: the most we leave unanswered
 READ_SLICE = 0.05  # seconds a read waits before the deadlines are looked at again
+RESET_AGAIN_SECONDS = 0.5  # after "[MSG:Reset to continue]", how long a banner may take before resetting again
+NOT_HOMED = "it has not been homed yet"
+SETTING = re.compile(r"\$(\d+)=(-?[\d.]+)")
 BANNER = re.compile(r"Grbl (\S+) \[")
 STATUS = re.compile(r"<([A-Za-z]+)[^|>]*(?:\|[MW]Pos:(-?[\d.]+),(-?[\d.]+),(-?[\d.]+))?")
 
@@ -173,7 +182,9 @@ class GrblRobot:
         self.state = ""  # the last status report's state: Idle, Run, Hold:0, Alarm, Home…
         self.position = (0.0, 0.0, 0.0)
         self.locked = False  # GRBL refuses G-code until $H or $X
-        self.needs_home: str | None = "it has not been homed yet"
+        self.needs_home: str | None = NOT_HOMED  # a draw before any home() homes first (a resumed game)
+        self.settings: dict[int, float] = {}  # GRBL's own ($$), read on connecting
+        self.last_alarm: str | None = None  # the last alarm, in words, kept for what the person reads
         self.garbage_lines = 0  # lines from the controller that meant nothing
         self._serial: Any = None
         self._buffer = bytearray()
@@ -198,16 +209,53 @@ class GrblRobot:
         self._resets_owed = 0
         self._io(self._serial.reset_input_buffer)
         self._reset()
+        self.settings = self._read_settings()
 
     def home(self) -> None:
         with self._busy:
             self._ensure_connected()
-            lines = ["$X"] if self.locked and not self.homing else []
-            if not (self.locked and self.homing):  # $H homes Z (a Z pen) first; a servo pen is up after any reset
-                lines += [self.pen.up(), f"G4 P{_number(self.machine.pen_dwell)}"]
-            lines.append("$H" if self.homing else "G90 G0 X0 Y0")
-            self._run(lines, "homing")
-            self.locked, self.needs_home = False, None
+            self._home()
+
+    def _home(self) -> None:
+        """Home (``$H``) where GRBL can, else unlock; then make G54 noughts' machine coordinates."""
+        from noughts import text
+
+        homes = bool(self.settings.get(22))
+        if self.homing and not homes:
+            raise RobotError(text.grbl_cannot_home(self.port))
+        offsets = self.work_offsets()
+        lines = ["$X"] if self.locked and not self.homing else []
+        if not (self.locked and self.homing):  # $H homes Z (a Z pen) first; a servo pen is up after any reset
+            lines += [self.pen.up(), f"G4 P{_number(self.machine.pen_dwell)}"]
+        if self.homing:
+            lines.append("$H")
+        lines += [f"G10 L2 P1 {offsets}", "G54"]
+        if not self.homing:
+            lines.append("G90 G0 X0 Y0")
+        elif self.pen.lift == "z":
+            lines.append(self.pen.up())  # Z homed at the top: the lifted pen
+        self._run(lines, "homing")
+        self.locked, self.needs_home = False, None
+
+    def work_offsets(self) -> str:
+        """The axis words of ``G10 L2 P1`` that make G54 noughts' machine coordinates, after checking
+        that the configured travel fits GRBL's. Where GRBL homes, noughts' 0,0 is the low corner of
+        its space (-$130, -$131) and a Z pen's lifted height is where homing leaves Z; else 0,0 is
+        where GRBL was switched on (its machine position 0)."""
+        from noughts import text
+
+        if not self.settings.get(22):
+            return "X0 Y0"
+        grbl_travel = (self.settings.get(130, 0.0), self.settings.get(131, 0.0))
+        width, height = self.machine.travel
+        if width > grbl_travel[0] + 1e-6 or height > grbl_travel[1] + 1e-6:
+            raise RobotError(text.grbl_travel_too_big((width, height), grbl_travel))
+        words = f"X{_number(-grbl_travel[0])} Y{_number(-grbl_travel[1])}"
+        if self.pen.lift == "z":
+            pulloff = self.settings.get(27, 0.0)
+            z_home = -self.settings.get(132, 0.0) + pulloff if int(self.settings.get(23, 0)) & 4 else -pulloff
+            words += f" Z{_number(z_home - self.pen.z_up)}"
+        return words
 
     def draw(self, plan: PenPlan) -> None:
         program = gcode_program(plan, self.machine, self.pen)  # refuses a point outside the travel
@@ -251,6 +299,8 @@ class GrblRobot:
 
     def _ensure_ready(self) -> None:
         self._ensure_connected()
+        if self.needs_home == NOT_HOMED:
+            self._home()  # nothing homed since connecting (a resumed game): the origin first
         if self.locked or (self.homing and self.needs_home is not None):
             reason = self.needs_home or "it is locked after an alarm"
             raise RobotError(f"GRBL cannot draw yet: {reason}; home the robot first")
@@ -327,6 +377,7 @@ class GrblRobot:
     def _note_alarm(self, line: str) -> int:
         self.locked = True
         code = int(line[6:]) if line[6:].isdigit() else 0
+        self.last_alarm = f"ALARM:{code}, {ALARMS.get(code, 'an alarm')}"
         if code in (1, 3, 6, 7, 8, 9):
             self.needs_home = f"ALARM:{code}, {ALARMS[code]}"
         return code
@@ -343,13 +394,24 @@ class GrblRobot:
         if not self._resets_owed:
             self._send_reset()
         deadline = time.monotonic() + self.reply_seconds
+        reset_again: float | None = None  # GRBL asked for a reset: when to send another if no banner comes
         while self._resets_owed:
-            line = self._read_line(deadline)
+            line = self._read_line(deadline if reset_again is None else min(deadline, reset_again))
+            if line is None and reset_again is not None and time.monotonic() < deadline:
+                reset_again = None  # ours came too soon and was lost (protocol.c, protocol_exec_rt_system)
+                with self._writing:
+                    self._io(lambda: self._serial.write(b"\x18"))
+                continue
             if line is None:
                 self.close()
+                if self.last_alarm is not None:
+                    raise RobotDisconnected(f"GRBL on {self.port} stopped with {self.last_alarm}, and did not "
+                                            f"come back from a reset in {self.reply_seconds:g} s")
                 raise RobotDisconnected(f"no GRBL banner from {self.port} in {self.reply_seconds:g} s "
                                         f"(is it a GRBL controller, at {self.baud} baud?)")
-            if banner := BANNER.match(line):
+            if line.startswith("[MSG:Reset to continue"):
+                reset_again = time.monotonic() + RESET_AGAIN_SECONDS
+            elif banner := BANNER.match(line):
                 self.version = banner[1]
                 with self._writing:
                     self._resets_owed -= 1
@@ -371,6 +433,24 @@ class GrblRobot:
                 self._handle(line)
         self.locked = self.state == "Alarm"
         self._stop_asked.clear()
+
+    def _read_settings(self) -> dict[int, float]:
+        """GRBL's settings, as ``$$`` lists them (report.c, report_grbl_settings), then ``ok``."""
+        self._write(b"$$\n")
+        settings: dict[int, float] = {}
+        deadline = time.monotonic() + self.reply_seconds
+        while True:
+            line = self._read_line(deadline)
+            if line is None:
+                self.close()
+                raise RobotDisconnected(f"GRBL on {self.port} did not list its settings ($$) in "
+                                        f"{self.reply_seconds:g} s")
+            if line == "ok":
+                return settings
+            if line.startswith("error:"):
+                raise RobotError(f"GRBL on {self.port} refused to list its settings ($$): {line}")
+            if match := SETTING.fullmatch(line):
+                settings[int(match[1])] = float(match[2])
 
     def _recover(self) -> None:
         """After a reset or an alarm: reset (again) so GRBL is quiet and empty, then make sure the pen is up."""

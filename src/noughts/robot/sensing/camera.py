@@ -41,8 +41,8 @@ if TYPE_CHECKING:
     Image = NDArray[np.uint8]
     Matrix = NDArray[np.float64]
 
-__all__ = ["MISSING_OPENCV", "SURE", "CameraSensor", "load_photo", "read_image", "save_picture", "sense_photo",
-           "what_i_saw"]
+__all__ = ["MAX_PIXELS", "MISSING_OPENCV", "SURE", "CameraSensor", "load_photo", "read_image", "save_picture",
+           "sense_photo", "what_i_saw"]
 
 MISSING_OPENCV = "reading the sheet with a camera needs OpenCV: pip install 'noughts[robot]'"
 SURE = 0.8
@@ -476,6 +476,35 @@ class _Cell:
     reach: float  # the ink's mean distance from its centre, in cells
     off_centre: float  # how far the ink's centre is from the cell's, in cells
     patch: float  # the share of the cell covered by a solid dark patch lying inside it (a shaded square)
+    ring: float = 0.0  # the share of the ink near the ellipse fitted to it: an O's ring
+    corners: float = 0.0  # how much the ring bulges into corners (3rd–6th harmonics of its radius): a polygon's
+
+
+def _ring(px: Any, py: Any) -> tuple[float, float]:
+    """How well an ellipse fitted to the ink carries it (the share within a pen's width or so of it)
+    and how cornered it is (the 3rd to 6th harmonics of its radius round the ellipse, over the mean
+    radius): an O is a smooth ring, a triangle, square or star is not."""
+    import cv2
+    import numpy as np
+
+    if len(px) < 6:
+        return 0.0, 1.0
+    (cx, cy), (width, height), angle = cv2.fitEllipse(np.column_stack([px, py]).astype(np.float32))
+    if min(width, height) <= 1e-3:
+        return 0.0, 1.0
+    turn = math.radians(angle)
+    u = (px - cx) * math.cos(turn) + (py - cy) * math.sin(turn)
+    v = -(px - cx) * math.sin(turn) + (py - cy) * math.cos(turn)
+    radius = np.hypot(u / (width / 2), v / (height / 2))
+    pen = 0.05 / max(1e-3, min(width, height) / 2)  # a pen line's half width (cells) over the ellipse's radius
+    share = float(np.mean(np.abs(radius - 1) < pen + 0.08))
+    bins = ((np.arctan2(v / height, u / width) + math.pi) / math.tau * 32).astype(int) % 32
+    sums, counts = np.bincount(bins, radius, 32), np.bincount(bins, minlength=32)
+    if np.count_nonzero(counts) < 24:
+        return share, 1.0
+    profile = np.where(counts > 0, sums / np.maximum(counts, 1), 1.0)
+    spectrum = np.abs(np.fft.rfft(profile)) / 32
+    return share, float(np.sqrt(np.sum(spectrum[3:7] ** 2)) / max(spectrum[0], 1e-6))
 
 
 def _ink_mask(window: NDArray[np.float32], weak: float, strong: float) -> NDArray[np.bool_]:
@@ -565,7 +594,8 @@ def _measure_cell(thin: NDArray[np.float32], solid: NDArray[np.float32], box: tu
     angles = np.arctan2(py[outer] - cy, px[outer] - cx)
     sectors = np.bincount(((angles + math.pi) / (2 * math.pi) * 16).astype(int) % 16, minlength=16)
     coverage = float(np.mean(sectors >= max(2, 0.02 * np.count_nonzero(outer))))
-    return _Cell(box, ink, spread, middle, thinness, coverage, reach, off_centre, patch)
+    ring, corners = _ring(px, py)
+    return _Cell(box, ink, spread, middle, thinness, coverage, reach, off_centre, patch, ring, corners)
 
 
 def _ramp(value: float, low: float, high: float) -> float:
@@ -596,7 +626,8 @@ def _verdict(cell: _Cell) -> CellReading:
         return CellReading("", round(0.99 * (1 - present), 3))
     like_x = min(_ramp(cell.spread, 0.36, 0.42), _ramp(cell.middle, 0.03, 0.06), _ramp(cell.thinness, 0.15, 0.28),
                  _ramp(cell.coverage, 0.85, 0.76))
-    like_o = min(_ramp(cell.spread, 0.39, 0.35), _ramp(cell.middle, 0.09, 0.06), _ramp(cell.coverage, 0.4, 0.55))
+    like_o = min(_ramp(cell.spread, 0.39, 0.35), _ramp(cell.middle, 0.09, 0.06), _ramp(cell.coverage, 0.4, 0.55),
+                 _ramp(cell.ring, 0.8, 0.88), _ramp(cell.corners, 0.05, 0.036))
     shape, likeness = ("X", like_x) if like_x >= like_o else ("O", like_o)
     if likeness < 0.5:  # a mark, but neither a clear X nor a clear O
         return CellReading("?", round(0.3 * present, 3))
@@ -674,6 +705,19 @@ def _not_found_message(blobs: list[_Blob]) -> str:
             "top-left one were not all found (is the whole sheet in view, in focus and lit?)")
 
 
+def _unsure_cells(reading: SheetReading) -> list[int]:
+    """The cells a person has to be asked about: read with a confidence below :data:`SURE`, or
+    holding a mark that is neither an X nor an O (``?``, however sure)."""
+    return [cell for cell, r in enumerate(reading.cells) if r.confidence < SURE or r.mark == "?"]
+
+
+def _best_position(reading: SheetReading, cols: int) -> str:
+    """The reading in the usual notation, ``?`` for every cell in :func:`_unsure_cells`."""
+    doubtful = set(_unsure_cells(reading))
+    marks = ["?" if cell in doubtful else (r.mark or ".") for cell, r in enumerate(reading.cells)]
+    return "/".join("".join(marks[i:i + cols]) for i in range(0, len(marks), cols))
+
+
 # --- the public face --------------------------------------------------------------------------
 
 def read_image(image: Image, sheet: Sheet) -> SheetReading:
@@ -688,10 +732,15 @@ def what_i_saw(image: Image, sheet: Sheet) -> Image:
     """A picture of what :func:`read_image` makes of ``image``: the sheet straightened out, each
     cell framed green (sure) or orange (not sure) with its verdict and confidence; or, when the
     sheet is not found, the photo with the dark squares that were considered and the reason."""
+    return _picture(_look(image, sheet), image, sheet)
+
+
+def _picture(look: _Look, image: Image, sheet: Sheet) -> Image:
+    """The "what I saw" picture of ``look`` (one reading of ``image``): the same verdicts, the same
+    position and the same cells in doubt as :func:`sense_photo` reports from it."""
     import cv2
     import numpy as np
 
-    look = _look(image, sheet)
     colour = look.work if look.work is not None else image
     if colour.ndim == 2:
         colour = np.asarray(cv2.cvtColor(colour, cv2.COLOR_GRAY2BGR), np.uint8)
@@ -707,17 +756,18 @@ def what_i_saw(image: Image, sheet: Sheet) -> Image:
     matrix = np.diag([scale, scale, 1.0]) @ look.rectified.from_picture
     picture = np.ascontiguousarray(cv2.warpPerspective(colour, matrix, size, flags=cv2.INTER_LINEAR,
                                                        borderMode=cv2.BORDER_REPLICATE))
-    for cell, reading in zip(look.cells, look.reading.cells, strict=True):
+    doubtful = _unsure_cells(look.reading)
+    for number, (cell, reading) in enumerate(zip(look.cells, look.reading.cells, strict=True)):
         x0, y0, x1, y1 = (v * scale for v in cell.box)
-        sure = reading.confidence >= SURE
+        sure = number not in doubtful
         colour_bgr = (40, 160, 40) if sure else (0, 140, 255)
         cv2.rectangle(picture, (x0, y0), (x1, y1), colour_bgr, 2)
         label = f"{reading.mark or 'empty'} {reading.confidence:.2f}"
         (text_w, text_h), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, 0.5, 1)
         cv2.rectangle(picture, (x0, y1 - text_h - 8), (x0 + text_w + 8, y1), colour_bgr, -1)
         cv2.putText(picture, label, (x0 + 4, y1 - 5), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (255, 255, 255), 1, cv2.LINE_AA)
-    unsure = sum(1 for reading in look.reading.cells if reading.confidence < SURE)
-    position = look.reading.notation(sheet.cols)
+    unsure = len(doubtful)
+    position = _best_position(look.reading, sheet.cols)
     caption = f"read {position}" + (f" ({unsure} cell{'s' if unsure > 1 else ''} not sure)" if unsure else "")
     return _caption(picture, caption, (40, 120, 40) if not unsure else (0, 110, 220))
 
@@ -746,12 +796,98 @@ def _caption(picture: Image, text: str, colour: tuple[int, int, int]) -> Image:
     return np.vstack([picture, strip])
 
 
+MAX_PIXELS = 120_000_000
+"""The most pixels a photo file may have (the biggest phone cameras take 108 million): its header is
+read first, and a bigger one is refused before it is decoded (decoding 900 million takes gigabytes)."""
+JPEG_FRAME_MARKERS = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}  # SOF0–SOF15 (not DHT, JPG, DAC)
+
+
+def _jpeg_layout(data: bytes) -> tuple[tuple[int, int] | None, str]:
+    """A JPEG's width and height (from its frame header) and how it ends: ``"end"`` (its EOI marker
+    comes after the last scan), ``"short"`` (the file stops first) or ``"broken"`` (not a JPEG's
+    layout: the decoder will say). The segments are walked by their lengths and each scan's data to
+    the next marker, so an EOI inside a thumbnail does not count and bytes after the end are ignored."""
+    size: tuple[int, int] | None = None
+    at = 2
+    while at + 2 <= len(data):
+        if data[at] != 0xFF:
+            return size, "broken"
+        marker = data[at + 1]
+        if marker == 0xFF:  # fill bytes before a marker
+            at += 1
+            continue
+        if marker == 0xD9:
+            return size, "end"
+        if 0xD0 <= marker <= 0xD7 or marker == 0x01:  # markers with no length
+            at += 2
+            continue
+        if at + 4 > len(data):
+            break
+        length = int.from_bytes(data[at + 2:at + 4], "big")
+        if length < 2:
+            return size, "broken"
+        if marker in JPEG_FRAME_MARKERS and at + 9 <= len(data):
+            size = (int.from_bytes(data[at + 7:at + 9], "big"), int.from_bytes(data[at + 5:at + 7], "big"))
+        at += 2 + length
+        if marker == 0xDA:  # a scan: its coded data runs to the next marker that is not a stuffed byte or restart
+            while True:
+                at = data.find(b"\xff", at)
+                if at < 0 or at + 1 >= len(data):
+                    return size, "short"
+                follower = data[at + 1]
+                if follower == 0 or 0xD0 <= follower <= 0xD7:
+                    at += 2
+                elif follower == 0xFF:
+                    at += 1
+                else:
+                    break
+    return size, "short"
+
+
+def _png_size(data: bytes) -> tuple[int, int] | None:
+    if len(data) < 24 or data[12:16] != b"IHDR":
+        return None
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+def _decode_quietly(cv2: Any, data: bytes) -> Any:
+    """``cv2.imdecode`` with the decoder's own warnings (libjpeg's "Corrupt JPEG data: …", written
+    straight to the process's stderr) kept off the terminal: what went wrong is said in our words."""
+    import os
+    import sys
+    import tempfile
+
+    import numpy as np
+
+    buffer = np.frombuffer(data, np.uint8)
+    stderr = 2  # the C library's stderr, whatever sys.stderr is
+    if sys.stderr is not None:
+        sys.stderr.flush()
+    try:
+        saved = os.dup(stderr)
+    except OSError:  # no stderr at all: nothing to keep quiet
+        return cv2.imdecode(buffer, cv2.IMREAD_COLOR)
+    try:
+        with tempfile.TemporaryFile() as sink:
+            os.dup2(sink.fileno(), stderr)
+            try:
+                return cv2.imdecode(buffer, cv2.IMREAD_COLOR)
+            finally:
+                os.dup2(saved, stderr)
+    finally:
+        os.close(saved)
+
+
 def load_photo(path: str | Path) -> Image:
     """A photo from a file (JPEG, PNG, or anything else OpenCV reads), or a :class:`RobotError`
-    saying why not: missing, unreadable, not a picture, or cut short."""
+    saying why not: missing, unreadable, not a picture, cut short, or more than :data:`MAX_PIXELS`
+    (known from a JPEG's or PNG's header, before it is decoded). Bytes after a JPEG's end (some
+    cameras pad their files) are ignored."""
     _opencv()
     import cv2
     import numpy as np
+
+    from noughts import text
 
     path = Path(path)
     try:
@@ -760,13 +896,22 @@ def load_photo(path: str | Path) -> Image:
         raise RobotError(f"cannot read the photo {path}: {error.strerror or error}") from None
     if not data:
         raise RobotError(f"the photo {path} is an empty file")
-    if data.startswith(b"\xff\xd8") and b"\xff\xd9" not in data[-64:]:
-        raise RobotError(f"the photo {path} is cut short: the JPEG ends before the picture does")
-    if data.startswith(b"\x89PNG") and b"IEND" not in data[-64:]:
-        raise RobotError(f"the photo {path} is cut short: the PNG ends before the picture does")
-    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    size: tuple[int, int] | None = None
+    if data.startswith(b"\xff\xd8"):
+        size, ending = _jpeg_layout(data)
+        if ending == "short":
+            raise RobotError(f"the photo {path} is cut short: the JPEG ends before the picture does")
+    elif data.startswith(b"\x89PNG"):
+        size = _png_size(data)
+        if b"IEND" not in data[-64:]:
+            raise RobotError(f"the photo {path} is cut short: the PNG ends before the picture does")
+    if size is not None and size[0] * size[1] > MAX_PIXELS:
+        raise RobotError(text.photo_too_big(str(path), size[0], size[1], MAX_PIXELS))
+    image = _decode_quietly(cv2, data)
     if image is None:
         raise RobotError(f"{path} is not a picture OpenCV can read (a JPEG or PNG photo of the sheet is)")
+    if image.shape[0] * image.shape[1] > MAX_PIXELS:  # another format, decoded after all: not read further
+        raise RobotError(text.photo_too_big(str(path), image.shape[1], image.shape[0], MAX_PIXELS))
     return np.asarray(image, np.uint8)
 
 
@@ -808,6 +953,7 @@ class CameraSensor:
         self.skip = skip if skip is not None else (4 if isinstance(source, int) else 0)
         self.last_frame: Image | None = None
         self.last_reading: SheetReading | None = None
+        self._last_look: _Look | None = None
 
     def read(self, board: Board | None = None) -> SheetReading:
         """Look at the sheet once. ``board`` (what the game knows is there) must have the sheet's shape."""
@@ -818,17 +964,20 @@ class CameraSensor:
             self.capture.grab()
         ok, frame = self.capture.read()
         if not ok or frame is None:
-            self.last_frame = None
+            self.last_frame, self._last_look = None, None
             self.last_reading = SheetReading((), found=False, message="the camera gave no picture (unplugged, or the "
                                              "video or picture sequence has ended)")
             return self.last_reading
         self.last_frame = frame
-        self.last_reading = read_image(frame, self.sheet)
+        self._last_look = _look(frame, self.sheet)
+        self.last_reading = self._last_look.reading
         return self.last_reading
 
     def what_i_saw(self) -> Image | None:
-        """The "what I saw" picture of the last frame read, or None before the first."""
-        return None if self.last_frame is None else what_i_saw(self.last_frame, self.sheet)
+        """The "what I saw" picture of the last frame read (from the same reading), or None before the first."""
+        if self.last_frame is None or self._last_look is None:
+            return None
+        return _picture(self._last_look, self.last_frame, self.sheet)
 
     def close(self) -> None:
         self.capture.release()
@@ -845,23 +994,27 @@ def _cell_name(sheet: Sheet, cell: int) -> str:
     return f"{chr(ord('a') + col)}{row + 1}"
 
 
-def sense_photo(path: str | Path, rows: int = 3, cols: int = 3, *, as_json: bool = False) -> tuple[int, str]:
+def sense_photo(path: str | Path, rows: int = 3, cols: int = 3, *, as_json: bool = False,
+                saw: str | Path | None = None) -> tuple[int, str]:
     """``noughts robot sense PHOTO``: the exit code and the text to print. 0 and the position
     (``X.O/.X./..O``) when every cell is read with certainty; 1 and the reason when the sheet is
     not found or a cell is not certain (with the best reading, marked as such); 2 when the photo
     cannot be read or the layout is impossible. ``as_json`` gives the same as JSON with every
-    cell's verdict and confidence."""
+    cell's verdict and confidence. ``saw``: where to write the "what I saw" picture, drawn from
+    the same reading."""
     try:
         sheet = Sheet(rows, cols)
         image = load_photo(path)
-        reading = read_image(image, sheet)
+        look = _look(image, sheet)
+        if saw is not None:
+            save_picture(_picture(look, image, sheet), saw)
     except RobotError as error:
         return 2, json.dumps({"found": False, "message": str(error)}) if as_json else str(error)
+    reading = look.reading
     if not reading.found:
         return 1, json.dumps({"found": False, "message": reading.message}) if as_json else reading.message
-    unsure = [(cell, r) for cell, r in enumerate(reading.cells) if r.confidence < SURE or r.mark == "?"]
-    marks = [("?" if (r.confidence < SURE or r.mark == "?") else (r.mark or ".")) for r in reading.cells]
-    position = "/".join("".join(marks[i:i + cols]) for i in range(0, len(marks), cols))
+    unsure = [(cell, reading.cells[cell]) for cell in _unsure_cells(reading)]
+    position = _best_position(reading, cols)
     message = ""
     if unsure:
         doubts = "; ".join(_doubt(sheet, cell, r) for cell, r in unsure)

@@ -1,6 +1,7 @@
 """A GRBL 1.1 controller, simulated from GRBL's documented interface (the wiki's *Interface*,
-*Commands* and *Configuration* pages and its lists of error and alarm codes); no GRBL source was
-copied. The ``grbl`` backend is tested against it, and anyone can try that backend without a plotter.
+*Commands* and *Configuration* pages and its lists of error and alarm codes) and made to answer as
+GRBL 1.1h's own source does where the two meet (gnea/grbl: named at each place below); no GRBL
+source was copied. The ``grbl`` backend is tested against it, and anyone can try that backend without a plotter.
 
 :class:`GrblSimulator` is pure: bytes in, bytes out, on simulated time. It models
 
@@ -15,12 +16,23 @@ copied. The ``grbl`` backend is tested against it, and anyone can try that backe
   :meth:`~GrblSimulator.advance`; never by the wall clock;
 * the real-time ``?`` ``!`` ``~`` and Ctrl-X (a reset while moving is ``ALARM:3``, locked until ``$X``
   or ``$H``); ``$``, ``$$``, ``$I``, ``$N=V``, ``$H`` and ``$X``;
-* soft limits on X and Y (``$20``) in a machine space from 0 to ``$130``/``$131``, as GRBL builds with
-  HOMING_FORCE_SET_ORIGIN have it (stock GRBL's negative space is not modelled). ``ALARM:2``, like a
-  hard limit's ``ALARM:1``, is followed by ``[MSG:Reset to continue]``: only a reset is heard then;
-* G20/G21, G90/G91, G0–G4, G17, G94, M0–M5, M30, F, S and comments; other G-code GRBL knows gets ``error:20``;
+* stock GRBL's machine space: every axis from ``-$130``/``-$131``/``-$132`` to 0 (system.c,
+  ``system_check_travel_limits`` without HOMING_FORCE_SET_ORIGIN). ``$H`` leaves each axis ``$27``
+  inside its switch: at ``-$27``, or ``-$13x + $27`` where ``$23`` homes it towards minus (limits.c,
+  ``limits_go_home``). Soft limits (``$20``, only with ``$22=1``; ``$22=0`` turns them off: settings.c,
+  ``settings_store_global_setting``) check all three axes. ``ALARM:2``, like a hard limit's ``ALARM:1``,
+  is followed by ``[MSG:Reset to continue]`` and only a reset is heard then (protocol.c,
+  ``protocol_exec_rt_system``); after it the line that went too far is answered ``ok`` (mc_line bails
+  out, gc_execute_line returns ok), then the banner and ``[MSG:'$H'|'$X' to unlock]``, the alarm kept
+  (main.c keeps the state over the reset). ``resets_lost`` Ctrl-X bytes that arrive while the alarm is
+  still being raised are lost, as GRBL loses a reset that its own ``mc_reset`` has flagged already;
+* work coordinates G54–G59 (kept over resets, as GRBL keeps them in EEPROM), set by ``G10 L2`` and
+  ``G10 L20`` (gcode.c); programs move in them, status reports say MPos;
+* G20/G21, G90/G91, G0–G4, G10, G17, G54–G59, G94, M0–M5, M30, F, S and comments; other G-code GRBL
+  knows gets ``error:20``; ``$$`` lists the settings as report.c's ``report_grbl_settings`` does;
 * the pen: a servo on the spindle PWM (down at ``M3 S`` of at least ``servo_threshold``, up at ``M5``)
-  or the Z axis (down below Z 0). Pen-down moves land on a :class:`~noughts.robot.paper.Paper`;
+  or the Z axis (down below the paper: ``z_pen_lift`` under Z's home, or Z 0 on a machine that does not
+  home). Pen-down moves land on a :class:`~noughts.robot.paper.Paper`;
 * faults for tests: ``faults={line_number: "garbage" | "drop" | "silence" | "error:N" | "alarm:N"}``.
 
 :func:`~noughts.robot.sim.link.serve_pty` and :func:`~noughts.robot.sim.link.serve_socket` (here too)
@@ -58,15 +70,17 @@ LINE_MAX = 80  # GRBL's line buffer; longer lines are refused with error:11
 STATUS, HOLD, RESUME, RESET = ord("?"), ord("!"), ord("~"), 0x18
 GARBAGE = b"\xfe\x00\x83\xff%*~noise\r\n"
 
-DEFAULT_SETTINGS: dict[int, float] = {
-    10: 1, 12: 0.002, 20: 0, 21: 0, 22: 0, 25: 1000.0, 30: 1000, 31: 0, 32: 0,
-    110: 4800.0, 111: 4800.0, 112: 600.0, 130: 200.0, 131: 200.0, 132: 50.0,
+DEFAULT_SETTINGS: dict[int, float] = {  # defaults.h's DEFAULTS_GENERIC, with a plotter's rates and travel
+    0: 10, 1: 25, 2: 0, 3: 0, 4: 0, 5: 0, 6: 0, 10: 1, 11: 0.01, 12: 0.002, 13: 0, 20: 0, 21: 0, 22: 0, 23: 0,
+    24: 25.0, 25: 1000.0, 26: 250, 27: 1.0, 30: 1000, 31: 0, 32: 0, 100: 250.0, 101: 250.0, 102: 250.0,
+    110: 4800.0, 111: 4800.0, 112: 600.0, 120: 10.0, 121: 10.0, 122: 10.0, 130: 200.0, 131: 200.0, 132: 50.0,
 }
-WHOLE_SETTINGS = {10, 20, 21, 22, 30, 31, 32}
-G_GROUPS = {0: "motion", 1: "motion", 2: "motion", 3: "motion", 4: "dwell", 17: "plane", 20: "units", 21: "units",
-            90: "distance", 91: "distance", 94: "feed mode"}
+WHOLE_SETTINGS = {0, 1, 2, 3, 4, 5, 6, 10, 13, 20, 21, 22, 23, 26, 30, 31, 32}  # printed without decimals
+G_GROUPS = {0: "motion", 1: "motion", 2: "motion", 3: "motion", 4: "dwell", 10: "non-modal", 17: "plane",
+            20: "units", 21: "units", 54: "coordinates", 55: "coordinates", 56: "coordinates", 57: "coordinates",
+            58: "coordinates", 59: "coordinates", 90: "distance", 91: "distance", 94: "feed mode"}
 M_GROUPS = {0: "stop", 1: "stop", 2: "stop", 30: "stop", 3: "spindle", 4: "spindle", 5: "spindle"}
-VALUE_LETTERS = "FIJKNPRSXYZ"
+VALUE_LETTERS = "FIJKLNPRSXYZ"
 NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)")
 
 Vector = tuple[float, float, float]
@@ -124,6 +138,8 @@ class GrblSimulator:
     baud: int = 115200
     poll_seconds: float = 0.2
     on_line: Callable[[str], None] | None = None  # told of each line received (logs, tests)
+    z_pen_lift: float = 2.0  # how far above the paper homing leaves a Z pen
+    resets_lost: int = 0  # Ctrl-X bytes lost after a limit alarm (a host quicker than the alarm's reporting)
 
     def __post_init__(self) -> None:
         self.settings = {**DEFAULT_SETTINGS, **self.settings}
@@ -139,6 +155,8 @@ class GrblSimulator:
         self.dropped = False  # the link should go away (fault "drop"); the transports close it
         self._silent = False
         self._critical = False  # after a hard-limit alarm only a reset is heard
+        self._ok_after_reset = False  # the line that raised a soft limit is answered once reset
+        self.work_offsets: dict[int, list[float]] = {system: [0.0, 0.0, 0.0] for system in range(1, 7)}  # G54–G59
         self._held = False
         self._homing = False
         self._rx = bytearray()
@@ -159,7 +177,7 @@ class GrblSimulator:
     @property
     def pen_down(self) -> bool:
         if self.pen == "z":
-            return self.position[2] < 0
+            return self.position[2] < self._paper_z()
         return self._spindle_on and self._spindle_s >= self.servo_threshold
 
     @property
@@ -217,8 +235,14 @@ class GrblSimulator:
             self._held = False
             self._run(0.0)
         elif byte == RESET:
+            if self._critical and self.resets_lost:
+                self.resets_lost -= 1
+                return
             if self._critical:
                 self._critical = False
+                if self._ok_after_reset:
+                    self._say("ok")
+                    self._ok_after_reset = False
             elif self._homing:
                 self._raise_alarm(6)  # homing fail: reset during the cycle
             elif any(block.moves for block in self._planner) and not self._held:
@@ -267,6 +291,7 @@ class GrblSimulator:
 
     def _reset_modes(self) -> None:
         self._absolute, self._inches, self._motion, self._feed = True, False, 0, 0.0
+        self._coordinates = 1  # G54 (gc_init)
         self._spindle: tuple[bool, float] = (False, 0.0)  # as the parser has it; the planner catches up
         self._planned = self.position
 
@@ -319,6 +344,7 @@ class GrblSimulator:
                 self._say(f"error:{code}")
             else:
                 self._raise_alarm(code)
+                self._ok_after_reset = code == 2  # as a soft limit raised by this line
             return
         text = _clean(raw)
         try:
@@ -330,6 +356,7 @@ class GrblSimulator:
             return
         except _SoftLimit:
             self._raise_alarm(2)
+            self._ok_after_reset = True
             return
         self._line = _Line(deque(blocks), sync)
 
@@ -368,6 +395,8 @@ class GrblSimulator:
             raise _Refusal(4)
         if number == 20 and value and not self.settings[22]:
             raise _Refusal(10)  # soft limits need homing
+        if number == 22 and not value:
+            self.settings[20] = 0  # settings.c: homing off forces soft limits off
         self.settings[number] = value
 
     def _home(self) -> list[_Block]:
@@ -378,11 +407,46 @@ class GrblSimulator:
         def homed() -> None:
             self._homing = self.locked = False
 
-        home = (0.0, 0.0, 0.0)
+        x, y, z = (self._home_of(axis) for axis in range(3))
+        home = (x, y, z)
         seconds = math.dist(self._planned, home) / (self.settings[25] / 60)
         block = _Block(self._planned, home, seconds, self.settings[25], then=homed)
         self._planned = home
         return [block]
+
+    def _paper_z(self) -> float:
+        """The paper's height: ``z_pen_lift`` below where homing leaves Z, or 0 on a machine that does not home."""
+        return self._home_of(2) - self.z_pen_lift if self.settings[22] else 0.0
+
+    def _home_of(self, axis: int) -> float:
+        """Where homing leaves ``axis``: ``$27`` inside the switch at 0, or at ``-$13x`` if ``$23`` homes it
+        towards minus (limits.c, limits_go_home, without HOMING_FORCE_SET_ORIGIN)."""
+        pulloff = self.settings[27]
+        return -self.settings[130 + axis] + pulloff if int(self.settings[23]) >> axis & 1 else -pulloff
+
+    @property
+    def work_position(self) -> Vector:
+        """Where the machine is in the active work coordinates (G54…), as a program names it."""
+        offset = self.work_offsets[self._coordinates]
+        x, y, z = (self.position[axis] - offset[axis] for axis in range(3))
+        return x, y, z
+
+    def _set_work_offsets(self, values: dict[str, float], scale: float, active: int) -> None:
+        """G10 L2 (the offsets themselves) or L20 (offsets that make here read as the values), gcode.c."""
+        if not values.keys() & {"X", "Y", "Z"}:
+            raise _Refusal(26)
+        if "L" not in values or "P" not in values:
+            raise _Refusal(28)
+        system, mode = int(values["P"]), values["L"]
+        if system > 6:
+            raise _Refusal(29)
+        if mode not in (2, 20):
+            raise _Refusal(20)
+        offsets = self.work_offsets[system or active]
+        for axis, letter in enumerate("XYZ"):
+            if letter in values:
+                value = values[letter] * scale
+                offsets[axis] = value if mode == 2 else self._planned[axis] - value
 
     # --- G-code -----------------------------------------------------------------------------
     def _gcode(self, text: str) -> tuple[list[_Block], bool]:
@@ -401,10 +465,18 @@ class GrblSimulator:
             raise _Refusal(4)
         if "R" in values or "K" in values:
             raise _Refusal(20)  # radius arcs and other planes are not simulated
-        if (4 in g) != ("P" in values):
+        if 10 not in g and ((4 in g) != ("P" in values) or "L" in values):
             raise _Refusal(28 if 4 in g else 36)
         inches = 20 in g or (self._inches and 21 not in g)
         scale = 25.4 if inches else 1.0
+        coordinates = next((code - 53 for code in g if 54 <= code <= 59), self._coordinates)
+        if 10 in g:
+            if g & {0, 1, 2, 3}:
+                raise _Refusal(24)  # G10 uses the axis words itself
+            self._set_work_offsets(values, scale, coordinates)
+            self._coordinates = coordinates
+            return [], False
+        offset = self.work_offsets[coordinates]
         feed = values["F"] * scale if "F" in values else self._feed
         absolute = 90 in g if g & {90, 91} else self._absolute
         motion = next(iter(g & {0, 1, 2, 3}), self._motion)
@@ -416,8 +488,8 @@ class GrblSimulator:
         start = self._planned
         points: list[Vector] = []
         if axes or offsets:
-            x, y, z = (axes.get(letter, start[i] if absolute else 0.0) + (0.0 if absolute else start[i])
-                       for i, letter in enumerate("XYZ"))
+            x, y, z = ((axes[letter] + offset[i] if letter in axes else start[i]) if absolute
+                       else axes.get(letter, 0.0) + start[i] for i, letter in enumerate("XYZ"))
             if motion and feed <= 0:
                 raise _Refusal(22)
             if motion in (2, 3) and not offsets:
@@ -428,6 +500,7 @@ class GrblSimulator:
             if self.settings[20] and not all(self._within_travel(point) for point in points):
                 raise _SoftLimit
         self._inches, self._feed, self._absolute, self._motion = inches, feed, absolute, motion
+        self._coordinates = coordinates
         blocks = []
         if spindle != self._spindle and (self._spindle[0] or spindle[0]):  # a change the spindle (the pen) feels
             blocks.append(_Block(start, start, 0.0, then=lambda: self._set_spindle(*spindle)))
@@ -450,7 +523,8 @@ class GrblSimulator:
         return max(slowest, math.hypot(*deltas) / (self._feed / 60))
 
     def _within_travel(self, point: Vector) -> bool:
-        return all(-1e-6 <= point[axis] <= self.settings[130 + axis] + 1e-6 for axis in (0, 1))
+        """Inside stock GRBL's machine space on every axis, -$13x to 0 (system.c, system_check_travel_limits)."""
+        return all(-self.settings[130 + axis] - 1e-6 <= point[axis] <= 1e-6 for axis in range(3))
 
     def _arc(self, start: Vector, end: Vector, offsets: dict[str, float], clockwise: bool) -> list[Vector]:
         """The chords of an arc about ``start + (I, J)``, each within ``$12`` of the true curve."""
@@ -529,8 +603,11 @@ class GrblSimulator:
             self._stroke = []
 
     def _to_sheet(self, point: Vector) -> Point:
-        """A machine point on the sheet: the inverse of :meth:`Machine.to_machine`."""
+        """A machine point on the sheet: the inverse of :meth:`Machine.to_machine`, whose travel starts at
+        the low corner of GRBL's space where GRBL has one (``$22=1``), else where it was switched on."""
         x0, y0 = self.machine.sheet_origin
+        if self.settings[22]:
+            x0, y0 = x0 - self.settings[130], y0 - self.settings[131]
         return point[0] - x0, (point[1] - y0) if self.machine.y_down else (y0 - point[1])
 
 

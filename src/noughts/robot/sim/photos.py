@@ -24,6 +24,7 @@ documentation scripts import this module.
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from collections.abc import Iterable, Sequence
@@ -36,14 +37,14 @@ import numpy as np
 
 from noughts.robot.geometry import Point, RobotError, Sheet
 from noughts.robot.paper import Paper
-from noughts.robot.sim.human import draw_human_mark
+from noughts.robot.sim.human import _line_points, _shaky, draw_human_mark
 from noughts.robot.strokes import grid_strokes, mark_strokes, marker_strokes
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["Camera", "Photo", "marked_paper", "photograph", "random_marks", "random_photo", "render_paper",
-           "sheet_homography", "write_sequence", "write_video"]
+__all__ = ["STRAY_MARKS", "Camera", "Photo", "marked_paper", "photograph", "random_marks", "random_photo",
+           "random_stray_photo", "render_paper", "sheet_homography", "stray_strokes", "write_sequence", "write_video"]
 
 IMAGE_SIZES = ((1280, 960), (1280, 720), (1920, 1080), (1600, 1200), (1024, 768), (800, 600))
 IMAGE_SIZE_WEIGHTS = (35, 20, 15, 10, 10, 10)
@@ -157,10 +158,109 @@ class Photo:
         return seen
 
     def notation(self) -> str:
-        """The true position in the usual notation (``X.O/.X./..O``; a shaded square is ``?``)."""
-        cells = [mark or "." for mark in self.marks]
+        """The true position in the usual notation (``X.O/.X./..O``; a shaded square or a stray mark is ``?``)."""
+        cells = [mark if mark in ("X", "O", "?") else ("?" if mark else ".") for mark in self.marks]
         cols = self.sheet.cols
         return "/".join("".join(cells[i:i + cols]) for i in range(0, len(cells), cols))
+
+
+# --- marks that are neither an X nor an O ------------------------------------------------------
+
+STRAY_MARKS = ("tick", "triangle", "square", "plus", "squiggle", "letter", "star", "scribble", "hatching", "word")
+"""What else a person may put in a square (issue 29): the camera must never be sure it is an X or an O."""
+
+# Capital letters as pen paths in a unit box (x right, y down), one list of points a stroke; none is
+# an X or an O (nor a D, Q or C, which are nearly one).
+LETTERS: dict[str, tuple[tuple[Point, ...], ...]] = {
+    "A": (((0, 1), (0.5, 0), (1, 1)), ((0.25, 0.55), (0.75, 0.55))),
+    "E": (((1, 0), (0, 0), (0, 1), (1, 1)), ((0, 0.5), (0.8, 0.5))),
+    "F": (((1, 0), (0, 0), (0, 1)), ((0, 0.5), (0.8, 0.5))),
+    "H": (((0, 0), (0, 1)), ((1, 0), (1, 1)), ((0, 0.5), (1, 0.5))),
+    "K": (((0, 0), (0, 1)), ((1, 0), (0, 0.55), (1, 1))),
+    "L": (((0, 0), (0, 1), (1, 1)),),
+    "M": (((0, 1), (0, 0), (0.5, 0.6), (1, 0), (1, 1)),),
+    "N": (((0, 1), (0, 0), (1, 1), (1, 0)),),
+    "T": (((0, 0), (1, 0)), ((0.5, 0), (0.5, 1))),
+    "V": (((0, 0), (0.5, 1), (1, 0)),),
+    "W": (((0, 0), (0.25, 1), (0.5, 0.4), (0.75, 1), (1, 0)),),
+    "Y": (((0, 0), (0.5, 0.5), (1, 0)), ((0.5, 0.5), (0.5, 1))),
+    "Z": (((0, 0), (1, 0), (0, 1), (1, 1)),),
+}
+
+
+def _stray_paths(kind: str, rng: random.Random) -> list[list[Point]]:
+    """The pen paths of a stray mark ``kind`` round (0, 0), about 2 across (-1 to 1 each way)."""
+    def polygon(corners: int, turn: float) -> list[Point]:
+        points = [(math.cos(turn + math.tau * i / corners), math.sin(turn + math.tau * i / corners))
+                  for i in range(corners + 1)]
+        return [p for a, b in itertools.pairwise(points) for p in _line_points(a, b, 0)[:-1]] + [points[-1]]
+
+    if kind == "tick":
+        bend = (rng.uniform(-0.5, -0.1), rng.uniform(0.4, 0.8))
+        return [_line_points((rng.uniform(-1, -0.7), rng.uniform(-0.1, 0.3)), bend, 0)
+                + _line_points(bend, (rng.uniform(0.6, 1), rng.uniform(-1, -0.6)), rng.uniform(-0.1, 0.1))[1:]]
+    if kind == "triangle":
+        return [polygon(3, rng.uniform(0, math.tau))]
+    if kind == "square":
+        turn = rng.choice((math.pi / 4, math.pi / 4 + rng.gauss(0, 0.12), rng.uniform(0, math.pi / 2)))
+        return [polygon(4, turn)]
+    if kind == "plus":  # an upright cross: an X turned by 45°, or a letter t
+        tilt = rng.gauss(0, 0.08)
+        across, down = (math.cos(tilt), math.sin(tilt)), (-math.sin(tilt), math.cos(tilt))
+        return [_line_points((-across[0], -across[1]), across, rng.uniform(-0.1, 0.1)),
+                _line_points((-down[0], -down[1]), down, rng.uniform(-0.1, 0.1))]
+    if kind == "squiggle":
+        waves, height = rng.uniform(1.5, 3.5), rng.uniform(0.2, 0.5)
+        return [[(-1 + 2 * i / 60, height * math.sin(math.pi * waves * i / 30)) for i in range(61)]]
+    if kind == "letter":
+        strokes = LETTERS[rng.choice(sorted(LETTERS))]
+        return [[(2 * x - 1, 2 * y - 1) for x, y in stroke] for stroke in strokes]
+    if kind == "star":  # a five-pointed star in one stroke
+        turn = -math.pi / 2 + rng.gauss(0, 0.2)
+        tips = [(math.cos(turn + math.tau * 2 * i / 5), math.sin(turn + math.tau * 2 * i / 5)) for i in range(6)]
+        return [[p for a, b in itertools.pairwise(tips) for p in _line_points(a, b, 0)[:-1]] + [tips[-1]]]
+    if kind == "scribble":  # a tangle of loops, as when a mark is crossed out
+        points: list[Point] = []
+        x, y, heading = rng.uniform(-0.5, 0.5), rng.uniform(-0.5, 0.5), rng.uniform(0, math.tau)
+        for _ in range(rng.randint(120, 220)):
+            heading += rng.gauss(0, 0.5)
+            x, y = x + 0.08 * math.cos(heading), y + 0.08 * math.sin(heading)
+            if abs(x) > 0.9 or abs(y) > 0.9:
+                heading += math.pi
+                x, y = max(-0.9, min(0.9, x)), max(-0.9, min(0.9, y))
+            points.append((x, y))
+        return [points]
+    if kind == "hatching":
+        angle, lines = rng.uniform(0, math.pi), rng.randint(3, 6)
+        along, across = (math.cos(angle), math.sin(angle)), (-math.sin(angle), math.cos(angle))
+        paths = []
+        for i in range(lines):
+            offset = -0.8 + 1.6 * i / (lines - 1)
+            half = math.sqrt(max(0.2, 1 - offset * offset))
+            centre = (across[0] * offset, across[1] * offset)
+            paths.append(_line_points((centre[0] - along[0] * half, centre[1] - along[1] * half),
+                                      (centre[0] + along[0] * half, centre[1] + along[1] * half), 0))
+        return paths
+    if kind == "word":  # joined-up writing: a run of loops along a line
+        loops, height = rng.randint(3, 5), rng.uniform(0.25, 0.45)
+        return [[(-1 + 2 * t / (loops * math.tau) - 0.12 * math.sin(t), height * -math.cos(t) * 0.9 + 0.2)
+                 for t in (loops * math.tau * i / 160 for i in range(161))]]
+    raise RobotError(f"a stray mark is one of {', '.join(STRAY_MARKS)}, not {kind!r}")
+
+
+def stray_strokes(sheet: Sheet, cell: int, kind: str, rng: random.Random) -> list[list[Point]]:
+    """A stray mark ``kind`` (one of :data:`STRAY_MARKS`) in ``cell`` as a person's hand would draw
+    it: pen paths in sheet millimetres, a little off-centre, of any size an X or an O has, shaky."""
+    cell_mm = sheet.cell_mm
+    cx, cy = sheet.cell_centre(cell)
+    centre = (cx + rng.gauss(0, 0.05) * cell_mm, cy + rng.gauss(0, 0.05) * cell_mm)
+    size = cell_mm * rng.uniform(0.24, 0.36)
+    squash = rng.uniform(0.85, 1.1)
+    paths = []
+    for path in _stray_paths(kind, rng):
+        points = [(centre[0] + x * size, centre[1] + y * size * squash) for x, y in path]
+        paths.append(list(_shaky(points, rng, cell_mm * 0.01)))
+    return paths
 
 
 # --- what is on the paper ---------------------------------------------------------------------
@@ -187,8 +287,13 @@ def marked_paper(sheet: Sheet, marks: Sequence[str], rng: random.Random, *, robo
             paper.draw_strokes(mark_strokes(sheet, cell, mark))
         elif mark in ("X", "O", "?"):
             draw_human_mark(paper, cell, "shade" if mark == "?" else mark, rng, messiness=messiness)
+        elif mark in STRAY_MARKS:
+            width = rng.uniform(0.5, 1.1)
+            for path in stray_strokes(sheet, cell, mark, rng):
+                paper.draw(path, by="human", width=width)
         elif mark:
-            raise RobotError(f"a cell holds X, O, ? (a shaded square) or nothing, not {mark!r}")
+            raise RobotError(f"a cell holds X, O, ? (a shaded square), a stray mark ({', '.join(STRAY_MARKS)}) "
+                             f"or nothing, not {mark!r}")
     return paper
 
 
@@ -456,6 +561,19 @@ def random_photo(rng: random.Random, sheet: Sheet | None = None, *, marks: Seque
     robot = rng.choice(("X", "O", None))
     paper = marked_paper(sheet, position, rng, robot=robot)
     return photograph(paper, rng, marks=position, camera=Camera.random(rng, size=size, hard=hard))
+
+
+def random_stray_photo(rng: random.Random, sheet: Sheet | None = None, *, size: tuple[int, int] | None = None,
+                       hard: bool = True) -> Photo:
+    """A photo of a random position with one to three of its empty cells holding a stray mark
+    (:data:`STRAY_MARKS`), taken by a random camera: what the camera must not be sure of."""
+    sheet = sheet or Sheet(3, 3)
+    marks = list(random_marks(rng, sheet, rng.randint(0, min(6, sheet.rows * sheet.cols - 1))))
+    empty = [cell for cell, mark in enumerate(marks) if not mark]
+    for cell in rng.sample(empty, min(len(empty), rng.randint(1, 3))):
+        marks[cell] = rng.choice(STRAY_MARKS)
+    paper = marked_paper(sheet, marks, rng, robot=rng.choice(("X", "O", None)))
+    return photograph(paper, rng, marks=marks, camera=Camera.random(rng, size=size, hard=hard))
 
 
 # --- files a VideoCapture can read ------------------------------------------------------------
