@@ -723,6 +723,17 @@ def test_bad_configurations_say_what_is_wrong(text: str, message: str) -> None:
         load_config(text=text)
 
 
+@pytest.mark.parametrize(("content", "said"), [
+    (b"build = 'mega\xff'\n", "is not UTF-8 text"),
+    (b"a = " + b"[" * 100_000 + b"]" * 100_000 + b"\n", "nests arrays or tables too deeply"),
+])
+def test_a_panel_file_that_is_not_toml_text_is_a_sentence(content: bytes, said: str, tmp_path: Path) -> None:
+    path = tmp_path / "panel.toml"
+    path.write_bytes(content)
+    with pytest.raises(ConfigError, match=f"^the panel configuration {re.escape(str(path))} .*{said}"):
+        load_config(path)
+
+
 def test_who_starts_and_the_players_take_the_matchs_words_and_the_older_ones() -> None:
     assert load_config(text="[game]\nfirst = 'person'").game.first == "me"  # the panel's older word
     for word in ("me", "computer", "alternate", "loser", "random"):

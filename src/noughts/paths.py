@@ -43,10 +43,14 @@ def read_config(path: str | os.PathLike[str] | None, text: str | None, what: str
             text = source.read_text(encoding="utf-8")
         except OSError as failure:
             raise error(f"cannot read {what} {source}: {failure.strerror or failure}") from None
+        except UnicodeDecodeError:
+            raise error(f"{what} {source} is not UTF-8 text; save it as UTF-8 (TOML is)") from None
     if text is None:
         return source, {}
+    where = f" {source}" if source else ""
     try:
         return source, tomllib.loads(text)
     except tomllib.TOMLDecodeError as failure:
-        where = f" {source}" if source else ""
         raise error(f"{what}{where} is not valid TOML: {failure}") from None
+    except RecursionError:  # tomllib reads nested arrays and tables recursively
+        raise error(f"{what}{where} nests arrays or tables too deeply to be settings") from None

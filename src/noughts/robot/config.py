@@ -238,15 +238,8 @@ class RobotConfig:
 
 def load_config(path: str | os.PathLike[str] | None = None, *, text: str | None = None) -> RobotConfig:
     """The configuration in ``path`` (or ``text``) over the defaults; neither: the defaults."""
-    try:
-        source, user = read_config(path, text, "the robot configuration", ConfigError)
-        config = RobotConfig(_merge(tomllib.loads(DEFAULT_TOML), user), source)
-    except UnicodeDecodeError:
-        raise ConfigError(f"the robot configuration {path} is not UTF-8 text; save it as UTF-8 (TOML is)") from None
-    except RecursionError:  # tomllib reads nested arrays and tables recursively
-        named = f" {path}" if path is not None else ""
-        raise ConfigError(f"the robot configuration{named} nests arrays or tables too deeply to be a robot's "
-                          "settings") from None
+    source, user = read_config(path, text, "the robot configuration", ConfigError)
+    config = RobotConfig(_merge(tomllib.loads(DEFAULT_TOML), user), source)
     from noughts.robot.backends.ev3 import Ev3Config  # stdlib only: the host side of the EV3 link
 
     try:
