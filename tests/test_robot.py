@@ -345,6 +345,17 @@ def test_preview_prints_the_plan_and_compares_it_with_the_natural_order() -> Non
     assert main(["preview", "X../.O./...", "--move", "a1"], io.StringIO()) == 2  # taken
 
 
+def test_preview_plans_for_the_machine_of_config(tmp_path: Path) -> None:
+    config = tmp_path / "robot.toml"
+    config.write_text("[machine]\ntravel = [90, 90]\ndraw_speed = 5\n", encoding="utf-8")
+    code, small = run(["preview", "X../.O./...", "--move", "c3", "--config", str(config)])
+    assert code == 0 and "X in c3 on a 90 × 90 mm sheet" in small
+    code, default = run(["preview", "X../.O./...", "--move", "c3"])
+    assert code == 0 and "X in c3 on a 120 × 120 mm sheet" in default
+    seconds = [int(re.search(r"about (\d+) s", shown).group(1)) for shown in (small, default)]  # type: ignore[union-attr]
+    assert seconds[0] > seconds[1]  # drawn at 5 mm/s, not the built-in plotter's speed
+
+
 def test_the_sheet_svg_has_the_robot_marks_of_a_position() -> None:
     svg = sheet_svg(Sheet(3, 3), ["X", "", "O"])
     assert svg.count("<polyline") == 5 + 4 + 2 + 1

@@ -295,3 +295,55 @@ def test_a_grbl_plotter_and_the_camera_play_whole_games(tmp_path: Path) -> None:
             robot.close()
     assert store.count_games() == 2 and simulator.max_rx_fill <= 128
     store.close()
+
+
+def paper_of_svg(path: Path, sheet: Sheet) -> Paper:
+    """The ink of an SVG the robot wrote (its polylines and whose they are), as a paper to inspect."""
+    import xml.etree.ElementTree as ET
+
+    paper = Paper(sheet)
+    for line in ET.parse(path).getroot().iter("{http://www.w3.org/2000/svg}polyline"):
+        points = [tuple(float(value) for value in pair.split(",")) for pair in line.attrib["points"].split()]
+        paper.draw([(x, y) for x, y in points], by=line.attrib["data-by"])
+    return paper
+
+
+@pytest.mark.parametrize("backend", ["sim", "grbl"])
+def test_svg_shows_the_paper_after_every_move_on_every_backend_the_winning_move_included(
+        backend: str, tmp_path: Path) -> None:
+    from noughts.cli import robot as app
+    from noughts.robot.sim.grbl import GrblSimulator
+    from noughts.robot.sim.link import serve_socket
+
+    settings = 'backend = "grbl"\n[grbl]\nhoming = false\n[machine]\ntravel = [200, 200]\n' if backend == "grbl" else ""
+    (tmp_path / "robot.toml").write_text(settings, encoding="utf-8")
+    sheet = load_config(tmp_path / "robot.toml").machine().fit(3, 3)
+    kept, picture = tmp_path / "kept.json", tmp_path / "paper.svg"
+    rng = random.Random(3)
+    starts = iter([True, False])
+    seen: list[Board] = []  # the position at each of the person's turns, and the move they typed
+
+    def play_to_win(prompt: str) -> str:
+        if prompt.startswith("Put a fresh sheet"):
+            return "" if next(starts) else "q"
+        board = kept_board(kept)
+        if seen:  # after every move the picture holds the position so far
+            drawn = paper_of_svg(picture, sheet)
+            assert inked_cells(drawn, "human") == {c for c in range(9) if board[c] == "X"}
+            assert inked_cells(drawn, "robot") == {c for c in range(9) if board[c] == "O"}
+        wins = [cell for cell in board.legal_moves if board.play(cell).winner == "X"]
+        cell = wins[0] if wins else rng.choice(board.legal_moves)
+        seen.append(board.play(cell))
+        return board.cell_name(cell)
+
+    machine = load_config(tmp_path / "robot.toml").machine()  # each ? runs a minute: the command polls at 5 Hz
+    with serve_socket(GrblSimulator(Paper(sheet), machine, poll_seconds=60.0)) as link:
+        out = io.StringIO()
+        code = app.play_main(["--config", str(tmp_path / "robot.toml"), "--port", link.address, "--opponent", "easy",
+                              "--first", "me", "--seed", "1", "--no-scores", "--keep", str(kept), "--svg",
+                              str(picture)], out, play_to_win)
+    assert code == 0 and "You win" in out.getvalue(), out.getvalue()
+    final, drawn = seen[-1], paper_of_svg(picture, sheet)
+    assert final.winner == "X"
+    assert inked_cells(drawn, "human") == {c for c in range(9) if final[c] == "X"}  # the winning move too
+    assert inked_cells(drawn, "robot") == {c for c in range(9) if final[c] == "O"}

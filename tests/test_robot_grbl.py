@@ -498,3 +498,19 @@ def test_gcode_files_hold_what_the_backend_streams(tmp_path: Any, command: list[
         robot.close()
     assert written.read_bytes() == "".join(line + "\n" for line in simulator.lines[before:]).encode("ascii")
     assert simulator.paper.ink and simulator.alarm is None
+
+
+def test_preview_prints_the_program_line_for_line_with_gcode_dash(tmp_path: Any,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from noughts.cli.robot import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "robot.toml").write_text('[machine]\narcs = true\n[grbl]\nlift = "z"\n', encoding="utf-8")
+    step = ["preview", "XX./.OO/...", "--move", "c1", "--config", "robot.toml"]
+    assert main([*step, "--gcode", "program.gcode"], io.StringIO()) == 0
+    printed = io.StringIO()
+    assert main([*step, "--gcode", "-"], printed) == 0
+    assert printed.getvalue() == (tmp_path / "program.gcode").read_text(encoding="ascii")  # the program, nothing else
+    assert "G0 Z-1" in printed.getvalue() and not (tmp_path / "-").exists()  # the Z pen of --config

@@ -5,7 +5,8 @@
     noughts robot [--backend sim|grbl|ebb|ev3] [--sense keyboard|camera|light] [--opponent …] [--first …]
                   [--rows R --cols C --k K] [--marks shapes|dot] [--config FILE] [--svg FILE]
     noughts robot paper [POSITION] [--rows R --cols C --k K] [--marks shapes|dot] --out FILE.svg|FILE.png
-    noughts robot preview [POSITION] [--move CELL] [--rows R --cols C --k K]
+                        [--config FILE] [--gcode FILE|-]
+    noughts robot preview [POSITION] [--move CELL] [--rows R --cols C --k K] [--config FILE] [--gcode FILE|-]
     noughts robot sense PHOTO [--rows R --cols C] [--json]
     noughts robot calibrate [--sense light|camera] [--config FILE] [--saw FILE.png]
 
@@ -101,15 +102,17 @@ def _paper_parser() -> argparse.ArgumentParser:
 
 def _gcode_options(parser: argparse.ArgumentParser, what: str) -> None:
     parser.add_argument("--gcode", metavar="FILE",
-                        help=f"write the G-code the grbl backend streams for {what} to FILE, as --config sets "
-                             "up the machine and the pen")
-    parser.add_argument("--config", metavar="FILE", help="the robot's TOML configuration (default: the built-in one)")
+                        help=f"write the G-code the grbl backend streams for {what} to FILE ('-': print it "
+                             "line for line), as --config sets up the machine and the pen")
+    parser.add_argument("--config", metavar="FILE", help="the robot's TOML configuration: the machine and the pen "
+                                                         "(default: the built-in one)")
 
 
 def _preview_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="noughts robot preview",
                                      description="The pen's whole plan for one step, without moving anything: "
-                                                 "its strokes in order, pen-up travel and the time it takes.")
+                                                 "its strokes in order, pen-up travel and the time it takes on "
+                                                 "the machine of --config; with --gcode, the G-code instead.")
     parser.add_argument("position", nargs="?", help="the position before the step (default: a new game)")
     parser.add_argument("--move", metavar="CELL",
                         help="preview drawing the mark of this move (default: drawing the sheet)")
@@ -224,7 +227,7 @@ def paper_main(argv: Sequence[str], out: TextIO) -> int:
     target = Path(args.out)
     if target.suffix.lower() not in (".svg", ".png"):
         raise RobotError(f"--out takes a .svg or .png file, not {target.name!r}")
-    return app.write_sheet(board, target, out, marks=args.marks)
+    return app.write_sheet(board, target, sys.stderr if args.gcode == "-" else out, marks=args.marks)
 
 
 def _file_config(path: str | None) -> RobotConfig:
@@ -240,9 +243,10 @@ def preview_main(argv: Sequence[str], out: TextIO) -> int:
 
     args = _preview_parser().parse_args(argv)
     board = _position(args.position, args.rows, args.cols, args.k)
+    config = _file_config(args.config)
     if args.gcode is not None:
-        return app.write_gcode(board, args.gcode, out, _file_config(args.config), move=args.move, marks=args.marks)
-    return app.preview_plan(board, out, move=args.move, marks=args.marks)
+        return app.write_gcode(board, args.gcode, out, config, move=args.move, marks=args.marks)
+    return app.preview_plan(board, out, move=args.move, marks=args.marks, config=config)
 
 
 def sense_main(argv: Sequence[str], out: TextIO) -> int:

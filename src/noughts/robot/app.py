@@ -65,10 +65,12 @@ def write_sheet(board: Board, target: str | Path, out: TextIO, *, marks: str = "
     return 0
 
 
-def preview_plan(board: Board, out: TextIO, *, move: str | None = None, marks: str = "shapes") -> int:
-    """The pen's whole plan for drawing the sheet, or ``move``'s mark in ``board``, without moving anything."""
-    sheet = _sheet_for(board)
-    machine = Machine.plotter()
+def preview_plan(board: Board, out: TextIO, *, move: str | None = None, marks: str = "shapes",
+                 config: RobotConfig | None = None) -> int:
+    """The pen's whole plan for drawing the sheet, or ``move``'s mark in ``board``, without moving anything,
+    on ``config``'s machine (default: the built-in plotter)."""
+    machine = config.machine() if config is not None else Machine.plotter()
+    sheet = machine.fit(board.rows, board.cols)
     if move is None:
         what, strokes, start = "the sheet (markers and grid)", marker_strokes(sheet) + grid_strokes(sheet), (0.0, 0.0)
     else:
@@ -83,15 +85,16 @@ def preview_plan(board: Board, out: TextIO, *, move: str | None = None, marks: s
     for number, stroke in enumerate(plan.strokes, 1):
         (x0, y0), (x1, y1) = stroke.start, stroke.end
         print(f"  {number:3}. {stroke.kind:6} ({x0:6.1f}, {y0:6.1f}) → ({x1:6.1f}, {y1:6.1f})  "
-              f"{stroke.length:6.1f} mm, {len(stroke.points) - 1} segments", file=out)
+              f"{stroke.length:6.1f} mm, {len(stroke.points) - 1} segment{'s' * (len(stroke.points) != 2)}", file=out)
     print(plan.describe() + f" (pen-up travel in drawing order would be {natural.pen_up_mm:.0f} mm).", file=out)
     return 0
 
 
 def write_gcode(board: Board, target: str | Path, out: TextIO, config: RobotConfig, *, move: str | None = None,
                 marks: str = "shapes") -> int:
-    """The G-code the grbl backend streams, byte for byte, written to ``target``: the sheet with
-    ``board``'s marks, or (``move``) the mark of that move, for ``config``'s machine and pen."""
+    """The G-code the grbl backend streams, byte for byte, written to ``target`` (``-``: printed to
+    ``out``, line for line): the sheet with ``board``'s marks, or (``move``) the mark of that move,
+    for ``config``'s machine and pen."""
     from noughts.robot.backends.grbl import GrblPen, gcode_program
 
     machine = config.machine()
@@ -111,6 +114,9 @@ def write_gcode(board: Board, target: str | Path, out: TextIO, config: RobotConf
         what, strokes = f"{mark} in {board.cell_name(cell)}", mark_strokes(sheet, cell, mark, marks)
         start = (sheet.width, 0.0)  # the robot waits parked right of the sheet
     program = gcode_program(plan_strokes(strokes, machine, start), machine, pen)
+    if str(target) == "-":  # the program alone, so it can be piped or read
+        out.write("".join(line + "\n" for line in program))
+        return 0
     Path(target).write_text("".join(line + "\n" for line in program), encoding="ascii")
     print(f"Wrote {target}: {len(program)} lines of G-code drawing {what} ({pen.lift} pen).", file=out)
     return 0
@@ -248,19 +254,31 @@ def play(config: RobotConfig, out: TextIO, read_line: Callable[[str], str] = inp
         rig = build_rig(config, board.rows, board.cols, keyboard=console,
                         board=lambda: match.board if match is not None else board)
         paper = rig.paper
+        sheet = rig.sheet
+
+        def write_svg() -> None:
+            """The paper as the robot knows it, to ``svg``: the sim's paper model, else the sheet
+            redrawn from the game (a real machine's paper cannot be asked)."""
+            nonlocal svg
+            if not svg:
+                return
+            known = paper
+            if known is None:
+                assert match is not None
+                known = Paper(sheet)
+                _redraw(known, match, style)
+            try:
+                Path(svg).write_text(known.svg() + "\n", encoding="utf-8")
+            except OSError as error:  # a game is worth more than its picture: say so, play on
+                console.show(f"Cannot write {svg} ({error.strerror or error}); the game goes on without it.")
+                svg = None
+
         if paper is not None:
             sim_paper = paper
 
             def show_paper(robot: object) -> None:
-                nonlocal svg
                 console.show(sim_paper.text_picture())
-                if svg:
-                    try:
-                        Path(svg).write_text(sim_paper.svg() + "\n", encoding="utf-8")
-                    except OSError as error:  # a game is worth more than its picture: say so, play on
-                        console.show(f"Cannot write {svg} ({error.strerror or error}); the game goes on "
-                                     "without it.")
-                        svg = None
+                write_svg()
 
             rig.robot.on_change = show_paper  # type: ignore[attr-defined]
         if match is None:
@@ -272,12 +290,15 @@ def play(config: RobotConfig, out: TextIO, read_line: Callable[[str], str] = inp
             rig.console.show(text.who_starts(match.first, other=match.name_of(1)))
         game = RobotGame(match, rig.robot, rig.sensor, rig.console, rig.sheet, style=style, keep=keep,
                          reconnect=rig.reconnect, machine=machine)
+        game.on_step = lambda _game: write_svg()  # after every move: the last (winning) one draws nothing more
         resume = game.kept = kept is not None  # a kept game stays kept until it is over
         if resume:
             console.show(f"Carrying on: {match.intro()}")
             if paper is not None:  # the sim's sheet went with the last process: put back what was on it
                 _redraw(paper, match, style)
                 show_paper(rig.robot)
+            else:
+                write_svg()
         try:
             while game.play_game(resume=resume):
                 resume = False
