@@ -478,6 +478,10 @@ class _Cell:
     patch: float  # the share of the cell covered by a solid dark patch lying inside it (a shaded square)
     ring: float = 0.0  # the share of the ink near the ellipse fitted to it: an O's ring
     corners: float = 0.0  # how much the ring bulges into corners (3rd–6th harmonics of its radius): a polygon's
+    lines: float = 0.0  # the share of the ink near two straight lines fitted to it: an X's two strokes
+    diagonal: float = 0.0  # how far those lines lie from level and upright (degrees, the two's mean): an X's ≈ 45
+    balance: float = 0.0  # each line's shorter arm from the crossing over its longer (the lesser): a tick's is ≈ 0
+    crossing: float = 0.0  # the angle between the two lines (degrees, 0–90): an X's strokes cross at 70° or more
 
 
 def _ring(px: Any, py: Any) -> tuple[float, float]:
@@ -505,6 +509,79 @@ def _ring(px: Any, py: Any) -> tuple[float, float]:
     profile = np.where(counts > 0, sums / np.maximum(counts, 1), 1.0)
     spectrum = np.abs(np.fft.rfft(profile)) / 32
     return share, float(np.sqrt(np.sum(spectrum[3:7] ** 2)) / max(spectrum[0], 1e-6))
+
+
+CROSS_ANGLES = 60  # directions the two-line fit tries (every 3°)
+CROSS_STEP = 0.02  # its offsets' step, in cells
+CROSS_NEAR = 0.06  # ink this close to a line (in cells: half a felt-tip's line and a hand's wobble) is on it
+
+
+def _two_lines(px: Any, py: Any) -> tuple[float, float, float, float]:
+    """Fit two straight lines to the ink (the strongest line by a Hough vote, then the strongest of
+    the rest at least 40° from it, each refined by least squares) and say how X-like they are:
+    the share of the ink on them, their mean angle from level or upright (degrees: 45 for an X,
+    near 0 for an upright cross), how evenly the crossing splits each (the lesser of their shorter
+    arm over their longer: a tick's strokes meet at an end) and the angle they cross at."""
+    import numpy as np
+
+    if len(px) < 12:
+        return 0.0, 0.0, 0.0, 0.0
+    cx, cy = px.mean(), py.mean()
+    dx, dy = px - cx, py - cy
+    turn = np.arange(CROSS_ANGLES) * math.pi / CROSS_ANGLES
+    offsets = np.outer(dy, np.cos(turn)) - np.outer(dx, np.sin(turn))  # each pixel's side-offset from each line
+    half = 40  # offset steps each way (0.8 of a cell)
+    votes_at = (np.clip(np.round(offsets / CROSS_STEP).astype(int) + half, 0, 2 * half)
+                + (2 * half + 1) * np.arange(CROSS_ANGLES)).ravel()
+
+    def strongest(weights: Any, allowed: Any) -> tuple[int, float]:
+        votes = np.bincount(votes_at, np.repeat(weights, CROSS_ANGLES), CROSS_ANGLES * (2 * half + 1))
+        votes = votes.reshape(CROSS_ANGLES, -1)
+        band = votes[:, :-4] + votes[:, 1:-3] + votes[:, 2:-2] + votes[:, 3:-1] + votes[:, 4:]  # a line's width
+        band[~allowed] = -1
+        angle, step = np.unravel_index(int(np.argmax(band)), band.shape)
+        return int(angle), (int(step) + 2 - half) * CROSS_STEP
+
+    first, first_offset = strongest(np.ones(len(px)), np.ones(CROSS_ANGLES, bool))
+    rest = np.abs(offsets[:, first] - first_offset) >= CROSS_NEAR
+    apart = np.abs((np.arange(CROSS_ANGLES) - first + CROSS_ANGLES // 2) % CROSS_ANGLES - CROSS_ANGLES // 2)
+    second, second_offset = strongest(rest.astype(np.float64), apart >= CROSS_ANGLES * 40 // 180)
+    lines = [(cx - math.sin(turn[a]) * r, cy + math.cos(turn[a]) * r, math.cos(turn[a]), math.sin(turn[a]))
+             for a, r in ((first, first_offset), (second, second_offset))]
+    for _ in range(2):  # refine: each line through the ink nearer it than the other, by least squares
+        distance = np.stack([np.abs((py - y) * c - (px - x) * s) for x, y, c, s in lines])
+        nearer = distance.argmin(0)
+        refined = []
+        for k in range(2):
+            on = (nearer == k) & (distance[k] < CROSS_NEAR)
+            if np.count_nonzero(on) < 5:
+                return 0.0, 0.0, 0.0, 0.0
+            qx, qy = px[on], py[on]
+            mx, my = float(qx.mean()), float(qy.mean())
+            qx, qy = qx - mx, qy - my
+            heading = 0.5 * math.atan2(2 * float(qx @ qy), float(qx @ qx) - float(qy @ qy))  # the principal axis
+            refined.append((mx, my, math.cos(heading), math.sin(heading)))
+        lines = refined
+    distance = np.stack([np.abs((py - y) * c - (px - x) * s) for x, y, c, s in lines])
+    share = float(np.mean(distance.min(0) < CROSS_NEAR))
+    (x1, y1, c1, s1), (x2, y2, c2, s2) = lines
+    across = c2 * s1 - c1 * s2
+    if abs(across) < 0.2:  # nearly parallel: no crossing
+        return share, 0.0, 0.0, 0.0
+    along = ((x1 - x2) * s2 - (y1 - y2) * c2) / across
+    meet_x, meet_y = x1 + along * c1, y1 + along * s1
+    nearer = distance.argmin(0)
+    balance = 1.0
+    for k, (_, _, c, s) in enumerate(lines):
+        on = (nearer == k) & (distance[k] < CROSS_NEAR)
+        reach = np.sort((px[on] - meet_x) * c + (py[on] - meet_y) * s)
+        trim = len(reach) // 32  # a few pixels at each end: a speck or a flick of the pen
+        ahead, behind = float(reach[-1 - trim]), -float(reach[trim])
+        balance = min(balance, max(0.0, min(ahead, behind)) / max(ahead, behind, 1e-6))
+    slants = [math.degrees(math.atan2(s, c)) % 90 for _, _, c, s in lines]
+    diagonal = sum(min(slant, 90 - slant) for slant in slants) / 2
+    crossing = math.degrees(math.acos(min(1.0, abs(c1 * c2 + s1 * s2))))
+    return share, diagonal, balance, crossing
 
 
 def _ink_mask(window: NDArray[np.float32], weak: float, strong: float) -> NDArray[np.bool_]:
@@ -595,7 +672,11 @@ def _measure_cell(thin: NDArray[np.float32], solid: NDArray[np.float32], box: tu
     sectors = np.bincount(((angles + math.pi) / (2 * math.pi) * 16).astype(int) % 16, minlength=16)
     coverage = float(np.mean(sectors >= max(2, 0.02 * np.count_nonzero(outer))))
     ring, corners = _ring(px, py)
-    return _Cell(box, ink, spread, middle, thinness, coverage, reach, off_centre, patch, ring, corners)
+    lines = diagonal = balance = crossing = 0.0
+    if ink >= EMPTY_INK and spread > X_SPREAD[0] and coverage < X_COVERAGE[0]:  # could be an X: worth the fit
+        lines, diagonal, balance, crossing = _two_lines(px, py)
+    return _Cell(box, ink, spread, middle, thinness, coverage, reach, off_centre, patch, ring, corners, lines,
+                 diagonal, balance, crossing)
 
 
 def _ramp(value: float, low: float, high: float) -> float:
@@ -609,9 +690,15 @@ def _ramp(value: float, low: float, high: float) -> float:
 # outer ink points four ways (coverage at most 0.7 of the directions, nearly always) and it is not a
 # lone stroke (thinness 0.55 or more, less when a stroke is faint); an O's ring is even (spread at
 # most 0.34) round an empty middle and goes most of the way round (coverage 0.75 or more, less when
-# part of it is faint). The ramps below leave a margin either side of those; an X drawn over an O
-# satisfies neither and stays undecided.
+# part of it is faint). An X is also two straight strokes (nine-tenths of its ink or more within
+# 0.06 of a cell of two lines), slanting (their mean angle from level or upright 28° or more; an
+# upright cross's at most 11°), crossing at 70° or more and each split by the crossing into arms of
+# which the shorter is half the longer or more (a tick's meet at an end: 0.35 at most); a squiggle,
+# a word, a letter or a scribble fails one of those (issue 29, the stray marks of
+# benchmarks/robot_camera.py). The ramps below leave a margin either side of those; an X drawn over
+# an O satisfies neither and stays undecided.
 EMPTY_INK, MARK_INK = 0.015, 0.035
+X_SPREAD, X_COVERAGE = (0.36, 0.42), (0.85, 0.76)
 SHADED = 0.2
 
 
@@ -624,8 +711,9 @@ def _verdict(cell: _Cell) -> CellReading:
     present = _ramp(cell.ink, EMPTY_INK, MARK_INK)
     if present < 0.5:
         return CellReading("", round(0.99 * (1 - present), 3))
-    like_x = min(_ramp(cell.spread, 0.36, 0.42), _ramp(cell.middle, 0.03, 0.06), _ramp(cell.thinness, 0.15, 0.28),
-                 _ramp(cell.coverage, 0.85, 0.76))
+    like_x = min(_ramp(cell.spread, *X_SPREAD), _ramp(cell.middle, 0.03, 0.06), _ramp(cell.thinness, 0.15, 0.28),
+                 _ramp(cell.coverage, *X_COVERAGE), _ramp(cell.lines, 0.84, 0.9), _ramp(cell.diagonal, 14, 20),
+                 _ramp(cell.balance, 0.3, 0.42), _ramp(cell.crossing, 55, 62))
     like_o = min(_ramp(cell.spread, 0.39, 0.35), _ramp(cell.middle, 0.09, 0.06), _ramp(cell.coverage, 0.4, 0.55),
                  _ramp(cell.ring, 0.8, 0.88), _ramp(cell.corners, 0.05, 0.036))
     shape, likeness = ("X", like_x) if like_x >= like_o else ("O", like_o)
