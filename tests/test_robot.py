@@ -401,6 +401,21 @@ def test_calibrate_the_camera_saves_what_it_saw(tmp_path: Path) -> None:
     assert "reads .../.../..." in out.getvalue() and saw.stat().st_size > 1000
 
 
+def test_calibrating_the_camera_counts_doubt_as_robot_sense_does(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    # a sure mark of no clear shape is a question, in calibrate as in `robot sense` and its picture
+    from noughts.cli import robot as app
+    from noughts.robot.backend import CellReading, SheetReading
+    from noughts.robot.rig import PaperCamera
+
+    cells = [CellReading("", 0.99)] * 9
+    cells[0], cells[1] = CellReading("X", 0.6), CellReading("?", 0.99)
+    monkeypatch.setattr(PaperCamera, "read", lambda self, board: SheetReading(tuple(cells)))
+    out = io.StringIO()
+    assert app.calibrate_main(["--sense", "camera", "--saw", str(tmp_path / "v.png")], out, lambda prompt: "") == 1
+    assert "reads ??./.../..., unsure of 2 squares" in out.getvalue()
+
+
 def test_bad_settings_are_a_message_not_a_traceback(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = tmp_path / "robot.toml"
     config.write_text('backend = "lathe"\n', encoding="utf-8")

@@ -18,7 +18,7 @@ from noughts.errors import NoughtsError
 from noughts.match import Match
 from noughts.robot.backend import CellReading, LightProbe, SheetReading
 from noughts.robot.config import RobotConfig, default_config_path, save_setting
-from noughts.robot.game import SURE, Console, RobotGame, load_kept
+from noughts.robot.game import Console, RobotGame, load_kept
 from noughts.robot.geometry import Machine, RobotError, Sheet
 from noughts.robot.paper import Paper, sheet_svg
 from noughts.robot.rig import Rig, SimDesk, build_rig
@@ -383,7 +383,7 @@ def _calibrate_camera(config: RobotConfig, out: TextIO, read_line: Callable[[str
     from noughts.robot.rig import PaperCamera, require
 
     require("cv2", "the camera")
-    from noughts.robot.sensing.camera import CameraSensor, save_picture, what_i_saw
+    from noughts.robot.sensing.camera import CameraSensor, best_position, save_picture, unsure_cells, what_i_saw
 
     console = TerminalKeyboard(read_line, out)
     board = Board(rows, cols, k)
@@ -402,8 +402,8 @@ def _calibrate_camera(config: RobotConfig, out: TextIO, read_line: Callable[[str
         if not reading.found:
             console.show(f"The camera cannot find the sheet: {reading.message} What it saw is in {target}.")
             return 1
-        doubtful = sum(cell.confidence < SURE for cell in reading.cells)
-        console.show(f"The camera sees the sheet and reads {reading.notation(rig.sheet.cols)}"
+        doubtful = len(unsure_cells(reading))  # the rule `robot sense` and its picture use
+        console.show(f"The camera sees the sheet and reads {best_position(reading, rig.sheet.cols)}"
                      + (f", unsure of {doubtful} squares" if doubtful else "") + f". What it saw is in {target}.")
         return 0 if not doubtful else 1
     finally:

@@ -793,15 +793,15 @@ def _not_found_message(blobs: list[_Blob]) -> str:
             "top-left one were not all found (is the whole sheet in view, in focus and lit?)")
 
 
-def _unsure_cells(reading: SheetReading) -> list[int]:
+def unsure_cells(reading: SheetReading) -> list[int]:
     """The cells a person has to be asked about: read with a confidence below :data:`SURE`, or
     holding a mark that is neither an X nor an O (``?``, however sure)."""
     return [cell for cell, r in enumerate(reading.cells) if r.confidence < SURE or r.mark == "?"]
 
 
-def _best_position(reading: SheetReading, cols: int) -> str:
-    """The reading in the usual notation, ``?`` for every cell in :func:`_unsure_cells`."""
-    doubtful = set(_unsure_cells(reading))
+def best_position(reading: SheetReading, cols: int) -> str:
+    """The reading in the usual notation, ``?`` for every cell in :func:`unsure_cells`."""
+    doubtful = set(unsure_cells(reading))
     marks = ["?" if cell in doubtful else (r.mark or ".") for cell, r in enumerate(reading.cells)]
     return "/".join("".join(marks[i:i + cols]) for i in range(0, len(marks), cols))
 
@@ -844,7 +844,7 @@ def _picture(look: _Look, image: Image, sheet: Sheet) -> Image:
     matrix = np.diag([scale, scale, 1.0]) @ look.rectified.from_picture
     picture = np.ascontiguousarray(cv2.warpPerspective(colour, matrix, size, flags=cv2.INTER_LINEAR,
                                                        borderMode=cv2.BORDER_REPLICATE))
-    doubtful = _unsure_cells(look.reading)
+    doubtful = unsure_cells(look.reading)
     for number, (cell, reading) in enumerate(zip(look.cells, look.reading.cells, strict=True)):
         x0, y0, x1, y1 = (v * scale for v in cell.box)
         sure = number not in doubtful
@@ -855,7 +855,7 @@ def _picture(look: _Look, image: Image, sheet: Sheet) -> Image:
         cv2.rectangle(picture, (x0, y1 - text_h - 8), (x0 + text_w + 8, y1), colour_bgr, -1)
         cv2.putText(picture, label, (x0 + 4, y1 - 5), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (255, 255, 255), 1, cv2.LINE_AA)
     unsure = len(doubtful)
-    position = _best_position(look.reading, sheet.cols)
+    position = best_position(look.reading, sheet.cols)
     caption = f"read {position}" + (f" ({unsure} cell{'s' if unsure > 1 else ''} not sure)" if unsure else "")
     return _caption(picture, caption, (40, 120, 40) if not unsure else (0, 110, 220))
 
@@ -1101,8 +1101,8 @@ def sense_photo(path: str | Path, rows: int = 3, cols: int = 3, *, as_json: bool
     reading = look.reading
     if not reading.found:
         return 1, json.dumps({"found": False, "message": reading.message}) if as_json else reading.message
-    unsure = [(cell, reading.cells[cell]) for cell in _unsure_cells(reading)]
-    position = _best_position(reading, cols)
+    unsure = [(cell, reading.cells[cell]) for cell in unsure_cells(reading)]
+    position = best_position(reading, cols)
     message = ""
     if unsure:
         doubts = "; ".join(_doubt(sheet, cell, r) for cell, r in unsure)
