@@ -10,7 +10,6 @@ os.environ["SDL_VIDEODRIVER"] = "dummy"  # before pygame opens anything: no real
 os.environ["SDL_AUDIODRIVER"] = "dummy"
 
 import itertools
-import math
 import sys
 import threading
 import time
@@ -18,6 +17,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+
+from fake_clock import Clock
 
 pygame = pytest.importorskip("pygame")
 
@@ -96,18 +97,6 @@ def settle(app: App, timeout: float = 10.0) -> None:
     app.step()
 
 
-class Clock:
-    """A clock that moves only when the test says: what shows after a while, without waiting."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        """At least ``seconds``, in whole 1/1024 s, so that the sums and differences are exact."""
-        self.now += math.ceil(seconds * 1024) / 1024
 
 
 def pixel(app: App, pos: tuple[float, float]) -> tuple[int, int, int]:

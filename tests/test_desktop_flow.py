@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 import itertools
-import math
 import random
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from fake_clock import Clock
 from noughts import Board
 from noughts.desktop.controller import Controller, ViewState
 from noughts.desktop.layout import MIN_SIZE, Box, GameLayout, game_layout, start_layout
@@ -34,18 +34,6 @@ class Worker:
             controller.job_done(token, job())
 
 
-class Clock:
-    """A clock that moves only when the test says (``advance``), for what shows after a while."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        """At least ``seconds``, in whole 1/1024 s, so that the sums and differences are exact."""
-        self.now += math.ceil(seconds * 1024) / 1024
 
 
 def make(**options: object) -> tuple[Controller, Worker]:
