@@ -23,18 +23,17 @@ other benchmarks, are ignored.
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import random
 import statistics
 import subprocess
 import sys
-import tarfile
-import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
+
+from revisions import older_source
 
 HERE = Path(__file__).resolve().parent
 SHAPES = ("3x3k3", "4x4k3", "4x4k4", "5x5k4", "6x6k4", "7x7k5", "9x9k5", "15x15k5")
@@ -126,16 +125,6 @@ def row(shape: str, player_name: str, position_count: int, moves: int) -> dict[s
 
 def _row(job: tuple[str, str, int, int]) -> dict[str, Any]:
     return row(*job)
-
-
-def older_source(revision: str) -> Path:
-    """The ``src`` folder of a git revision, unpacked in a temporary folder (git archive: read only)."""
-    root = Path(tempfile.mkdtemp(prefix="noughts-before-"))
-    archive = subprocess.run(["git", "archive", "--format=tar", revision, "src"], cwd=HERE.parent,
-                             capture_output=True, check=True).stdout
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(root, filter="data")
-    return root / "src"
 
 
 def before_row(src: Path, shape: str, player_name: str, position_count: int, moves: int,

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import io
 import json
 import os
 import platform
@@ -33,7 +32,6 @@ import resource
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 import timeit
@@ -48,6 +46,7 @@ sys.path[:0] = [str(SRC), str(HERE)]
 
 import baselines  # noqa: E402
 import child  # noqa: E402
+from revisions import older_source  # noqa: E402
 
 # Positions for the perfect-move rows, as cell sequences (cell = row*3 + col, X first).
 POSITIONS = {
@@ -469,16 +468,6 @@ def bench_import(quick: bool, spiel: Any) -> list[Row]:
 
 
 BEFORE: tuple[str, Path] | None = None  # (revision, its src folder) with --before
-
-
-def older_source(revision: str) -> Path:
-    """The ``src`` folder of a git revision, unpacked in a temporary folder."""
-    root = Path(tempfile.mkdtemp(prefix="noughts-before-"))
-    archive = subprocess.run(["git", "archive", "--format=tar", revision, "src"], cwd=HERE.parent,
-                             capture_output=True, check=True).stdout
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(root, filter="data")
-    return root / "src"
 
 
 def bench_budgets(quick: bool, spiel: Any) -> list[Row]:

@@ -476,8 +476,8 @@ def terminal_computer_move(cell_name: str) -> str:
     return f"Computer move: {cell_name}"
 
 
-def terminal_cannot_go_on(name: str, why: str) -> str:
-    """Why a game ends uncounted when the computer ``name`` fails; text.not_counted follows it."""
+def cannot_go_on(name: str, why: str) -> str:
+    """Why a game ends uncounted when the computer ``name`` fails, in every front end; not_counted follows it."""
     return f"{name} cannot go on ({why})"
 
 
@@ -554,7 +554,6 @@ WINDOW_WORDS: dict[str, str] = {
     "working_out_hint": "Working out a hint…",
     "no_hint": "No hint: {why}",
     "game_abandoned": "Game abandoned",
-    "cannot_go_on": "{name} cannot go on ({why})",
     "scores_not_kept": "Scores are not kept in this session.",
     "scores_off": "Scores are off (see the note above).",
     "high_scores": "High scores: {high} · current run {run}",

@@ -31,7 +31,7 @@ def add_commands(sub: Any) -> None:
 
     p = sub.add_parser("gui", help="play in a desktop window (pygame-ce)",
                        description="Open the game in a window: a start screen to choose the opponent and "
-                                   "who goes first (crosses go first, noughts second), then the board. Play "
+                                   "who moves first (X always does), then the board. Play "
                                    "by mouse, or keys 1-9 / arrows and Enter. Same options as 'play'; "
                                    "with --opponent and --first (or --mark) the game starts at once.")
     _add_game_options(p)

@@ -676,7 +676,7 @@ class Controller:
                 except NoughtsError as problem:
                     error = str(problem)
             why = " ".join(str(error).split()).rstrip(".")
-            match.abandon(WORDS["cannot_go_on"].format(name=self._opponent_name(), why=why))
+            match.abandon(text.cannot_go_on(self._opponent_name(), why))
             self.banner, self.tone = WORDS["game_abandoned"], "none"
         elif token == self._hint_job:
             self._hint_job = None

@@ -329,7 +329,7 @@ class _Session:
                 try:
                     cell = self.wait(job.run, text.thinking(name))
                 except NoughtsError as error:
-                    why = text.terminal_cannot_go_on(name, " ".join(str(error).split()))
+                    why = text.cannot_go_on(name, " ".join(str(error).split()))
                     match.abandon(why)
                     self.say(text.not_counted(why))
                     return
