@@ -133,8 +133,10 @@ def stray_run(photos: int, seed: int) -> dict[str, Any]:
     rows = {truth: {v: table[truth][v] for v in VERDICTS} for truth in order if truth in table}
     strays = sum(sum(rows[t].values()) for t in STRAY_MARKS if t in rows)
     stray_sure = sum(rows[t][v] for t in STRAY_MARKS if t in rows for v in VERDICTS if v != "not sure")
+    marks = sum(sum(rows[t].values()) for t in ("X", "O") if t in rows)
+    marks_wrong_sure = sum(rows[t][v] for t in ("X", "O") if t in rows for v in ("X", "O", "empty") if v != t)
     return {"photos": photos, "seed": seed, "sheets_not_found": not_found, "confusion": rows,
-            "stray_cells": strays, "stray_read_as_sure": stray_sure}
+            "stray_cells": strays, "stray_read_as_sure": stray_sure, "marks": marks, "marks_wrong_sure": marks_wrong_sure}
 
 
 def stray_report(result: dict[str, Any]) -> str:
@@ -146,6 +148,8 @@ def stray_report(result: dict[str, Any]) -> str:
     share = result["stray_read_as_sure"] / max(1, result["stray_cells"])
     lines.append(f"  stray marks read as a sure X, O or empty: {result['stray_read_as_sure']} of "
                  f"{result['stray_cells']} ({share:.1%}; target 0)   {verdict(result['stray_read_as_sure'] == 0)}")
+    lines.append(f"  X and O beside them read wrong yet sure: {result['marks_wrong_sure']} of {result['marks']} "
+                 "(pencil within the paper's grain reads as empty: the game then asks for a darker mark)")
     lines.append(f"  sheet not found        {result['sheets_not_found']:8d}   photos")
     return "\n".join(lines)
 
