@@ -194,6 +194,44 @@ def test_a_finished_game_is_recorded_exactly_once(tmp_path: Path) -> None:
         assert (stored.x.name, stored.o.name) in (("Ann", "easy"), ("easy", "Ann"))
 
 
+def test_a_reused_seed_never_drops_a_game_and_a_retried_game_is_kept_once(tmp_path: Path) -> None:
+    """Two terminal sessions with ``--seed 7``: the same game and a different one are each stored;
+    the seed makes games reproducible, it does not decide whether they are kept."""
+    with open_store(tmp_path / "scores.db") as store:
+        played = []
+        for cells in (None, None, [4]):
+            match = Match("easy", names=["Ann"], first="me", seed=7, store=store)
+            match.new_game()
+            finish_game(match, cells)
+            assert match.recorded is not None and match.recorded.game_id is not None, match.recorded_text()
+            played.append(match)
+        assert played[0].game is not None and played[1].game is not None
+        assert played[0].game.moves == played[1].game.moves  # the same game, twice: kept twice
+        assert played[2].game is not None and played[2].game.moves != played[0].game.moves
+        assert store.count_games() == 3
+        assert [game.id for game in store.games()] == [3, 2, 1]
+        # a game recorded again (a room moved to another process before its change was stored): kept once
+        match = Match("easy", names=["Ann"], first="me", seed=7, store=store)
+        match.new_game()
+        match.play(4)
+        before_the_end = json.loads(json.dumps(match.to_dict()))
+        finish_game(match)
+        again = Match.from_dict(before_the_end, store=store)
+        finish_game(again)
+        assert again.recorded == match.recorded and store.count_games() == 4
+
+
+def test_a_match_saved_before_sessions_keeps_its_old_keys(tmp_path: Path) -> None:
+    with open_store(tmp_path / "scores.db") as store:
+        match = Match("easy", names=["Ann"], first="me", seed=9, store=store)
+        match.new_game()
+        match.play(4)
+        old = {key: value for key, value in match.to_dict().items() if key != "session"}
+        resumed = Match.from_dict(old, store=store)
+        finish_game(resumed)
+        assert resumed.session == "9" and store.count_games() == 1
+
+
 def test_a_match_round_trips_through_json_mid_game() -> None:
     match = Match("medium", names=["Ann"], first="alternate", best_of=5, seed=11)
     for _ in range(2):

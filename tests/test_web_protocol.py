@@ -162,7 +162,8 @@ def test_the_page_and_its_files_are_served_with_safe_headers(client: TestClient)
     assert client.get("/static/style.css").headers["content-type"].startswith("text/css")
     for missing in ("/static/index.htm", "/static/..%2Fapp.py", "/nowhere", "/r/a/b"):
         assert client.get(missing).status_code == 404
-    assert client.get("/healthz").json() == {"ok": True, "connections": 0}
+    assert client.get("/healthz").json() == {"ok": True, "connections": 0, "status": "ok", "store": "ok", "waiting": 0,
+                                              "lost": 0}
 
 
 # games against the computer -------------------------------------------------------------------

@@ -306,6 +306,8 @@ class Match:
         self.first = first_rule(first)
         self.best_of = best_of
         self.seed = str(seed) if seed is not None else f"{random.SystemRandom().getrandbits(64):016x}"
+        # names this match's games in the store: a seed may be reused, a session never is
+        self.session = f"{random.SystemRandom().getrandbits(64):016x}"
         self.seats = _seats(opponent, [text.check_name(n, "a name") for n in names], environ)
         self.store = store
         self.games = 0  # games begun
@@ -597,7 +599,7 @@ class Match:
         x, o = participant(self.seats[self.x_seat]), participant(self.seats[1 - self.x_seat])
         try:
             # the key makes a retry, or a match resumed from a dict, return the first record
-            self.recorded = self.store.record(self.game, x, o, game_key=f"{self.seed}/{self.games}")
+            self.recorded = self.store.record(self.game, x, o, game_key=f"{self.session}/{self.games}")
         except NoughtsError as error:  # disk full, locked for long: say so and play on
             self.record_problem = " ".join(str(error).split())
 
@@ -655,7 +657,7 @@ class Match:
             "first": self.first, "best_of": self.best_of, "seed": self.seed, "games": self.games,
             "x_seat": self.x_seat, "moves": list(game.moves) if game is not None else None,
             "abandoned": self.abandoned, "tally": list(self.counts.tally), "score": list(self.counts.score),
-            "last_winner": self.last_winner, "kept": self.kept,
+            "last_winner": self.last_winner, "kept": self.kept, "session": self.session,
         }
 
     @classmethod
@@ -683,6 +685,8 @@ class Match:
                 game.add_listener(match._on_game_event)
                 match.game = game
             match.kept = bool(data["kept"])
+            # a dict from before sessions: its games were keyed by the seed, so a retry still finds them
+            match.session = str(data.get("session") or match.seed)
         except (KeyError, IndexError, TypeError, ValueError) as error:
             raise NoughtsError(f"this saved match is damaged ({type(error).__name__}: {error})") from None
         return match

@@ -178,6 +178,16 @@ def saved_game(game_id: int, board: str | None, difficulty: str | None, points: 
     return line + f"; {difficulty} high score {high_score}" + (" (a new high score!)." if new_high_score else ".")
 
 
+# What a web server's players are told about a finished game it could not keep (noughts.web.recording):
+# never where the store is or what it said (that goes to the server's log).
+GAME_NOT_SAVED = "This game could not be saved."
+GAME_SAVED_LATER = "The score database cannot be reached just now: this game will be saved when it is back."
+SCORES_OFF_FOR_SERVER = "Scores and history are off for this server."
+SCORES_NOT_STARTED = "The score store has not been started."
+SERVER_STOPPING_NOT_SAVED = "The server is stopping, so this game was not saved."
+STORE_NOT_KEEPING_UP = "The score database is not keeping up, so this game was not saved."
+
+
 # moves refused and games not counted ----------------------------------------------------------
 
 def cell_taken(cell_name: str, mark: str) -> str:
@@ -742,6 +752,18 @@ WEB_GAME_NOT_OVER = "The game is still going on: finish it before a rematch."
 WEB_NO_FREE_CODE = "The server could not find a free game code; try again."
 WEB_CHANGED_TOO_OFTEN = "That game changed too often at once; look at the board and try again."
 WEB_STORE_UNREACHABLE = "The server cannot reach its game store just now; try again in a moment."
+WEB_STORE_FULL = "The server's game store is full just now; try again in a few minutes."
+
+
+def web_proxy_too_broad(network: str) -> str:
+    """The warning for a --trusted-proxy network so broad that any client could be behind it.
+
+    >>> print(web_proxy_too_broad("::/0"))  # doctest: +NORMALIZE_WHITESPACE
+    noughts web: warning: the trusted proxy ::/0 takes in most of the Internet, so any client can pick the
+    address its limits count (name the proxy's own address)
+    """
+    return (f"noughts web: warning: the trusted proxy {network} takes in most of the Internet, so any client can "
+            "pick the address its limits count (name the proxy's own address)")
 
 
 def web_not_this_host(host: str) -> str:
@@ -751,6 +773,10 @@ def web_not_this_host(host: str) -> str:
     "This server does not answer to the name 'evil.example:8000'; use the address it was started with."
     """
     return f"This server does not answer to the name {host[:60]!r}; use the address it was started with."
+
+
+# the answer to a request whose Host is not a name (or [IPv6 address]) with an optional port (HTTP 400)
+WEB_BAD_HOST = "This request's Host header is not a host name with an optional port; use the address the server gave."
 
 
 # what someone watching a game tried to do, by the message's type
@@ -832,9 +858,14 @@ def web_no_cell(cell: int) -> str:
     return f"There is no cell {cell}: no board here has that many cells."
 
 
+def web_negative_cell(cell: int) -> str:
+    """A cell number below 0: cells are counted from 0."""
+    return f"There is no cell {cell}: cells are counted from 0 (or named, like b2)."
+
+
 def web_move_needs_cell(shown: str) -> str:
     """A move without a cell, or with one that names nothing; ``shown`` is what came, quoted and cut short."""
-    return f"A move needs a 'cell': 0 to 8 or a1 to c3, not {shown}."
+    return f"A move needs a 'cell': a number counted from 0, or a name like b2, not {shown}."
 
 
 def web_no_cell_on_board(shown: str | int, last: int, last_name: str) -> str:
@@ -886,10 +917,46 @@ def web_too_many_joins(per_second: float) -> str:
     return f"Too many joins from your address: at most {per_second:g} a second. Wait a moment and try again."
 
 
+def web_too_much_work(seconds: int) -> str:
+    """An address whose hints, board checks and computer moves have taken its share of the server's time."""
+    return (f"The server has done a lot of thinking for your address just now (hints, computer moves, board "
+            f"checks): try again in {plural(seconds, 'second')}.")
+
+
 def web_too_many_messages(per_second: float, *, address: bool) -> str:
     """Messages beyond the rate of one socket, or (``address``) of all of one address's sockets together."""
     most = f"{per_second:g} a second" + (" from your address" if address else "")
     return f"Too many messages: at most {most}. Some were ignored."
+
+
+# game record files (noughts.records, `noughts import`) ----------------------------------------
+
+def records_file_too_large(name: str, most: int) -> str:
+    return f"{name} is larger than {most:,} bytes: too large for a file of game records"
+
+
+def records_charset_unknown(name: str, charset: str) -> str:
+    """SGF's CA property names a charset that cannot be read (as sgfmill, only ASCII-based codecs Python has)."""
+    return (f"{name} says its text is in the charset {shown(charset, 40)} (its CA property), which noughts "
+            "cannot read: save it as UTF-8")
+
+
+def records_not_in_charset(name: str, charset: str) -> str:
+    return f"{name} is not text in the charset {shown(charset, 40)} that its CA property names: save it as UTF-8"
+
+
+def record_too_long(where: str, most: int) -> str:
+    return f"{where} is longer than {most:,} characters, more than a game record can be"
+
+
+def record_too_many_moves(where: str, cells: int) -> str:
+    return f"{where} has more moves than its board has cells ({cells})"
+
+
+# the engine protocol's own sentences (noughts.engine) --------------------------------------
+
+ENGINE_NUMBER_TOO_LONG = ("the request is not valid JSON for this engine: it holds a number too long to read "
+                          "(no board, cell or id needs more than a few digits)")
 
 
 # the panel's and the robot's own sentences ---------------------------------------------------

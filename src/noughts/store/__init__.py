@@ -33,7 +33,7 @@ True
 from __future__ import annotations
 
 from noughts.errors import GameNotFoundError, StoreError
-from noughts.store.base import Finished, Store
+from noughts.store.base import Finished, Store, StoreUnavailable
 from noughts.store.scoring import (
     DIFFICULTY_POINTS,
     MAX_NAME_CHARS,
@@ -59,7 +59,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DIFFICULTY_POINTS", "ENV_VAR", "MAX_NAME_CHARS", "SCHEMA_VERSION", "STANDARD_BOARD", "BoardScores", "Change",
-    "Finished", "GameNotFoundError", "Participant", "Recorded", "Scores", "Store", "StoreError", "StoredGame", "Tally",
+    "Finished", "GameNotFoundError", "Participant", "Recorded", "Scores", "Store", "StoreError", "StoreUnavailable",
+    "StoredGame", "Tally",
     "board_label", "default_path", "is_url", "open_store", "ranked", "replay_scores", "score_game",
 ]
 

@@ -40,11 +40,20 @@ if TYPE_CHECKING:
 
     T = TypeVar("T")
 
-__all__ = ["MAX_KEY_CHARS", "Finished", "Store"]
+__all__ = ["MAX_KEY_CHARS", "Finished", "Store", "StoreUnavailable"]
 
 MAX_KEY_CHARS = 200
 _GAME_COLUMNS = "id, played_at, x_name, x_kind, o_name, o_kind, first, rows, cols, k, record, result"
 _RECORDED_COLUMNS = "id, points, run, difficulty, high_score, new_high_score, rows, cols, k"
+
+
+class StoreUnavailable(StoreError):
+    """The database failed (unreachable, its tables gone, a full disk): nothing of the batch was kept, and
+    trying again later, after opening the store again, may keep it. ``cause`` is the database's own word."""
+
+    def __init__(self, message: str, cause: str) -> None:
+        super().__init__(message)
+        self.cause = cause
 
 
 class Finished(_Value):
@@ -198,7 +207,7 @@ class Store:
 
         A game whose key belongs to a different game gets a :class:`StoreError` as its answer
         and the others are kept; if the database fails, nothing is kept and every answer is
-        the error. A disabled store answers ``Recorded(None)`` for each.
+        the same :class:`StoreUnavailable`. A disabled store answers ``Recorded(None)`` for each.
         """
         if not self.enabled:
             return [Recorded(None) for _ in games]
@@ -212,7 +221,8 @@ class Store:
             if why is None:
                 raise
             saved = "The game" if len(games) == 1 else f"{len(games)} games"
-            failed = StoreError(f"{saved} could not be saved to {self.location} ({why}). The scores are unchanged.")
+            failed = StoreUnavailable(
+                f"{saved} could not be saved to {self.location} ({why}). The scores are unchanged.", why)
             return [failed for _ in games]
 
     def reset(self, *, scores: bool = True, history: bool = True) -> None:

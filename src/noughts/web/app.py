@@ -129,7 +129,8 @@ def create_app(db: str | None = None, *, scores: bool = True, limits: Limits | N
         return Response(qr_of(link), media_type="image/svg+xml", headers=SECURITY_HEADERS)
 
     async def health(request: Request) -> Response:
-        return JSONResponse({"ok": True, "connections": hub.connections})
+        # 200 while serving: games go on while the score store is down; "status" says "degraded" then
+        return JSONResponse({"ok": True, "connections": hub.connections, **lobby.recorder.health()})
 
     async def websocket(ws: WebSocket) -> None:
         await serve_socket(ws, lobby)

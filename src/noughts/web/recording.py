@@ -22,12 +22,25 @@ ever waiting or being written, so a ``SIGKILL`` loses at most that many:
   that ends until the database has caught up again; the log says so once;
 - :meth:`Recorder.stop` (the server's shutdown, on ``SIGTERM`` or Ctrl-C) writes every waiting
   game before it returns.
+
+A store that fails is opened again, never given up: when it cannot be opened (PostgreSQL down at
+start, a folder that cannot be written) or a write fails (the server gone, the database dropped
+and made again, a full disk), the thread keeps the games in memory (at most ``backlog``; those
+ending past that are not saved, counted and logged) and their players are told the game will be
+saved later; it opens the store again after 0.5 s, then 1, 2 … up to 30 s between tries, which
+runs the migrations again (a recreated database gets its tables), and writes the games that
+waited. Meanwhile the places of the ``batch`` are free again, so games go on ending at once; a
+``SIGKILL`` then loses the games waiting in memory. :meth:`Recorder.health` says how the store
+is (``/healthz``), and the server's log has one line per cause per ``log_every`` seconds, with
+counts. Players never read where the store is or what the database said: that is for the log.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+import math
 import queue
 import sys
 import threading
@@ -36,15 +49,19 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from noughts import text
 from noughts.errors import NoughtsError
-from noughts.store import Finished, Recorded, Store, StoreError
+from noughts.store import Finished, Recorded, Store, StoreError, StoreUnavailable
 
 if TYPE_CHECKING:
 
     from noughts.game import Game
     from noughts.store import Participant
 
-__all__ = ["DEFAULT_BATCH", "Recorder", "RoomRecording", "Saved"]
+__all__ = ["DEFAULT_BACKLOG", "DEFAULT_BATCH", "STORE_OFF", "STORE_OK", "STORE_RETRYING", "Recorder", "RoomRecording",
+           "Saved"]
+
+log = logging.getLogger("noughts.web")
 
 Saved = Callable[[str, dict[str, Any], dict[str, Any] | None], None]  # room code, `recorded`, new `scores`
 DEFAULT_BATCH = 100  # games per transaction, and the most finished games not yet committed
@@ -56,7 +73,13 @@ DEFAULT_WAIT_S = 5.0  # how long a game's end waits for room in a full queue bef
 DEFAULT_GATHER_S = 0.2
 GATHER_SLICE_S = 0.025  # while gathering, how often the thread looks whether half a batch is waiting
 _STOP_WAIT_S = 120.0  # the most the shutdown waits for the waiting games to be written
-NOT_KEEPING_UP = "The score database is not keeping up, so this game was not saved."
+NOT_KEEPING_UP = text.STORE_NOT_KEEPING_UP
+# While the store is down, finished games wait in memory: 5,000 games of a few kB each (their moves,
+# players and room) stay well under the server's memory; past that they are not saved (counted, logged).
+DEFAULT_BACKLOG = 5_000
+RETRY_FIRST_S, RETRY_MOST_S = 0.5, 30.0  # the store is opened again after this, doubling up to the most
+LOG_EVERY_S = 60.0  # one log line per cause of failed saves per this many seconds
+STORE_OK, STORE_RETRYING, STORE_OFF = "ok", "retrying", "off"  # the store's state, as /healthz says it
 
 
 class _Waiting:
@@ -70,12 +93,14 @@ class Recorder:
     """The score store, opened and written by one thread of its own, never on the event loop."""
 
     def __init__(self, db: str | None = None, enabled: bool = True, notify: Callable[[str], None] | None = None,
-                 *, batch: int = DEFAULT_BATCH, wait: float = DEFAULT_WAIT_S,
-                 gather: float = DEFAULT_GATHER_S) -> None:
+                 *, batch: int = DEFAULT_BATCH, wait: float = DEFAULT_WAIT_S, gather: float = DEFAULT_GATHER_S,
+                 backlog: int = DEFAULT_BACKLOG, retry_first: float = RETRY_FIRST_S, retry_most: float = RETRY_MOST_S,
+                 log_every: float = LOG_EVERY_S) -> None:
         if batch < 1:
             raise ValueError("a batch holds at least one game")
         self.db, self.enabled, self.batch, self.wait = db, enabled, batch, wait
         self.gather = gather
+        self.backlog, self.retry_first, self.retry_most = backlog, retry_first, retry_most
         self.notify = notify or (lambda line: print(f"noughts web: {line}", file=sys.stderr))
         self.scores: dict[str, Any] = scores_message(None)
         self._store: Store | None = None
@@ -87,6 +112,13 @@ class Recorder:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stuck = False  # the last game waited in vain: give up at once until the database catches up
         self._stopping = False
+        # the thread's own: games kept in memory while the store is down, and when to open it again
+        self.state = STORE_OFF  # STORE_OK, STORE_RETRYING (down: games wait in memory) or STORE_OFF (scores off)
+        self.lost = 0  # finished games given up since the start: the memory queue was full, or the server stopped
+        self._held: deque[_Waiting] = deque()
+        self._delay = retry_first
+        self._retry_at = 0.0
+        self._failures = _FailureLog(log_every)
 
     # lifecycle ------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -123,6 +155,13 @@ class Recorder:
         """Finished games taken and not yet committed (at most ``batch``)."""
         return self.batch - self._free
 
+    def health(self) -> dict[str, Any]:
+        """How the store is, for ``/healthz``: ``status`` is "degraded" while the store is being retried,
+        ``waiting`` the finished games not yet saved (in the queue and in memory), ``lost`` those given up."""
+        state = self.state
+        return {"status": "degraded" if state == STORE_RETRYING else "ok", "store": state,
+                "waiting": self.waiting + len(self._held), "lost": self.lost}
+
     async def reserve(self) -> str | None:
         """Take a place for one finished game, awaiting one if all are taken; or say why it cannot be kept.
 
@@ -152,7 +191,7 @@ class Recorder:
             with contextlib.suppress(ValueError):
                 self._waiters.remove(place)
         if place.cancelled():  # the shutdown came first
-            return "The server is stopping, so this game was not saved."
+            return text.SERVER_STOPPING_NOT_SAVED
         if place.done():
             return None
         place.cancel()
@@ -199,11 +238,10 @@ class Recorder:
                 self._free -= 1
         if why is None and self._stopping:
             self.give_back(1)
-            why = "The server is stopping, so this game was not saved."
+            why = text.SERVER_STOPPING_NOT_SAVED
         if why is not None:
             assert self._loop is not None
-            self._loop.call_soon(saved, code, {"type": "recorded", "game_id": None, "message": why,
-                                               "summary": ""}, None)
+            self._loop.call_soon(saved, code, not_saved(why), None)
             return
         self._queue.put(_Waiting(code, finished, saved))
 
@@ -211,17 +249,17 @@ class Recorder:
         why = await self.reserve()
         if why is None and self._stopping:
             self.give_back(1)
-            why = "The server is stopping, so this game was not saved."
+            why = text.SERVER_STOPPING_NOT_SAVED
         if why is not None:
-            waiting.saved(waiting.code, {"type": "recorded", "game_id": None, "message": why, "summary": ""}, None)
+            waiting.saved(waiting.code, not_saved(why), None)
             return
         self._queue.put(waiting)
 
     def _closed(self) -> str | None:
         if self._thread is None:
-            return "The score store has not been started."
+            return text.SCORES_NOT_STARTED
         if self._stopping:
-            return "The server is stopping, so this game was not saved."
+            return text.SERVER_STOPPING_NOT_SAVED
         return None
 
     def _deliver(self, done: list[tuple[_Waiting, dict[str, Any]]], scores: dict[str, Any] | None) -> None:
@@ -231,6 +269,9 @@ class Recorder:
             self.scores = scores
         for waiting, message in done:
             waiting.saved(waiting.code, message, scores)
+
+    def _set_scores(self, scores: dict[str, Any]) -> None:
+        self.scores = scores
 
     # the recorder's thread --------------------------------------------------------------------
     def _work(self, opened: asyncio.Future[dict[str, Any]]) -> None:
@@ -242,11 +283,12 @@ class Recorder:
             loop.call_soon_threadsafe(opened.set_exception, error)
             return
         loop.call_soon_threadsafe(opened.set_result, scores)
-        store = self._store
-        assert store is not None
         try:
             running = True
             while running:
+                if self.state == STORE_RETRYING:
+                    running = self._while_down()
+                    continue
                 first = self._queue.get()
                 if first is not None and self.gather > 0 and self._queue.empty():
                     self._gather()
@@ -262,11 +304,16 @@ class Recorder:
                         running = False
                         break
                     batch.append(more)
-                done, scores_now = self._write(store, batch)
-                with contextlib.suppress(RuntimeError):  # the event loop is gone (the process ends): games are kept
-                    loop.call_soon_threadsafe(self._deliver, done, scores_now)
+                self._keep(batch)
+            if self._held:  # stopping while the store is down: one last try
+                self._open_again()
+            if self._held:
+                self.lost += len(self._held)
+                log.error("score store: %d finished games that waited in memory were not saved: the server stopped "
+                          "before the store came back", len(self._held))
         finally:
-            store.close()
+            if self._store is not None:
+                self._store.close()
 
     def _gather(self) -> None:
         """A game came alone: wait up to ``gather`` seconds for others to share its commit, but no longer
@@ -282,28 +329,148 @@ class Recorder:
             time.sleep(min(left, GATHER_SLICE_S))
 
     def _open(self) -> dict[str, Any]:
+        """Open the store (at the start); one that cannot be opened is tried again later, not given up."""
+        if not self.enabled:
+            self._store = Store.disabled(text.SCORES_OFF_FOR_SERVER)
+            self.state = STORE_OFF
+            return scores_message(None)
+        store = self._opened()
+        if store.enabled:
+            self.state = STORE_OK
+        else:
+            self._down(store.reason or "the store cannot be opened", 0)
+        return scores_message(store)
+
+    def _opened(self) -> Store:
         from noughts.store import open_store
 
-        if self.enabled:
-            self._store = open_store(self.db)
-        else:
-            self._store = Store.disabled("Scores and history are off for this server.")
-        for line in self._store.notices:
-            self.notify(line)
-        return scores_message(self._store)
+        try:
+            store = open_store(self.db)
+        except NoughtsError as error:  # open_store turns the store's problems into a disabled store; this is a bad name
+            store = Store.disabled(str(error))
+        for line in store.notices:
+            if line != store.reason:  # a file moved aside, say; why it is off goes to the failure log
+                self.notify(line)
+        self._store = store
+        return store
+
+    def _keep(self, batch: list[_Waiting]) -> None:
+        """Write a batch and tell its rooms; if the store fails, the games wait in memory for it."""
+        assert self._store is not None
+        try:
+            done, scores = self._write(self._store, batch)
+        except StoreUnavailable as error:
+            self._hold(batch)
+            self._down(error.cause, len(batch))
+            return
+        except Exception as error:  # whatever else the database client throws: the games are not lost
+            log.exception("score store: writing %d finished games failed", len(batch))
+            self._hold(batch)
+            self._down(type(error).__name__, len(batch))
+            return
+        self._hand_back(done, scores)
+
+    def _hand_back(self, done: list[tuple[_Waiting, dict[str, Any]]], scores: dict[str, Any] | None) -> None:
+        assert self._loop is not None
+        with contextlib.suppress(RuntimeError):  # the event loop is gone (the process ends): games are kept
+            self._loop.call_soon_threadsafe(self._deliver, done, scores)
+
+    def _hold(self, batch: list[_Waiting]) -> None:
+        """Keep games in memory until the store is back; their players are told, their places freed."""
+        told = []
+        for waiting in batch:
+            if len(self._held) < self.backlog:
+                self._held.append(waiting)
+                told.append((waiting, not_saved(text.GAME_SAVED_LATER)))
+            else:
+                self.lost += 1
+                self._failures.failed(f"the memory queue of {self.backlog} games is full, so finished games are not "
+                                      "saved", 1, len(self._held), self._retry_at)
+                told.append((waiting, not_saved(text.GAME_NOT_SAVED)))
+        self._hand_back(told, None)
+
+    def _down(self, cause: str, games: int) -> None:
+        """The store failed: try again after the current delay, doubling it up to ``retry_most``."""
+        self.state = STORE_RETRYING
+        self._retry_at = time.monotonic() + self._delay
+        self._failures.failed(cause, games, len(self._held), self._retry_at)
+        self._delay = min(self._delay * 2, self.retry_most)
+
+    def _while_down(self) -> bool:
+        """Take in the games that end until it is time to open the store again, then try; False: stop."""
+        while True:
+            left = self._retry_at - time.monotonic()
+            if left <= 0:
+                break
+            try:
+                first = self._queue.get(timeout=left)
+            except queue.Empty:
+                break
+            batch, stopping = [first], first is None
+            while not stopping:
+                try:
+                    more = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                batch.append(more)
+                stopping = more is None
+            self._hold([waiting for waiting in batch if waiting is not None])
+            if stopping:
+                return False
+        self._open_again()
+        return True
+
+    def _open_again(self) -> None:
+        """Open the store again (its migrations make tables that went missing) and write the games that waited."""
+        if self._store is not None:
+            self._store.close()
+        store = self._opened()
+        if not store.enabled:
+            self._down(store.reason or "the store cannot be opened", 0)
+            return
+        saved = 0
+        while self._held:
+            batch = [self._held[n] for n in range(min(self.batch, len(self._held)))]
+            try:
+                self._write(store, batch)  # their players were told they will be saved; the scores follow
+            except StoreUnavailable as error:
+                self._down(error.cause, 0)
+                return
+            except Exception as error:
+                log.exception("score store: writing %d finished games failed", len(batch))
+                self._down(type(error).__name__, 0)
+                return
+            for _ in batch:
+                self._held.popleft()
+            saved += len(batch)
+        self.state = STORE_OK
+        self._delay = self.retry_first
+        self._failures.recovered(saved)
+        try:
+            scores = scores_message(store)
+        except NoughtsError:
+            return
+        assert self._loop is not None
+        with contextlib.suppress(RuntimeError):
+            self._loop.call_soon_threadsafe(self._set_scores, scores)
 
     @staticmethod
     def _write(store: Store, batch: list[_Waiting]) -> tuple[list[tuple[_Waiting, dict[str, Any]]],
                                                              dict[str, Any] | None]:
+        """Write a batch; raises :class:`StoreUnavailable` when the database failed and kept none of it."""
         if not store.enabled:
-            off = {"type": "recorded", "game_id": None, "message": store.reason, "summary": ""}
+            off = not_saved(text.SCORES_OFF_FOR_SERVER)
             return [(waiting, off) for waiting in batch], None
         answers = store.record_many([waiting.finished for waiting in batch])
+        for answer in answers:
+            if isinstance(answer, StoreUnavailable):
+                raise answer
         done: list[tuple[_Waiting, dict[str, Any]]] = []
         for waiting, answer in zip(batch, answers, strict=True):
-            if isinstance(answer, StoreError):  # disk full, server gone, a key clash: the game goes on regardless
-                done.append((waiting, {"type": "recorded", "game_id": None, "message": " ".join(str(answer).split()),
-                                       "summary": ""}))
+            if isinstance(answer, StoreError):  # a key given to a different game: this one is not kept
+                log.warning("score store: a finished game of room %s was not saved: %s", waiting.code,
+                            " ".join(str(answer).split()))
+                done.append((waiting, not_saved(text.GAME_NOT_SAVED)))
             else:
                 done.append((waiting, {"type": "recorded", "game_id": answer.game_id, "points": answer.points,
                                        "run": answer.run, "difficulty": answer.difficulty,
@@ -314,6 +481,45 @@ class Recorder:
         except NoughtsError:
             scores = None
         return done, scores
+
+
+class _FailureLog:
+    """Failed saves in the server's log: one line per cause per ``every`` seconds, with counts, and one
+    when the store is back (a down database fails every game: a line each would bury everything else)."""
+
+    def __init__(self, every: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.every, self.clock = every, clock
+        self._causes: dict[str, list[float]] = {}  # cause -> [when last logged, tries since, games since]
+        self._down_since: float | None = None
+
+    def failed(self, cause: str, games: int, waiting: int, retry_at: float) -> None:
+        now = self.clock()
+        if self._down_since is None:
+            self._down_since = now
+        if len(self._causes) > 100:  # causes with changing details: forget, do not grow
+            self._causes.clear()
+        seen = self._causes.setdefault(cause, [-math.inf, 0, 0])
+        seen[1] += 1
+        seen[2] += games
+        if now - seen[0] < self.every:
+            return
+        log.warning("score store: %s (%d %s, %d finished %s not saved yet, since the last line); %d %s in "
+                    "memory; next try in %.1f s", " ".join(cause.split()), seen[1], "try" if seen[1] == 1 else "tries",
+                    seen[2], "game" if seen[2] == 1 else "games", waiting, "waits" if waiting == 1 else "wait",
+                    max(0.0, retry_at - now))
+        seen[:] = [now, 0, 0]
+
+    def recovered(self, saved: int) -> None:
+        if self._down_since is not None:
+            log.warning("score store: working again after %.0f s; %d finished games that waited in memory were saved",
+                        self.clock() - self._down_since, saved)
+        self._causes.clear()
+        self._down_since = None
+
+
+def not_saved(message: str) -> dict[str, Any]:
+    """The ``recorded`` message of a game that was not kept (yet): ``message`` is a sentence from text.py."""
+    return {"type": "recorded", "game_id": None, "message": message, "summary": ""}
 
 
 class RoomRecording:
