@@ -7,7 +7,7 @@ PLAY_READY := $(VENV)/.ready-play
 BENCH_READY := $(VENV)/.ready-bench
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 
-.PHONY: play test bench docs lint clean system-packages
+.PHONY: play test bench docs lint lock clean system-packages
 
 # `play` installs only the front ends' extras (pygame-ce, the web server, the panel's and robot's libraries):
 # 20–50 s the first time (README), nothing after. PLAY_ARGS passes options, e.g. make play PLAY_ARGS="--opponent hard".
@@ -66,20 +66,29 @@ $(VENV)/.created:
 	$(PYTHON) -m venv $(VENV)
 	@touch $@
 
-$(PLAY_READY): pyproject.toml | $(VENV)/.created
+# Every install takes its versions from constraints.txt, the ones CI tested, so a fresh machine next
+# month gets the same; `make lock` refreshes it.
+PIP_INSTALL := $(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt
+
+$(PLAY_READY): pyproject.toml constraints.txt | $(VENV)/.created
 	@echo "Setting up noughts in $(VENV) (once)..."
-	@$(PY) -m pip install --quiet --disable-pip-version-check -e '.[desktop,web,panel,robot,picture]'
+	@$(PIP_INSTALL) -e '.[desktop,web,panel,robot,picture]'
 	@touch $@
 
-$(READY): pyproject.toml | $(VENV)/.created
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,docs,desktop,web,panel,robot,rl,picture,postgres]'
+$(READY): pyproject.toml constraints.txt | $(VENV)/.created
+	$(PIP_INSTALL) -e '.[dev,docs,desktop,web,panel,robot,rl,picture,postgres]'
 	@touch $@ $(PLAY_READY)
 
 # OpenSpiel is a baseline only: without a wheel for this platform its rows print as n/a.
-$(BENCH_READY): benchmarks/requirements.txt
-	$(PY) -m pip install --quiet --disable-pip-version-check -r benchmarks/requirements.txt \
+$(BENCH_READY): benchmarks/requirements.txt constraints.txt
+	$(PIP_INSTALL) -r benchmarks/requirements.txt \
 		|| echo "OpenSpiel could not be installed: its baseline rows will be n/a"
 	@touch $@
+
+# constraints.txt anew: the newest versions pyproject.toml allows, installed in a throwaway virtualenv and
+# checked with pip check (scripts/lock.sh). Then run make clean test, and commit the file with the result.
+lock:
+	sh scripts/lock.sh
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis src/*.egg-info site

@@ -6,6 +6,7 @@ person or a program fed noughts bad input and got a crash instead of an explanat
 
 from __future__ import annotations
 
+import encodings.aliases
 import json
 from collections.abc import Callable
 from decimal import Decimal
@@ -232,3 +233,17 @@ def test_game_play_weird_objects(values: list[object]) -> None:
         before = game.moves
         if survive(game.play, value) is None:
             assert game.moves == before
+
+
+# game record files: whatever charset an SGF file names ----------------------------------------------
+
+CODEC_NAMES = sorted(set(encodings.aliases.aliases) | set(encodings.aliases.aliases.values())
+                     | {"undefined", "idna", "punycode", "rot13", "hex", "utf-16", "utf-32", "mbcs", "x-nonsense", ""})
+
+
+@pytest.mark.parametrize("charset", CODEC_NAMES)
+def test_sgf_in_any_charset_python_names_is_records_or_a_record_error(charset: str) -> None:
+    from noughts.records import read_records
+
+    for body in (b"PB[\xe9l\xe8ve\x81\xff]", b"PB[Zo\xc3\xab]", b"PB[plain]"):
+        survive(read_records, b"(;GM[4]CA[" + charset.encode() + b"]SZ[3]" + body + b";B[bb])")

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import random
+import re
 import string
+import tracemalloc
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -11,9 +15,20 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from noughts import Board, Game, GameRecordError, NoughtsError
+from noughts import Board, Game, GameRecordError, NoughtsError, records
 from noughts.cli import main
-from noughts.records import GameRecord, import_records, read_pgn, read_records, read_sgf, to_pgn, to_sgf
+from noughts.records import (
+    GameRecord,
+    _read_text,
+    _Text,
+    import_records,
+    read_pgn,
+    read_record_file,
+    read_records,
+    read_sgf,
+    to_pgn,
+    to_sgf,
+)
 from noughts.store import Participant, StoredGame, open_store
 
 PEOPLE = [Participant.human(n) for n in ("Ann", 'Bo "the" ]\\ [x] name', "Zoë 🎲", "tab\there", "new\nline",
@@ -299,3 +314,130 @@ def test_a_record_refuses_what_no_game_can_hold() -> None:
     with pytest.raises(GameRecordError, match="a result is"):
         GameRecord(Board(), (), result="X won")
     assert GameRecord(Board(), (4,)).key() == GameRecord(Board(), (4,)).key() != GameRecord(Board(), (5,)).key()
+
+
+# hostile files: odd charsets, huge files, endless records -------------------------------------------------
+
+def test_an_unknown_charset_is_a_sentence_naming_the_file_and_the_charset(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    odd = tmp_path / "odd.sgf"
+    odd.write_bytes(b"(;GM[4]CA[undefined]SZ[3]PB[\xe9l\xe8ve];B[bb])")  # not UTF-8, in a charset no codec reads
+    assert main(["import", str(odd), "--db", str(tmp_path / "s.db")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(odd) in err and "'undefined'" in err and "UTF-8" in err, err
+    assert "internal error" not in err and "UnicodeError" not in err
+    with pytest.raises(GameRecordError, match="charset 'x-made-up'"):
+        read_records(b"(;CA[x-made-up]SZ[3]PB[\xe9])")
+    with pytest.raises(GameRecordError, match="not text in the charset 'shift_jis'"):
+        read_records(b"(;CA[shift_jis]SZ[3]PB[\x81\xff])")
+    (record,) = read_records(b"(;CA[undefined]SZ[3]PB[Zo\xc3\xab])")  # UTF-8 is read as UTF-8, whatever CA says
+    assert record.x == Participant.human("Zoë")
+    (record,) = read_records(b"(;SZ[3]PB[Zo\xeb])")  # no CA: SGF's default, ISO-8859-1
+    assert record.x == Participant.human("Zoë")
+
+
+def huge_sgf(path: Path, moves: int) -> Path:
+    """A single game of ``moves`` moves on 15×15 (each move is legal as far as any board allows)."""
+    with path.open("w", encoding="ascii") as file:
+        file.write("(;GM[4]FF[4]SZ[15]")
+        batch = "".join(f";B[{chr(97 + i % 26)}{chr(97 + i // 26 % 26)}];W[aa]" for i in range(5000))
+        for _ in range(moves // 10_000):
+            file.write(batch)
+        file.write(")\n")
+    return path
+
+
+def peak_bytes(read: Callable[[], object]) -> int:
+    """The most memory Python held at once while ``read`` ran."""
+    tracemalloc.start()
+    try:
+        read()
+    finally:
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    return peak
+
+
+def test_a_huge_record_is_refused_in_little_memory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = huge_sgf(tmp_path / "huge.sgf", 3_300_000)  # about 20 MB: before, 1.2 GB of nodes before a refusal
+    assert 19_000_000 < path.stat().st_size < records.MAX_FILE_BYTES
+
+    def read() -> None:
+        refused = pytest.raises(GameRecordError, match=r"more moves than its board has cells \(225\)")
+        with path.open("rb") as file, refused:
+            list(read_record_file(file, "huge.sgf"))
+
+    assert peak_bytes(read) < 4_000_000
+    assert main(["import", str(path), "--db", str(tmp_path / "s.db")]) == 2
+    err = capsys.readouterr().err
+    assert "SGF game 1 (line 1) has more moves than its board has cells (225)" in err and err.count("\n") == 1
+    assert not (tmp_path / "s.db").exists()
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("(;SZ[3]C[" + "a" * 9_000_000 + "])", "SGF game 1 (line 1) is longer than 1,000,000 characters"),
+    ("(;SZ[3]C[" + "\\]" * 5_000_000 + "])", "SGF game 1 (line 1) is longer than 1,000,000 characters"),
+    ("(;SZ[3])\n(;SZ[3]" + ";C[x]" * 2_000_000 + ")", "SGF game 2 (line 2) is longer than 1,000,000 characters"),
+    ("(;SZ[3]" + "(;B[aa])" * 1_200_000 + ")", "SGF game 1 (line 1) is longer than 1,000,000 characters"),
+    ('[X "a"]\n{' + "a" * 9_000_000 + "}\n*", "PGN game 1 (line 1) is longer than 1,000,000 characters"),
+    ('[Board "15x15"]\n' + "a1 b1 " * 1_500_000, "PGN game 1 (line 1) has more moves than its board has cells (225)"),
+    ("1. a1 b1 " * 1_000_000, "PGN game 1 (line 1) has more moves than its board has cells (9)"),
+])
+def test_a_record_longer_than_any_game_is_refused_in_little_memory(text: str, message: str) -> None:
+    data = text.encode()
+
+    def read() -> None:
+        with pytest.raises(GameRecordError, match=re.escape(message)):
+            list(read_record_file(io.BytesIO(data)))
+
+    assert len(data) > 8_000_000
+    if ")" in text[:20] or ";C[x]" in text[:30]:
+        read()  # a node at a time: as little memory as the others, only slower to measure
+    else:
+        assert peak_bytes(read) < 4_000_000  # the text is never held whole, nor the nodes of a record
+
+
+def test_a_file_of_many_games_is_read_one_game_at_a_time(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    game = to_sgf([GameRecord.from_game(Game.replay(["b2", "a1", "c3", "a3", "a2", "c1", "c2"]))])
+    data = (game * 4000).encode()  # 4,000 games, 240 kB
+    counted = 0
+
+    def read() -> None:
+        nonlocal counted
+        for record in read_record_file(io.BytesIO(data)):
+            counted += record.finished
+
+    assert peak_bytes(read) < 1_000_000 and counted == 4000  # the 4,000 records would take 2 MB
+    path = tmp_path / "many.sgf"
+    path.write_bytes(data[:len(game) * 50])
+    assert main(["import", str(path), "--db", str(tmp_path / "s.db")]) == 0
+    assert "imported 1 game; 49 games already in the store" in capsys.readouterr().out
+
+
+def test_a_file_too_large_is_refused_with_its_name(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "big.pgn"
+    path.write_bytes(b" " * (records.MAX_FILE_BYTES + 1))
+    assert main(["import", str(path), "--db", str(tmp_path / "s.db")]) == 2
+    assert f"{path} is larger than 20,000,000 bytes" in capsys.readouterr().err
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"1. b2 a1 " + b" " * records.MAX_FILE_BYTES)))
+    assert main(["import", "-", "--db", str(tmp_path / "s.db")]) == 2
+    assert "stdin is larger than 20,000,000 bytes" in capsys.readouterr().err
+    assert not (tmp_path / "s.db").exists()
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(alphabet=st.sampled_from(list("();[]\\:%\n\r AZbc12{}*-.\"")), max_size=60), st.integers(1, 7))
+def test_text_read_in_pieces_reads_as_the_whole(text: str, size: int) -> None:
+    """Where the pieces of a file are cut changes nothing: a record, or the same error."""
+    def outcome(source: _Text) -> object:
+        try:
+            return list(_read_text(source))
+        except GameRecordError as error:
+            return str(error)
+
+    pieces = _Text(iter([text[i:i + size] for i in range(0, len(text), size)]))
+    assert outcome(pieces) == outcome(_Text(iter([text])))
+    sample = SAMPLE[:len(text)] + text
+    assert outcome(_Text(iter([sample[i:i + size] for i in range(0, len(sample), size)]))) == \
+        outcome(_Text(iter([sample])))

@@ -40,28 +40,32 @@ True
 
 from __future__ import annotations
 
+import codecs
+import io
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from noughts import __version__
+from noughts import text as sentences
 from noughts.board import MAX_SIDE, Board
 from noughts.errors import GameRecordError, NoughtsError
 from noughts.store.scoring import Participant
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
-    from typing import Any
+    from collections.abc import Iterable, Iterator, Sequence
+    from typing import IO, Any
 
     from noughts.game import Game
     from noughts.store import Store, StoredGame
 
-__all__ = ["FORMATS", "GameRecord", "ImportReport", "format_of", "import_records", "read_pgn", "read_records",
-           "read_sgf", "stored_records", "to_pgn", "to_sgf", "write_records"]
+__all__ = ["FORMATS", "GameRecord", "ImportReport", "format_of", "import_records", "read_pgn", "read_record_file",
+           "read_records", "read_sgf", "stored_records", "to_pgn", "to_sgf", "write_records"]
 
 FORMATS = ("pgn", "sgf")
 MAX_FILE_BYTES = 20_000_000
+MAX_RECORD_CHARS = 1_000_000  # one game with its comments and variations: a 26×26 game is a few thousand
 MAX_DEPTH = 1000  # variations within variations
 _RESULTS = ("X", "O", "draw")
 
@@ -217,6 +221,86 @@ def _sgf_escape(value: str) -> str:
 
 
 Node = dict[str, list[str]]
+_CHUNK = 1 << 16  # characters (or bytes) read at a time
+
+
+class _Text:
+    """Text read a chunk at a time, so a file of any length takes little memory.
+
+    A parser looks at :attr:`buffer` from :attr:`pos` and calls :meth:`more` when it needs what
+    follows (which moves both). What a record has read, from :meth:`begin_record` on, is capped:
+    text that runs on and on is refused as soon as it passes :data:`MAX_RECORD_CHARS`.
+    """
+
+    def __init__(self, chunks: Iterator[str]) -> None:
+        self._chunks = chunks
+        self.buffer = ""
+        self.pos = 0
+        self.ended = False
+        self._offset = 0  # characters before the buffer
+        self._lines = 1  # the line the buffer starts on
+        self._record: tuple[str, int] | None = None  # what is being read, and from which character
+
+    @classmethod
+    def of(cls, text: str) -> _Text:
+        return cls(text[i:i + _CHUNK] for i in range(0, len(text), _CHUNK))
+
+    def more(self) -> bool:
+        """Read on (keeping one character already read, to look back at); False at the end of the text."""
+        if self.ended:
+            return False
+        chunk = next(self._chunks, None)
+        while chunk == "":
+            chunk = next(self._chunks, None)
+        if chunk is None:
+            self.ended = True
+            return False
+        keep = max(self.pos - 1, 0)
+        self._lines += self.buffer.count("\n", 0, keep)
+        self._offset += keep
+        self.buffer = self.buffer[keep:] + chunk
+        self.pos -= keep
+        if self._record is not None and self._offset + len(self.buffer) - self._record[1] > MAX_RECORD_CHARS + _CHUNK:
+            raise GameRecordError(sentences.record_too_long(self._record[0], MAX_RECORD_CHARS))
+        return True
+
+    def begin_record(self, what: str) -> None:
+        """From here on, the text is ``what`` (``SGF game 2 (line 9)``), and capped in length."""
+        self._record = (what, self.offset)
+
+    @property
+    def offset(self) -> int:
+        return self._offset + self.pos
+
+    @property
+    def line(self) -> int:
+        return self._lines + self.buffer.count("\n", 0, self.pos)
+
+    def peek(self, ahead: int = 0) -> str:
+        """The character ``ahead`` past the next one, or '' at the end of the text."""
+        while self.pos + ahead >= len(self.buffer):
+            if not self.more():
+                return ""
+        return self.buffer[self.pos + ahead]
+
+    def skip_space(self) -> None:
+        while True:
+            buffer, i = self.buffer, self.pos
+            end = len(buffer)
+            while i < end and buffer[i].isspace():
+                i += 1
+            self.pos = i
+            if i < end or not self.more():
+                return
+
+    def match(self, pattern: re.Pattern[str]) -> re.Match[str] | None:
+        """The pattern at the next character, read on while the text at hand may cut it short
+        (where nothing matches too: the text at hand may end inside a token; the record's cap bounds it)."""
+        while True:
+            found = pattern.match(self.buffer, self.pos)
+            if (found is None or found.end() == len(self.buffer)) and self.more():
+                continue
+            return found
 
 
 def read_sgf(text: str) -> list[GameRecord]:
@@ -226,30 +310,37 @@ def read_sgf(text: str) -> list[GameRecord]:
     a game other than gomoku, a move off the board, on a taken cell or out of turn, a result
     that the moves contradict.
     """
-    records = []
-    for number, (nodes, offset) in enumerate(_sgf_main_lines(text), start=1):
+    return list(_read_sgf(_Text.of(text)))
+
+
+def _read_sgf(source: _Text) -> Iterator[GameRecord]:
+    for number, (nodes, line) in enumerate(_sgf_main_lines(source), start=1):
         try:
-            records.append(_sgf_record(nodes))
+            yield _sgf_record(nodes)
         except NoughtsError as error:
-            raise GameRecordError(f"SGF game {number} (line {_line(text, offset)}): {error}") from None
-    return records
+            raise GameRecordError(f"SGF game {number} (line {line}): {error}") from None
 
 
-def _sgf_main_lines(text: str) -> list[tuple[list[Node], int]]:
-    """The nodes along the main line of each game tree, and where in the text each tree starts."""
-    games: list[tuple[list[Node], int]] = []
+_KEPT = ("B", "W", "AB", "AW", "AE")  # what a node after the first one holds that makes a record
+
+
+def _sgf_main_lines(source: _Text) -> Iterator[tuple[list[Node], int]]:
+    """The nodes along the main line of each game tree (those after the first only with moves or
+    setup), and the line each tree starts on, a tree at a time."""
     stack: list[list[Any]] = []  # per open tree: [on the main line, children seen]
     nodes: list[Node] = []
-    start = 0
-    i, end = 0, len(text)
+    games = 0
+    line = 1
+    cells: int | None = None  # how many moves the board can hold, once the first node says
+    moves = 0
+    source.begin_record("the text before the first SGF game")
     while True:
-        while i < end and text[i].isspace():
-            i += 1
-        if i >= end:
+        source.skip_space()
+        char = source.peek()
+        if not char:
             break
-        char = text[i]
         if not stack and not games and char != "(":
-            i += 1  # text before the first tree (a mail header, a note) is skipped, as SGF readers do
+            source.pos += 1  # text before the first tree (a mail header, a note) is skipped, as SGF readers do
             continue
         if char == "(":
             parent = stack[-1] if stack else None
@@ -257,92 +348,113 @@ def _sgf_main_lines(text: str) -> list[tuple[list[Node], int]]:
             if parent is not None:
                 parent[1] += 1
             else:
-                nodes, start = [], i
+                nodes, line, cells, moves = [], source.line, None, 0
+                source.begin_record(f"SGF game {games + 1} (line {line})")
             if len(stack) >= MAX_DEPTH:
-                raise GameRecordError(f"SGF line {_line(text, i)}: variations nested more than {MAX_DEPTH} deep")
+                raise GameRecordError(f"SGF line {source.line}: variations nested more than {MAX_DEPTH} deep")
             stack.append([main, 0])
-            i += 1
+            source.pos += 1
         elif char == ")":
             if not stack:
-                raise GameRecordError(f"SGF line {_line(text, i)}: ')' closes no game tree")
+                raise GameRecordError(f"SGF line {source.line}: ')' closes no game tree")
             stack.pop()
+            source.pos += 1
             if not stack:
-                games.append((nodes, start))
-            i += 1
+                games += 1
+                yield nodes, line
+                nodes = []
+                source.begin_record(f"the text after SGF game {games}")
         elif char == ";":
             if not stack:
-                raise GameRecordError(f"SGF line {_line(text, i)}: a node ';' outside any game tree '(…)'")
+                raise GameRecordError(f"SGF line {source.line}: a node ';' outside any game tree '(…)'")
             if stack[-1][1]:
-                raise GameRecordError(f"SGF line {_line(text, i)}: a node after the variations of its tree")
-            node, i = _sgf_node(text, i + 1)
-            if stack[-1][0]:
-                nodes.append(node)
+                raise GameRecordError(f"SGF line {source.line}: a node after the variations of its tree")
+            source.pos += 1
+            node = _sgf_node(source)
+            if not stack[-1][0]:
+                continue
+            if not nodes:
+                cells = _sgf_cells(node)
+            elif not any(name in node for name in _KEPT):
+                continue  # a comment or markup: nothing a record keeps
+            nodes.append(node)
+            moves += ("B" in node) + ("W" in node)
+            if cells is not None and moves > cells:
+                raise GameRecordError(sentences.record_too_many_moves(f"SGF game {games + 1} (line {line})", cells))
         else:
-            raise GameRecordError(f"SGF line {_line(text, i)}: unexpected {char!r} (expected '(', ';' or ')')")
+            raise GameRecordError(f"SGF line {source.line}: unexpected {char!r} (expected '(', ';' or ')')")
     if stack:
         raise GameRecordError("the SGF text ends inside a game tree: a ')' is missing")
     if not games:
         raise GameRecordError("no SGF game tree '(;…)' in the text")
-    return games
 
 
-_IDENT = re.compile(r"[A-Za-z]+")
+def _sgf_cells(root: Node) -> int | None:
+    """How many cells the first node's board has, or None when it does not say clearly (the record then tells why)."""
+    try:
+        rows, cols = _sgf_size(_one(root, "SZ"))
+    except GameRecordError:
+        return None
+    return rows * cols
 
 
-def _sgf_node(text: str, i: int) -> tuple[Node, int]:
+_IDENT_MOST = 100
+_IDENT = re.compile(f"[A-Za-z]{{1,{_IDENT_MOST}}}")
+
+
+def _sgf_node(source: _Text) -> Node:
     node: Node = {}
-    end = len(text)
     while True:
-        while i < end and text[i].isspace():
-            i += 1
-        match = _IDENT.match(text, i)
+        source.skip_space()
+        source.peek(_IDENT_MOST)  # a name is at hand whole
+        match = _IDENT.match(source.buffer, source.pos)
         if match is None:
-            return node, i
+            return node
         ident = "".join(c for c in match.group() if c.isupper())  # FF[3] allowed lower case letters in names
         if not ident:
-            raise GameRecordError(f"SGF line {_line(text, i)}: a property name needs a capital letter")
+            raise GameRecordError(f"SGF line {source.line}: a property name needs a capital letter")
         if ident in node:
-            raise GameRecordError(f"SGF line {_line(text, i)}: property {ident} twice in one node")
-        i = match.end()
+            raise GameRecordError(f"SGF line {source.line}: property {ident} twice in one node")
+        source.pos = match.end()
         values = []
         while True:
-            while i < end and text[i].isspace():
-                i += 1
-            if i >= end or text[i] != "[":
+            source.skip_space()
+            if source.peek() != "[":
                 break
-            value, i = _sgf_value(text, i + 1)
-            values.append(value)
+            source.pos += 1
+            values.append(_sgf_value(source))
         if not values:
-            raise GameRecordError(f"SGF line {_line(text, i)}: property {ident} has no value '[…]'")
+            raise GameRecordError(f"SGF line {source.line}: property {ident} has no value '[…]'")
         node[ident] = values
 
 
-def _sgf_value(text: str, i: int) -> tuple[str, int]:
+def _sgf_value(source: _Text) -> str:
     parts = []
-    start = i
-    end = len(text)
-    while i < end:
-        char = text[i]
-        if char == "]":
-            parts.append(text[start:i])
-            return "".join(parts), i + 1
-        if char == "\\":
-            parts.append(text[start:i])
-            if i + 1 < end:
-                following = text[i + 1]
-                if following == "\r" and text[i + 2:i + 3] == "\n":
-                    i += 1
-                if following not in "\r\n":  # a backslash before a line break joins the lines
-                    parts.append(following)
-            i += 2
-            start = i
+    while True:
+        buffer, i = source.buffer, source.pos
+        close, escape = buffer.find("]", i), buffer.find("\\", i)
+        if close >= 0 and (escape < 0 or close < escape):
+            parts.append(buffer[i:close])
+            source.pos = close + 1
+            return "".join(parts)
+        if escape >= 0:
+            if escape + 2 >= len(buffer) and source.more():  # what follows the backslash decides
+                continue
+            parts.append(buffer[i:escape])
+            following = buffer[escape + 1:escape + 2]
+            if not following:
+                break
+            if following not in "\r\n":  # a backslash before a line break joins the lines
+                parts.append(following)
+            if len(parts) > 4096:  # many escapes: one string, not a list of characters
+                parts = ["".join(parts)]
+            source.pos = escape + (3 if following == "\r" and buffer[escape + 2:escape + 3] == "\n" else 2)
             continue
-        i += 1
+        parts.append(buffer[i:])
+        source.pos = len(buffer)
+        if not source.more():
+            break
     raise GameRecordError("the SGF text ends inside a property value: a ']' is missing")
-
-
-def _line(text: str, i: int) -> int:
-    return text.count("\n", 0, i) + 1
 
 
 def _one(node: Node, name: str) -> str | None:
@@ -579,32 +691,49 @@ _PGN_TOKEN = re.compile(r"""
 
 def read_pgn(text: str) -> list[GameRecord]:
     """Every game of PGN-like text (comments, NAGs and variations are skipped)."""
-    records: list[GameRecord] = []
+    return list(_read_pgn(_Text.of(text)))
+
+
+def _read_pgn(source: _Text) -> Iterator[GameRecord]:
     tags: list[tuple[str, str]] = []
     moves: list[str] = []
     in_moves = False
     depth = 0
     result_token: str | None = None
-    first = 0
-    i, end = 0, len(text)
+    games = 0
+    first = 1  # the line the game starts on
+    cells = 0  # the most moves the game's board can hold, from its tags when its first move comes
+    begin = source.offset
+    source.begin_record("PGN game 1")
 
-    def finish() -> None:
-        number = len(records) + 1
+    def finish() -> GameRecord:
+        nonlocal games, tags, moves, in_moves, result_token
+        games += 1
         try:
-            records.append(_pgn_record(tags, moves, result_token))
+            record = _pgn_record(tags, moves, result_token)
         except NoughtsError as error:
-            raise GameRecordError(f"PGN game {number} (line {_line(text, first)}): {error}") from None
+            raise GameRecordError(f"PGN game {games} (line {first}): {error}") from None
+        tags, moves, in_moves, result_token = [], [], False, None
+        source.begin_record(f"PGN game {games + 1}")
+        return record
 
-    while i < end:
-        if depth == 0 and text.startswith("%", i) and (i == 0 or text[i - 1] == "\n"):
-            newline = text.find("\n", i)  # an escaped line, for other programs' use
-            i = end if newline < 0 else newline
+    while True:
+        if depth == 0 and source.peek() == "%" and (source.offset == begin or source.buffer[source.pos - 1] == "\n"):
+            while (newline := source.buffer.find("\n", source.pos)) < 0:  # an escaped line, for other programs' use
+                source.pos = len(source.buffer)
+                if not source.more():
+                    break
+            else:
+                source.pos = newline
             continue
-        match = _PGN_TOKEN.match(text, i)
+        if not source.peek():
+            break
+        match = source.match(_PGN_TOKEN)
         if match is None:
-            raise GameRecordError(f"PGN line {_line(text, i)}: cannot read {text[i:i + 20]!r}")
+            raise GameRecordError(f"PGN line {source.line}: cannot read {source.buffer[source.pos:source.pos + 20]!r}")
         kind = match.lastgroup if match.lastgroup not in ("name", "value") else "tag"
-        i = match.end()
+        line = source.line
+        source.pos = match.end()
         if kind in ("space", "comment", "nag"):
             continue
         if kind == "open":
@@ -612,39 +741,53 @@ def read_pgn(text: str) -> list[GameRecord]:
             continue
         if kind == "close":
             if depth == 0:
-                raise GameRecordError(f"PGN line {_line(text, match.start())}: ')' closes no variation")
+                raise GameRecordError(f"PGN line {line}: ')' closes no variation")
             depth -= 1
             continue
         if depth:
             continue
         if kind == "tag":
             if in_moves:  # a new game began without the last one's result: the last one is unfinished
-                finish()
-                tags, moves, in_moves, result_token = [], [], False, None
+                yield finish()
             if not tags:
-                first = match.start()
+                first = line
+                source.begin_record(f"PGN game {games + 1} (line {first})")
+            name = match.group("name")
             value = re.sub(r"\\(.)", r"\1", match.group("value"), flags=re.DOTALL)
-            tags.append((match.group("name"), value))
+            tags.append((name, value))
         elif kind == "number":
             in_moves = True
         elif kind == "move":
             if not tags and not in_moves:
-                first = match.start()
+                first = line
+                source.begin_record(f"PGN game {games + 1} (line {first})")
             in_moves = True
+            if not moves:
+                cells = _pgn_cells(tags)
             moves.append(match.group("move"))
+            if len(moves) > cells:
+                raise GameRecordError(sentences.record_too_many_moves(f"PGN game {games + 1} (line {first})", cells))
         elif kind == "result":
             if not tags and not in_moves:
-                first = match.start()
+                first = line
             result_token = match.group()
-            finish()
-            tags, moves, in_moves, result_token = [], [], False, None
+            yield finish()
     if depth:
         raise GameRecordError("the PGN text ends inside a variation: a ')' is missing")
     if tags or moves:
-        finish()
-    if not records:
+        yield finish()
+    if not games:
         raise GameRecordError("no game in the PGN text: expected tag pairs like [X \"Ann\"] and moves like 1. b2")
-    return records
+
+
+def _pgn_cells(tags: list[tuple[str, str]]) -> int:
+    """How many moves the board the tags name can hold (any board's most where they do not say clearly)."""
+    found = dict(tags)
+    most = MAX_SIDE * MAX_SIDE
+    if "Board" in found:
+        shape = _BOARD_TAG.match(found["Board"].strip().lower())
+        return min(int(shape.group(1)) * int(shape.group(2)), most) if shape else most
+    return min(len(found["Start"]), most) if "Start" in found else 9  # no tags: 3×3
 
 
 _BOARD_TAG = re.compile(r"(\d{1,3})x(\d{1,3})(?:k(\d{1,3}))?$")
@@ -709,33 +852,94 @@ def _pgn_record(tag_list: list[tuple[str, str]], moves: list[str], result_token:
 def read_records(data: str | bytes) -> list[GameRecord]:
     """The games of an SGF or PGN-like file, told apart by their first character (``(`` is SGF)."""
     if isinstance(data, bytes | bytearray):
+        return list(read_record_file(io.BytesIO(data)))
+    if isinstance(data, str):
         if len(data) > MAX_FILE_BYTES:
-            raise GameRecordError(f"a file of game records is at most {MAX_FILE_BYTES:,} bytes, not {len(data):,}")
-        text = _decode(bytes(data))
-    elif isinstance(data, str):
-        text = data
-        if len(text) > MAX_FILE_BYTES:
             raise GameRecordError(f"a file of game records is at most {MAX_FILE_BYTES:,} characters")
-    else:
-        raise GameRecordError(f"game records are text, not {type(data).__name__}")
-    body = text.lstrip("\ufeff \t\r\n")
-    if body.startswith("(") or (not body.startswith(("[", "{", ";", "%")) and "(;" in body[:4096]):
-        return read_sgf(body)
-    return read_pgn(body)
+        return list(_read_text(_Text.of(data)))
+    raise GameRecordError(f"game records are text, not {type(data).__name__}")
 
 
-def _decode(data: bytes) -> str:
+def read_record_file(file: IO[bytes], name: str = "the file") -> Iterator[GameRecord]:
+    """The games of an SGF or PGN-like file open for reading bytes (and seeking), one at a time.
+
+    It is read a piece at a time, so memory stays small whatever its size: a file larger than
+    :data:`MAX_FILE_BYTES`, a game longer than :data:`MAX_RECORD_CHARS` or with more moves than
+    its board has cells is refused as soon as that is known. The text is UTF-8 when it can be,
+    else in the charset SGF's ``CA`` names (SGF's default: ISO-8859-1); a charset that cannot be
+    read is refused, naming ``name``.
+    """
+    encoding = _encoding(file, name)
+    decoder = codecs.getincrementaldecoder(encoding)()
+
+    def chunks() -> Iterator[str]:
+        while data := file.read(_CHUNK):
+            yield decoder.decode(data)
+        yield decoder.decode(b"", final=True)
+
+    file.seek(0)
+    yield from _read_text(_Text(chunks()))
+
+
+def _read_text(source: _Text) -> Iterator[GameRecord]:
+    while source.peek() in _LEADING:
+        source.pos += 1
+    source.peek(4096)  # the start of the text at hand, to tell the formats apart
+    head = source.buffer[source.pos:source.pos + 4096]
+    if head.startswith("(") or (not head.startswith(("[", "{", ";", "%")) and "(;" in head):
+        return _read_sgf(source)
+    return _read_pgn(source)
+
+
+_LEADING = ("\ufeff", " ", "\t", "\r", "\n")  # a byte order mark and blank space before the first game
+_CHARSET = re.compile(rb"CA\s*\[([^\]]{0,40})\]")
+_ASCII = "(;)[]\\: AZaz09\n"  # what SGF's grammar needs in its usual place
+
+
+def _encoding(file: IO[bytes], name: str) -> str:
+    """The codec the file's text is in; refuses a file too large or in a charset that cannot be read."""
+    file.seek(0)
+    head = file.read(4096)
+    if _decodes(file, "utf-8", name):
+        return "utf-8-sig"
+    found = _CHARSET.search(head)
+    if found is None:
+        return "latin-1"  # SGF's default charset, ISO-8859-1; old viewers wrote their own code pages
+    charset = found.group(1).decode("latin-1").strip()
     try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        pass
-    charset = re.search(rb"CA\s*\[([A-Za-z0-9_.:-]{1,40})\]", data[:4096])
-    if charset:
+        info = codecs.lookup(charset)
+        usable = (getattr(info, "_is_text_encoding", True)
+                  and _ASCII.encode(info.name) == _ASCII.encode() and _ASCII.encode().decode(info.name) == _ASCII)
+    except (LookupError, ValueError, TypeError):  # 'undefined' raises UnicodeError, a ValueError, on any use
+        usable = False
+    if not usable:
+        raise GameRecordError(sentences.records_charset_unknown(name, charset))
+    if not _decodes(file, info.name, name):
+        raise GameRecordError(sentences.records_not_in_charset(name, charset))
+    return info.name
+
+
+def _decodes(file: IO[bytes], encoding: str, name: str) -> bool:
+    """The whole file is text in this encoding (read a piece at a time; a file too large is refused)."""
+    file.seek(0)
+    decoder = codecs.getincrementaldecoder(encoding)()
+    size = 0
+    good = True
+    while data := file.read(_CHUNK):
+        size += len(data)
+        if size > MAX_FILE_BYTES:
+            raise GameRecordError(sentences.records_file_too_large(name, MAX_FILE_BYTES))
+        if good:
+            try:
+                decoder.decode(data)
+            except (ValueError, TypeError):  # UnicodeDecodeError, and what odd codecs raise
+                good = False
+    if good:
         try:
-            return data.decode(charset.group(1).decode("ascii"))
-        except (LookupError, UnicodeDecodeError):
-            pass
-    return data.decode("latin-1")  # old viewers wrote their own code pages; every byte is some character
+            decoder.decode(b"", final=True)
+        except (ValueError, TypeError):
+            good = False
+    return good
 
 
 def write_records(records: Sequence[GameRecord], fmt: str) -> str:

@@ -15,7 +15,7 @@ from noughts.errors import NoughtsError
 TYPE_CHECKING = False  # typing and argparse cost milliseconds
 if TYPE_CHECKING:
     import argparse
-    from typing import Any
+    from typing import IO, Any
 
 
 def add_commands(sub: Any) -> None:
@@ -161,36 +161,44 @@ def run_export(args: argparse.Namespace) -> int:
 
 def run_import(args: argparse.Namespace) -> int:
     """``noughts import FILE``: the games of an SGF or PGN-like file (- for stdin) into the store."""
-    from noughts.records import import_records, read_records
+    from noughts.records import import_records, read_record_file
     from noughts.store import open_store
 
-    records = read_records(_read(args.file))
-    with open_store(args.db) as store:
-        for notice in store.notices:
-            print(f"{PROG}: {notice}", file=sys.stderr)
-        if not store.enabled:
-            raise NoughtsError(store.reason or "the score store cannot be written")
-        report = import_records(store, records)
+    name = "stdin" if args.file == "-" else args.file
+    with _opened(args.file) as file:
+        for _record in read_record_file(file, name):
+            pass  # every game is read once first, a piece at a time: a file with a bad game adds nothing
+        with open_store(args.db) as store:
+            for notice in store.notices:
+                print(f"{PROG}: {notice}", file=sys.stderr)
+            if not store.enabled:
+                raise NoughtsError(store.reason or "the score store cannot be written")
+            report = import_records(store, read_record_file(file, name))
     print(report.summary() + ".")
     return 0
 
 
-def _read(path: str) -> bytes:
-    """The file's bytes (``-``: stdin's), refusing more than a file of records may hold."""
+def _opened(path: str) -> IO[bytes]:
+    """The file open for reading bytes and seeking; stdin (``-``) is copied to a temporary file first,
+    in memory while it is small. More than a file of records may hold is refused."""
+    import tempfile
+
+    from noughts import text
     from noughts.errors import GameRecordError
     from noughts.records import MAX_FILE_BYTES
 
     try:
-        if path == "-":
-            data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
-        else:
-            with open(path, "rb") as file:
-                data = file.read(MAX_FILE_BYTES + 1)
+        if path != "-":
+            return open(path, "rb")  # the caller closes it
+        copy = tempfile.SpooledTemporaryFile(max_size=1 << 20)  # noqa: SIM115 (returned open)
+        while copy.tell() <= MAX_FILE_BYTES and (data := sys.stdin.buffer.read(1 << 16)):
+            copy.write(data)
     except OSError as error:
         raise NoughtsError(f"cannot read {path}: {error.strerror or error}") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise GameRecordError(f"{path} is larger than {MAX_FILE_BYTES:,} bytes: too large for game records")
-    return data
+    if copy.tell() > MAX_FILE_BYTES:
+        copy.close()
+        raise GameRecordError(text.records_file_too_large("stdin", MAX_FILE_BYTES))
+    return copy
 
 
 def _write(path: str, text: str) -> None:
