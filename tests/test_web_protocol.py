@@ -674,3 +674,25 @@ def test_the_refusals_say_what_they_said_before_from_text_py(client: TestClient)
     assert text.web_locked_out(2).endswith("try again in 2 seconds.")
     assert text.web_too_many_messages(20, address=True) == ("Too many messages: at most 20 a second from your "
                                                             "address. Some were ignored.")
+
+
+def test_a_negative_cell_and_other_unreadable_messages_say_so_and_keep_their_type_and_id(client: TestClient) -> None:
+    """Before, ``cell: -1`` said "no board here has that many cells", with ``re: null`` and no id."""
+    with connect(client) as ws:
+        def answer(message: str) -> dict[str, Any]:
+            ws.send_text(message)
+            while (said := ws.receive_json())["type"] != "error":  # (welcome, scores)
+                pass
+            return said
+
+        negative = answer('{"type":"move","cell":-1,"id":"m.1"}')
+        nameless = answer('{"type":"move","cell":"zz9","id":"m.2"}')
+        too_wide = answer('{"type":"players","rows":99,"id":"p.1"}')
+        bad_id = answer('{"type":"hint","id":7}')
+    assert negative == {"type": "error", "code": "bad_cell", "re": "move", "id": "m.1",
+                        "message": text.web_negative_cell(-1)}
+    assert negative["message"] == "There is no cell -1: cells are counted from 0 (or named, like b2)."
+    assert nameless["re"] == "move" and nameless["id"] == "m.2"
+    assert "0 to 8" not in nameless["message"]  # a 7×7 room has more cells than 3×3
+    assert too_wide["re"] == "players" and too_wide["id"] == "p.1" and too_wide["code"] == "bad_field"
+    assert bad_id["re"] == "hint" and "id" not in bad_id

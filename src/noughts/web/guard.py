@@ -17,6 +17,12 @@ process together (``--workers N`` does not give an address N times its share).
 >>> asyncio.run(guard.created("192.0.2.1", "AAAA"))
 >>> guard.rooms_of("192.0.2.1")
 1
+>>> guard.spend_cpu("192.0.2.1", 60.0)  # a minute of hints: more than its share
+>>> try:
+...     guard.may_think("192.0.2.1")
+... except Rejection as refusal:
+...     print(refusal.code, str(refusal)[-24:])
+too_much_work try again in 40 seconds.
 """
 
 from __future__ import annotations
@@ -34,7 +40,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from noughts.errors import SettingError
-from noughts.text import web_locked_out, web_rooms_per_address, web_too_many_joins
+from noughts.text import web_locked_out, web_rooms_per_address, web_too_many_joins, web_too_much_work
 from noughts.web.protocol import Limits, Rejection
 
 if TYPE_CHECKING:
@@ -48,6 +54,7 @@ log = logging.getLogger("noughts.web")
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 LONGEST_LOCKOUT = 3600.0
 RESERVED_FILES = 64  # descriptors kept for the score store, Redis, logs and the listening socket
+LOOK_EVERY = 10.0  # seconds between looks for expired rooms among an address's, when it is at its cap
 
 
 def client_key(host: str | None) -> str:
@@ -144,6 +151,9 @@ class Guard:
         self.clock = clock
         self.trusted = trusted or TrustedProxies()  # peers whose connections are their clients' (see shield)
         self._rooms: dict[str, set[str]] = {}  # address → codes of the rooms it made that are still open
+        self._reserved: dict[str, int] = {}  # address → rooms it is making now (counted against its cap)
+        self._looked: dict[str, float] = {}  # address → when its rooms were last looked for in the store
+        self._cpu: dict[str, _Bucket] = {}  # address → seconds of the server's CPU it may still take
         self._owner: dict[str, str] = {}  # code → the address that made it
         self._fresh: dict[str, float] = {}  # code → when made, for rooms nobody has joined or played in
         self._joins: dict[str, _Bucket] = {}
@@ -161,18 +171,48 @@ class Guard:
     def rooms_of(self, key: str) -> int:
         return len(self._rooms.get(key, ()))
 
-    async def may_create(self, key: str, rooms: RoomStore) -> None:
-        """Refuse (``too_many_rooms``) if ``key`` already holds its share of the rooms."""
+    def _held(self, key: str) -> int:
+        return len(self._rooms.get(key, ())) + self._reserved.get(key, 0)
+
+    async def reserve_room(self, key: str, rooms: RoomStore) -> str | None:
+        """Hold a place for a room ``key`` is making, or refuse (``too_many_rooms``) if it holds its share.
+
+        The place counts against the cap until :meth:`created` or :meth:`unreserve`, so rooms made
+        at the same instant cannot all pass the check. Returns what those two need to be told
+        (nothing in one process; :class:`~noughts.web.shared_guard.SharedGuard`'s place in Redis).
+        """
         cap = self.limits.rooms_for_one_address
         held = self._rooms.get(key)
-        if held and len(held) >= cap:
-            for code in list(held):  # another process may have expired some of them: look
+        if held and self._held(key) >= cap and self._may_look(key):
+            for code in list(held):  # another process may have expired some of them: look, now and then
                 if await rooms.get(code) is None:
                     self.gone([code])
-        if held and len(held) >= cap:
-            raise Rejection("too_many_rooms", web_rooms_per_address(len(held)))
+        count = self._held(key)  # no await from here to the reservation: the check and the place are one step
+        if count >= cap:
+            raise Rejection("too_many_rooms", web_rooms_per_address(count))
+        self._reserved[key] = self._reserved.get(key, 0) + 1
+        return None
 
-    async def created(self, key: str, code: str) -> None:
+    def _may_look(self, key: str) -> bool:
+        """Whether to look up ``key``'s rooms in the store: at most every ``LOOK_EVERY`` s (a refusal stays cheap)."""
+        now = self.clock()
+        if now - self._looked.get(key, -math.inf) < LOOK_EVERY:
+            return False
+        self._looked[key] = now
+        return True
+
+    def unreserve(self, key: str, place: str | None = None) -> None:
+        """The room :meth:`reserve_room` held a place for was not made: the place is free again."""
+        left = self._reserved.get(key, 0) - 1
+        if left > 0:
+            self._reserved[key] = left
+        else:
+            self._reserved.pop(key, None)
+
+    async def created(self, key: str, code: str, place: str | None = None) -> None:
+        """``key`` made room ``code`` (in the place :meth:`reserve_room` held, if any)."""
+        if key in self._reserved:
+            self.unreserve(key)
         self._rooms.setdefault(key, set()).add(code)
         self._owner[code] = key
         self._fresh[code] = self.clock()
@@ -209,6 +249,21 @@ class Guard:
         bucket = _refilled(self._messages, key, limits.address_burst, limits.address_rate, self.clock())
         # in debt if need be (at most a burst's worth): a loop sending as fast as it is let waits it off
         bucket.allowance = max(-limits.address_burst, bucket.allowance - count)
+
+    # the server's CPU ---------------------------------------------------------------------------
+    def may_think(self, key: str) -> None:
+        """Refuse (``too_much_work``) if ``key``'s hints, computer moves and board checks have taken its
+        share of the server's CPU time (``cpu_burst`` seconds at once, ``cpu_rate`` a second after)."""
+        limits = self.limits
+        bucket = _refilled(self._cpu, key, limits.cpu_burst, limits.cpu_rate, self.clock())
+        if bucket.allowance <= 0:
+            raise Rejection("too_much_work", web_too_much_work(max(1, math.ceil(-bucket.allowance / limits.cpu_rate))))
+
+    def spend_cpu(self, key: str, seconds: float) -> None:
+        """``key`` had the server work ``seconds`` of CPU time for it (into debt, at most a burst's worth)."""
+        limits = self.limits
+        bucket = _refilled(self._cpu, key, limits.cpu_burst, limits.cpu_rate, self.clock())
+        bucket.allowance = max(-limits.cpu_burst, bucket.allowance - seconds)
 
     # joins --------------------------------------------------------------------------------------
     async def may_join(self, key: str) -> None:
@@ -294,13 +349,17 @@ class Guard:
         now = self.clock()
         limits = self.limits
         for buckets, burst, rate in ((self._joins, limits.join_burst, limits.join_rate),
-                                     (self._messages, limits.address_burst, limits.address_rate)):
+                                     (self._messages, limits.address_burst, limits.address_rate),
+                                     (self._cpu, limits.cpu_burst, limits.cpu_rate)):
             for key, bucket in list(buckets.items()):
                 if bucket.allowance + (now - bucket.stamp) * rate >= burst:
                     del buckets[key]
         for key, failures in list(self._failures.items()):
             if now >= failures.until and now - failures.last > limits.lockout * 60:
                 del self._failures[key]
+        for key, looked in list(self._looked.items()):
+            if now - looked >= LOOK_EVERY:
+                del self._looked[key]
 
 
 class Turnstile:

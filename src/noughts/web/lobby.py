@@ -26,7 +26,7 @@ from noughts.match import PERSON, Match
 from noughts.store import Recorded
 from noughts.web.guard import Guard, Turnstile
 from noughts.web.pace import Pace
-from noughts.web.protocol import Limits, Rejection, encode, error_message, parse
+from noughts.web.protocol import MAX_SIDE, Limits, Rejection, encode, error_message, parse
 from noughts.web.rooms import Conflict, Kind, Room, RoomStore, new_code, new_token
 from noughts.web.share import Share
 
@@ -46,9 +46,11 @@ log = logging.getLogger("noughts.web")
 T = TypeVar("T")
 TRIES = 10  # a change that lost the race to another process this often is refused as "busy"
 REMEMBERED_IDS = 32  # request ids kept per connection, with their answers, so a repeat is answered the same
-SHAPES_KEPT = 64  # boards whose able players are kept
+# every board the page may ask about (a few MB): a shape's verdict is worked out once, whoever asks
+SHAPES_KEPT = sum(max(rows, cols) for rows in range(1, MAX_SIDE + 1) for cols in range(1, MAX_SIDE + 1))
 HINT_SECONDS = 2.0  # a hint the solver cannot find in this time is not worth the wait
 HINT_NODES = 60_000  # nor one needing more positions (4×4 from empty takes about 43,000): the same on any machine
+HINT_NODES_CELLS = 16  # a position costs more on a bigger board: beyond 4×4, HINT_NODES shrinks in proportion
 HINTS_KEPT = 256  # hints kept by board shape and position: asking again, anyone, costs nothing
 Shape = tuple[int, int, int]
 Hint = tuple[int | None, str]
@@ -102,6 +104,7 @@ class Lobby:
         self._hinting: set[Connection] = set()  # connections whose hint is being worked out
         self._hint_tasks: set[asyncio.Task[None]] = set()
         self.pace = Pace()  # which computer players answer so fast that their moves are made on the event loop
+        self.cpu_clock: Callable[[], float] = time.thread_time  # what hints and board checks cost (tests: a fake)
         # Messages from sockets in no seat, a few a turn of the event loop: a crowd of spectators joining and
         # leaving together waits its turn, and the players' moves (never held here) go on meanwhile. The same
         # turnstile as new connections' requests: a turn never serves a slice of each.
@@ -197,7 +200,10 @@ class Lobby:
         except Repeated:  # sent again after a reconnect: done once, and said so, not refused
             self.answer(conn, {"type": "done", "re": kind, "repeated": True})  # (joining showed the board)
         except Rejection as rejection:
-            self.answer(conn, error_message(rejection.code, str(rejection), kind))
+            refused = error_message(rejection.code, str(rejection), kind or rejection.kind)
+            if request is None and rejection.request is not None:  # unreadable, but its id is known
+                refused["id"] = rejection.request
+            self.answer(conn, refused)
         except Exception:
             log.exception("a %s message failed", kind)
             self.answer(conn, error_message("internal", text.WEB_INTERNAL_ERROR, kind))
@@ -223,16 +229,27 @@ class Lobby:
         await self.hub.detach(conn)
 
     async def _on_play_computer(self, conn: Connection, message: dict[str, Any]) -> None:
-        await self._may_create(conn)
-        shape = (message["rows"], message["cols"], message["k"])
-        board_players = await self.able(shape)  # the solver's verdict on the board, worked out once
-        opponent = message["opponent"] or board_players.default  # the match says any refusal
-        await self._create(conn, await self._new_room("computer", opponent, message["first"], message["name"], shape))
+        self.guard.may_think(conn.address)  # the computer may move first, and the board may need a look
+        place = await self._may_create(conn)
+        try:
+            shape = (message["rows"], message["cols"], message["k"])
+            board_players = await self.able(shape, conn.address)  # the solver's verdict on the board, worked out once
+            opponent = message["opponent"] or board_players.default  # the match says any refusal
+            room = await self._new_room("computer", opponent, message["first"], message["name"], shape)
+        except BaseException:
+            self.guard.unreserve(conn.address, place)
+            raise
+        await self._create(conn, room, place)
 
     async def _on_create_room(self, conn: Connection, message: dict[str, Any]) -> None:
-        await self._may_create(conn)
-        shape = (message["rows"], message["cols"], message["k"])
-        await self._create(conn, await self._new_room("friend", PERSON, message["first"], message["name"], shape))
+        place = await self._may_create(conn)
+        try:
+            shape = (message["rows"], message["cols"], message["k"])
+            room = await self._new_room("friend", PERSON, message["first"], message["name"], shape)
+        except BaseException:
+            self.guard.unreserve(conn.address, place)
+            raise
+        await self._create(conn, room, place)
 
     async def _new_room(self, kind: Kind, opponent: str, first: str, name: str | None, shape: Shape) -> Room:
         """A room on any board; the match is made on a worker thread (it may ask the solver about the board)."""
@@ -248,25 +265,37 @@ class Lobby:
         match.new_game()
         return Room(new_code(), kind, match, [new_token(), None])
 
-    async def able(self, shape: Shape) -> BoardPlayers:
+    async def able(self, shape: Shape, payer: str | None = None) -> BoardPlayers:
         """Every computer player and why it cannot play ``shape`` (None: it can), worked out once per shape.
 
-        Asking the solver-backed players takes up to about a second, on a worker thread; people
-        asking about the same board meanwhile wait for the same answer.
+        Asking the solver-backed players takes up to about a second, on a worker thread, charged to
+        the address ``payer`` (refused if it has had its share: ``Guard.may_think``); people asking
+        about the same board meanwhile wait for the same answer.
         """
         known = self._shapes.get(shape)
         if known is None:
             from noughts import players
             from noughts.board import Board
 
-            def work() -> BoardPlayers:
+            if payer is not None:
+                self.guard.may_think(payer)
+            cpu_clock = self.cpu_clock
+
+            def work() -> tuple[BoardPlayers, float]:
+                started = cpu_clock()
                 board = Board(*shape)
                 unable = {name: players.unable(name, board) for name in players.names()}
                 sentence = text.web_not_for_board((players.label(name), why) for name, why in unable.items()
                                                   if why is not None)
-                return BoardPlayers(unable, players.default_for(board), sentence)
+                return BoardPlayers(unable, players.default_for(board), sentence), cpu_clock() - started
 
-            known = self._shapes[shape] = asyncio.ensure_future(asyncio.get_running_loop().run_in_executor(None, work))
+            async def worked_out() -> BoardPlayers:
+                verdict, took = await asyncio.get_running_loop().run_in_executor(None, work)
+                if payer is not None:
+                    self.guard.spend_cpu(payer, took)
+                return verdict
+
+            known = self._shapes[shape] = asyncio.ensure_future(worked_out())
             while len(self._shapes) > SHAPES_KEPT:
                 self._shapes.popitem(last=False)
         else:
@@ -279,21 +308,27 @@ class Lobby:
 
     async def _on_players(self, conn: Connection, message: dict[str, Any]) -> None:
         shape = (message["rows"], message["cols"], message["k"])
-        verdicts, default, unable_text = await self.able(shape)
+        verdicts, default, unable_text = await self.able(shape, conn.address)
         self.answer(conn, {"type": "players", "rows": shape[0], "cols": shape[1], "k": shape[2],
                            "able": [n for n, why in verdicts.items() if why is None],
                            "unable": {n: why for n, why in verdicts.items() if why is not None},
                            "unable_text": unable_text, "default": default})
 
-    async def _may_create(self, conn: Connection) -> None:
+    async def _may_create(self, conn: Connection) -> str | None:
+        """A place for one more room of ``conn``'s address (see ``Guard.reserve_room``), or a refusal."""
         if conn.created >= self.limits.rooms_per_connection:
             raise Rejection("too_many_rooms", text.web_rooms_per_connection(self.limits.rooms_per_connection))
-        await self.guard.may_create(conn.address, self.rooms)
+        return await self.guard.reserve_room(conn.address, self.rooms)
 
-    async def _create(self, conn: Connection, room: Room) -> None:
-        records = self._recording(room)
-        failure = await self._computer(room)
-        await records.reserve(self.recorder)  # a game the computer ended at once needs a place too
+    async def _create(self, conn: Connection, room: Room, place: str | None) -> None:
+        """Store the new room in the ``place`` held for it (given back if it cannot be stored)."""
+        try:
+            records = self._recording(room)
+            failure = await self._computer(room, conn.address)
+            await records.reserve(self.recorder)  # a game the computer ended at once needs a place too
+        except BaseException:
+            self.guard.unreserve(conn.address, place)
+            raise
         try:
             for _ in range(TRIES):
                 room.touched = time.time()
@@ -313,10 +348,11 @@ class Lobby:
                 raise Rejection("busy", text.WEB_NO_FREE_CODE)
         except BaseException:
             records.give_back(self.recorder)
+            self.guard.unreserve(conn.address, place)
             raise
         records.flush(self.recorder.for_room(room.code, self._saved))
         conn.created += 1
-        await self.guard.created(conn.address, room.code)
+        await self.guard.created(conn.address, room.code, place)
         await self.hub.attach(conn, room.code, 0)
         self.answer(conn, {"type": "joined", "room": room.code, "seat": 0, "token": room.tokens[0],
                            "link": f"/r/{room.code}", **self._share(conn, room.code)})
@@ -386,7 +422,7 @@ class Lobby:
                 raise Rejection("stale", text.WEB_MOVE_FOR_EARLIER_GAME)
             room.play(seat, board_cell(room.match.start, message["cell"]), message.get("ply"))
 
-        await self._update(code, move, self._gone(conn), leaving=conn)
+        await self._update(code, move, self._gone(conn), leaving=conn, thinks=True)
         self.guard.used(code)
 
     async def _on_undo(self, conn: Connection, message: dict[str, Any]) -> None:
@@ -439,13 +475,20 @@ class Lobby:
             return None
         if conn in self._hinting:
             raise Rejection("no_hint", text.HINT_BEING_WORKED_OUT)
+        self.guard.may_think(conn.address)
         answers = conn.answers
         request = answers.request if answers is not None else None
+        address, cpu_clock = conn.address, self.cpu_clock
+        nodes = self.hint_nodes * HINT_NODES_CELLS // max(HINT_NODES_CELLS, board.size)
+
+        def timed() -> tuple[Hint, float]:
+            started = cpu_clock()
+            return hint(board, self.hint_seconds, nodes), cpu_clock() - started
 
         async def work_out() -> None:
             try:
-                cell, sentence = await asyncio.get_running_loop().run_in_executor(
-                    None, hint, board, self.hint_seconds, self.hint_nodes)
+                (cell, sentence), took = await asyncio.get_running_loop().run_in_executor(None, timed)
+                self.guard.spend_cpu(address, took)
                 self._hints[key] = (cell, sentence)
                 while len(self._hints) > HINTS_KEPT:
                     self._hints.popitem(last=False)
@@ -472,7 +515,7 @@ class Lobby:
 
     async def _on_rematch(self, conn: Connection, message: dict[str, Any]) -> None:
         code, _ = self._seated(conn, "rematch")
-        await self._update(code, Room.rematch, self._gone(conn), leaving=conn)
+        await self._update(code, Room.rematch, self._gone(conn), leaving=conn, thinks=True)
 
     async def _on_leave(self, conn: Connection, message: dict[str, Any]) -> None:
         await self.leave(conn)
@@ -507,12 +550,14 @@ class Lobby:
         return text.web_game_gone(str(conn.room))
 
     async def _update(self, code: str, change: Callable[[Room], T], missing: str, *, computer: bool = True,
-                      show: bool = True, leaving: Connection | None = None) -> tuple[Room, T]:
+                      show: bool = True, leaving: Connection | None = None, thinks: bool = False) -> tuple[Room, T]:
         """Get the room, ``change`` it, let the computer answer, put it back, show everyone.
 
         If another process changed the room meanwhile, all of it is done again on the newer
         room (where ``change`` may now refuse): a room is never written over a version its
         writer did not read. ``missing`` says the room is gone; ``leaving`` is then out of it.
+        ``thinks``: the change makes the computer move, refused if ``leaving``'s address has had its
+        share of the server's CPU (``Guard.may_think``).
         """
         seat, request = self._request_of(leaving)
         for _ in range(TRIES):
@@ -523,6 +568,8 @@ class Lobby:
                 raise Rejection("no_room", missing)
             if seat is not None and request is not None and room.did(seat, request):
                 raise Repeated(request)  # (a kept copy may be behind, never ahead: this holds for it too)
+            if thinks and room.kind == "computer" and leaving is not None:
+                self.guard.may_think(leaving.address)  # the computer answers: the address pays for its thinking
             records = self._recording(room)
             try:
                 outcome = change(room)
@@ -534,7 +581,8 @@ class Lobby:
                 room.remember(seat, request)  # stored with the change, or not at all
             room.touched = time.time()
             # (a room for two people has no computer seat: nothing to ask)
-            failure = await self._computer(room) if computer and room.kind == "computer" else None
+            failure = await self._computer(room, leaving.address if leaving is not None else None) \
+                if computer and room.kind == "computer" else None
             try:
                 # A game this change ends takes its place in the recorder's queue before anyone sees
                 # it end; when the queue is full, only this message waits (see noughts.web.recording).
@@ -562,25 +610,32 @@ class Lobby:
         answers = conn.answers
         return (conn.seat, answers.request) if answers is not None else (None, None)
 
-    async def _computer(self, room: Room) -> Exception | None:
+    async def _computer(self, room: Room, payer: str | None) -> Exception | None:
         """Let the computer answer; a failure is returned, so the person's move is still kept and shown.
+
+        The CPU time its moves take is charged to the address ``payer`` (see ``Guard.spend_cpu``).
 
         The computer's move is worked out on a worker thread, so the event loop serves the other
         rooms meanwhile; the match drops the answer if the game moved on. One state carries the
         person's move and the reply: one message instead of two is a third less work per move.
         """
         match = room.match
+        took = 0.0
         try:
             while (job := match.computer_job()) is not None:
                 if self.pace.quick(job):  # a few µs on this board: a thread's hand-off would cost more
-                    cell = self.pace.run(job)
+                    cell, cost = self.pace.run_timed(job)
                 else:
-                    cell = await asyncio.get_running_loop().run_in_executor(None, self.pace.run, job)
+                    cell, cost = await asyncio.get_running_loop().run_in_executor(None, self.pace.run_timed, job)
+                took += cost
                 if not match.apply(job, cell):
                     break
                 room.version += 1
         except Exception as error:
             return error
+        finally:
+            if payer is not None and took:
+                self.guard.spend_cpu(payer, took)
         return None
 
     def _saved(self, code: str, recorded: dict[str, Any], scores: dict[str, Any] | None) -> None:

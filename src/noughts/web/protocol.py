@@ -9,6 +9,10 @@ server. ``docs/web-protocol.md`` is the reference for every message.
 Traceback (most recent call last):
   ...
 noughts.web.protocol.Rejection: There is no cell 900: no board here has that many cells.
+>>> parse('{"type": "move", "cell": -1}', Limits())
+Traceback (most recent call last):
+  ...
+noughts.web.protocol.Rejection: There is no cell -1: cells are counted from 0 (or named, like b2).
 >>> parse('{"type": "players", "rows": 7, "cols": 7, "k": 4, "id": "p1"}', Limits())
 {'type': 'players', 'id': 'p1', 'rows': 7, 'cols': 7, 'k': 4}
 >>> parse('{"type": "undo", "game": 2, "id": "u1"}', Limits())
@@ -80,6 +84,10 @@ class Limits:
     failed_joins: int = 10  # joins of unknown codes or with wrong tokens before the address is locked out
     lockout: float = 60.0  # seconds of the first lockout; each next one lasts twice as long (at most an hour)
     connections_per_address: int = 64  # open connections (HTTP or websocket) from one address
+    # The server's CPU time one address's hints, computer moves and board checks may take (one process's view):
+    # a hint on 7×7 costs a fraction of a second, a message under the rate limit no less.
+    cpu_rate: float = 0.25  # seconds a second, sustained (an honest player against Hard on 15×15 takes ~0.15)
+    cpu_burst: float = 10.0  # seconds at once before the rate applies
     handshake_timeout: float = 10.0  # seconds to send a request's headers, from connecting or the last response
     # Bursts are served a slice's worth per slice of time (and so per turn of the event loop); the rest wait their
     # turn (noughts.web.guard.Turnstile, one for both kinds: a slice is so many handshakes OR so many messages,
@@ -105,11 +113,16 @@ class Limits:
 
 
 class Rejection(NoughtsError):
-    """A message the server will not act on; ``code`` is for programs, the text for people."""
+    """A message the server will not act on; ``code`` is for programs, the text for people.
+
+    ``kind`` and ``request`` are the refused message's type and ``id``, when :func:`parse` could read them.
+    """
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
         self.code = code
+        self.kind: str | None = None
+        self.request: str | None = None
 
 
 def encode(message: dict[str, Any]) -> str:
@@ -161,18 +174,22 @@ def parse(received: str, limits: Limits) -> dict[str, Any]:
     if kind not in MESSAGE_TYPES:
         raise Rejection("unknown_type", text.web_unknown_type(kind[:30], MESSAGE_TYPES))
     message: dict[str, Any] = {"type": kind}
-    request = data.get("id")
-    if request is not None:  # the same id twice is the same request: the server answers it once
-        if not isinstance(request, str) or not 1 <= len(request) <= MAX_ID_CHARS or not request.isascii() \
-                or not request.isprintable():
-            raise Rejection("bad_field", text.web_id_field(MAX_ID_CHARS))
-        message["id"] = request
-    reader, fields = _READERS[kind]
-    if reader is not None:
-        reader(data, message)
-    for field in data:
-        if field not in fields:
-            raise Rejection("unknown_field", text.web_unknown_field(kind, field[:30]))
+    try:
+        request = data.get("id")
+        if request is not None:  # the same id twice is the same request: the server answers it once
+            if not isinstance(request, str) or not 1 <= len(request) <= MAX_ID_CHARS or not request.isascii() \
+                    or not request.isprintable():
+                raise Rejection("bad_field", text.web_id_field(MAX_ID_CHARS))
+            message["id"] = request
+        reader, fields = _READERS[kind]
+        if reader is not None:
+            reader(data, message)
+        for field in data:
+            if field not in fields:
+                raise Rejection("unknown_field", text.web_unknown_field(kind, field[:30]))
+    except Rejection as refusal:  # the answer still says which message it refuses
+        refusal.kind, refusal.request = kind, message.get("id")
+        raise
     return message
 
 
@@ -304,7 +321,7 @@ def _cell(value: object) -> int | str:
     if type(value) is int:
         if 0 <= value < MAX_SIDE * MAX_SIDE:
             return value  # the room checks it against its own board
-        raise Rejection("bad_cell", text.web_no_cell(value))
+        raise Rejection("bad_cell", text.web_no_cell(value) if value > 0 else text.web_negative_cell(value))
     if isinstance(value, str) and len(value) <= 10:
         try:
             return _BOARD.parse_cell(value)

@@ -4,8 +4,11 @@
 servers behind a proxy) an address would get N times each share. :class:`SharedGuard` keeps the
 counts in the same Redis as the rooms, each change one atomic script timed by Redis's clock:
 
-- ``noughts:address:KEY:rooms``, the codes of the rooms the address made (a set; codes whose
-  room has expired are dropped when the address reaches its cap);
+- ``noughts:address:KEY:rooms``, the codes of the rooms the address made, and a place for each
+  room it is making (a set, checked and added to in one script, so rooms made at the same
+  instant on any process never pass the cap together; when the address is at its cap, codes
+  whose room has expired and places never used are dropped, at most every ``LOOK_EVERY`` s,
+  noted in ``noughts:address:KEY:looked``: a refusal costs one small script);
 - ``noughts:address:KEY:joins``, its join allowance (a token bucket), and
   ``noughts:address:KEY:failed``, its failed joins and lockout (as in one process);
 - ``noughts:address:KEY:connections``, its open connections by process (a hash); a process
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 import math
 from collections.abc import Callable
@@ -29,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from redis.exceptions import RedisError
 
 from noughts.text import web_locked_out, web_rooms_per_address, web_too_many_joins
-from noughts.web.guard import LONGEST_LOCKOUT, Guard, TrustedProxies
+from noughts.web.guard import LONGEST_LOCKOUT, LOOK_EVERY, Guard, TrustedProxies
 from noughts.web.protocol import Limits, Rejection
 
 if TYPE_CHECKING:
@@ -41,9 +45,34 @@ __all__ = ["SharedGuard"]
 
 log = logging.getLogger("noughts.web")
 
+PLACE_SECONDS = 120  # a place held this long for a room never made (its process died) is given back
+
 _NOW = """
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) + tonumber(clock[2]) / 1000000
+"""
+
+# KEYS: the address's rooms, every room (the rooms' index), the address's last look. ARGV: the cap, a name
+# for the place, the set's life (ms), seconds between looks, seconds a place may be held. Returns
+# {-1, the place} when one is held (a member '+SECONDS:NAME'), else {the rooms held, ''}.
+_RESERVE = """
+local clock = redis.call('TIME')
+local now, cap = tonumber(clock[1]), tonumber(ARGV[1])
+local held = redis.call('SCARD', KEYS[1])
+if held >= cap and redis.call('SET', KEYS[3], '1', 'NX', 'EX', ARGV[4]) then
+  for _, code in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+    local since = tonumber(string.match(code, '^%+(%d+):'))
+    if (since and now - since > tonumber(ARGV[5])) or (not since and not redis.call('ZSCORE', KEYS[2], code)) then
+      redis.call('SREM', KEYS[1], code)
+    end
+  end
+  held = redis.call('SCARD', KEYS[1])
+end
+if held >= cap then return {held, ''} end
+local place = '+' .. clock[1] .. ':' .. ARGV[2]
+redis.call('SADD', KEYS[1], place)
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return {-1, place}
 """
 
 # KEYS: the address's failures, its joins. ARGV: burst, rate. Returns {'ok'|'locked'|'slow', seconds}.
@@ -118,6 +147,8 @@ class SharedGuard(Guard):
         self._join = client.register_script(_JOIN)
         self._failed = client.register_script(_FAILED)
         self._connections = client.register_script(_CONNECTIONS)
+        self._reserve = client.register_script(_RESERVE)
+        self._places = itertools.count()
         self._counted: dict[object, str] = {}  # connections counted in Redis → their address
         self._confirming: dict[object, asyncio.Task[None]] = {}
         self._left_early: set[object] = set()  # closed before Redis answered: uncounted once it does
@@ -133,32 +164,44 @@ class SharedGuard(Guard):
         return task
 
     # rooms --------------------------------------------------------------------------------------
-    async def may_create(self, key: str, rooms: RoomStore) -> None:
-        await super().may_create(key, rooms)
-        cap = self.limits.rooms_for_one_address
-        codes_key = self._key(key, "rooms")
+    async def reserve_room(self, key: str, rooms: RoomStore) -> str | None:
+        await super().reserve_room(key, rooms)  # this process's count first: no round trip to refuse it
         try:
-            codes = sorted(await self.client.smembers(codes_key))
-            if len(codes) >= cap:  # rooms expire by time on any process: drop the gone ones, then count
-                gone = [code for code in codes if await rooms.get(str(code)) is None]
-                if gone:
-                    await self.client.srem(codes_key, *gone)
-                held = len(codes) - len(gone)
-            else:
-                held = len(codes)
+            held, place = await self._reserve(
+                keys=[self._key(key, "rooms"), f"{self.prefix}rooms", self._key(key, "looked")],
+                args=[self.limits.rooms_for_one_address, f"{self.process}:{next(self._places)}", self._lifetime_ms,
+                      int(LOOK_EVERY), PLACE_SECONDS])
         except RedisError as error:
             log.warning("Redis did not answer for the per-address rooms; this process's count holds: %s", error)
-            return
-        if held >= cap:
+            return None
+        held = int(held)
+        if held >= 0:
+            super().unreserve(key)
             raise Rejection("too_many_rooms", web_rooms_per_address(held))
+        return place.decode() if isinstance(place, bytes) else str(place)
 
-    async def created(self, key: str, code: str) -> None:
+    @property
+    def _lifetime_ms(self) -> int:
+        return int((self.limits.room_ttl + 60) * 1000)
+
+    def unreserve(self, key: str, place: str | None = None) -> None:
+        super().unreserve(key)
+        if place is not None:
+            self._spawn(self._give_back(key, place))
+
+    async def _give_back(self, key: str, place: str) -> None:
+        with contextlib.suppress(RedisError):  # else dropped after PLACE_SECONDS at the address's cap
+            await self.client.srem(self._key(key, "rooms"), place)
+
+    async def created(self, key: str, code: str, place: str | None = None) -> None:
         await super().created(key, code)
         codes_key = self._key(key, "rooms")
         try:
-            async with self.client.pipeline(transaction=False) as pipe:
+            async with self.client.pipeline(transaction=True) as pipe:  # the place becomes the room, in one step
+                if place is not None:
+                    pipe.srem(codes_key, place)
                 pipe.sadd(codes_key, code)
-                pipe.pexpire(codes_key, int((self.limits.room_ttl + 60) * 1000))
+                pipe.pexpire(codes_key, self._lifetime_ms)
                 await pipe.execute()
         except RedisError as error:
             log.warning("Redis did not answer for the per-address rooms: %s", error)
