@@ -43,6 +43,19 @@ def test_the_compose_file_follows_the_compose_specification(compose: dict[str, A
     assert len(problems(broken)) == 2
 
 
+def test_no_password_reaches_a_command_line(compose: dict[str, Any]) -> None:
+    """ps shows every process's arguments to anyone on the machine: secrets go in environments."""
+    for name, service in compose["services"].items():
+        command = service.get("command", [])
+        line = " ".join(command) if isinstance(command, list) else str(command)
+        assert "$" not in line, (name, line)  # nothing expanded into it
+        assert not re.search(r"://[^/\s]*:[^/\s]*@", line), (name, line)
+        assert "PASSWORD" not in line.upper(), (name, line)
+    postgres = compose["services"]["postgres"]["environment"]["POSTGRES_PASSWORD"]
+    assert postgres.startswith("${NOUGHTS_DB_PASSWORD")  # the operator's own, from the shell or a .env file
+    assert postgres in compose["services"]["web"]["environment"]["NOUGHTS_DB"]
+
+
 def web_command(service: dict[str, Any]) -> list[str]:
     """The `noughts web …` words a service runs, with Compose's `$$VAR` filled in from its environment."""
     command = service["command"]
@@ -54,10 +67,14 @@ def web_command(service: dict[str, Any]) -> list[str]:
 
 
 def test_the_services_run_real_noughts_web_options(compose: dict[str, Any]) -> None:
-    words = web_command(compose["services"]["web"])
+    web = compose["services"]["web"]
+    words = web_command(web)
     assert words[:2] == ["noughts", "web"]
     options = build_parser().parse_args(words[1:])  # an unknown or malformed option exits here
-    assert options.redis == "redis://redis:6379/0" and options.db.startswith("postgresql://noughts:")
+    # the addresses (and their passwords) come from the environment, not the command line
+    assert options.redis is None and options.db is None
+    assert web["environment"]["NOUGHTS_REDIS_URL"] == "redis://redis:6379/0"
+    assert web["environment"]["NOUGHTS_DB"].startswith("postgresql://noughts:")
     assert options.workers == 2 and options.host == "0.0.0.0"
     proxy_address = compose["services"]["proxy"]["networks"]["default"]["ipv4_address"]
     assert options.trusted_proxies == [proxy_address] and proxy_address in TrustedProxies(options.trusted_proxies)

@@ -284,6 +284,14 @@ def test_handle_line_decodes_and_reports() -> None:
     assert_error(handle_line(b" " * (MAX_LINE_BYTES + 10) + b"{}") or {}, "longer than")
 
 
+def test_a_number_too_long_to_read_is_the_engines_own_sentence_not_pythons() -> None:
+    from noughts.text import ENGINE_NUMBER_TOO_LONG
+
+    reply = handle_line(b'{"cmd":"status","seed":' + b"9" * 5000 + b"}") or {}
+    assert reply == {"error": ENGINE_NUMBER_TOO_LONG}
+    assert "set_int_max_str_digits" not in reply["error"]
+
+
 def test_encode_is_one_ascii_line() -> None:
     line = encode(handle({"cmd": "status", "rows": 99}))
     assert "\n" not in line and line.isascii()

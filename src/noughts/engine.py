@@ -26,6 +26,7 @@ from _thread import get_ident
 from noughts.board import Board, keep_newest
 from noughts.budget import Budget
 from noughts.errors import IllegalMoveError, NoughtsError
+from noughts.text import ENGINE_NUMBER_TOO_LONG
 
 TYPE_CHECKING = False  # `import typing` costs milliseconds at every engine start; mypy still reads it
 if TYPE_CHECKING:
@@ -141,8 +142,10 @@ def handle_line(line: bytes | str) -> Reply | None:
         return {"error": "the request is nested too deeply to be a request"}
     except json.JSONDecodeError as error:
         return {"error": f"the request is not valid JSON: {error}"}
-    except ValueError as error:  # e.g. an integer with more digits than Python will convert
-        return {"error": f"the request is not valid JSON: {str(error)[:200]}"}
+    except NotAJsonNumber as error:
+        return {"error": f"the request is not valid JSON: {error}"}
+    except ValueError:  # the only other: an integer with more digits than Python will convert
+        return {"error": ENGINE_NUMBER_TOO_LONG}
     return handle(request)
 
 
@@ -699,8 +702,12 @@ def _check_id(value: object) -> object:
     raise ProtocolError(f'"id" must be a string, a number or null, not {_json_type(value)}')
 
 
+class NotAJsonNumber(ValueError):
+    """NaN or Infinity in a request: Python's JSON reads them, JSON does not have them."""
+
+
 def _reject_constant(name: str) -> object:
-    raise ValueError(f"{name} is not a JSON number")
+    raise NotAJsonNumber(f"{name} is not a JSON number")
 
 
 # What json.loads and json.dumps would make afresh for every line, made once.

@@ -48,8 +48,13 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
     db_option(p)
     p.add_argument("--no-scores", action="store_true", help="record nothing: no scores, no history")
+    p.add_argument("--db-file", metavar="FILE",
+                   help="read --db from the first line of FILE (a secrets file: a password in --db shows in ps)")
     p.add_argument("--redis", metavar="URL", help="keep the rooms in Redis (redis://HOST:PORT/N), shared by every "
-                                                  "server process given the same URL")
+                                                  "server process given the same URL (default: $NOUGHTS_REDIS_URL; "
+                                                  "a password here shows in ps: use that or --redis-file)")
+    p.add_argument("--redis-file", metavar="FILE",
+                   help="read --redis from the first line of FILE (a secrets file, like /run/secrets/redis-url)")
     p.add_argument("--workers", type=int, default=1, metavar="N",
                    help="serve the port from N processes (default 1; more than 1 needs --redis)")
     p.add_argument("--public-url", metavar="URL",
@@ -124,19 +129,45 @@ def _cmd_gui(args: argparse.Namespace) -> int:
 
 
 def _cmd_web(args: argparse.Namespace) -> int:
+    import os
+
     from noughts.web import MAX_WORKERS, serve
 
     if not 1 <= args.workers <= MAX_WORKERS:
         raise NoughtsError(f"--workers is a number of processes from 1 to {MAX_WORKERS}, not {args.workers}")
-    if args.workers > 1 and args.redis is None:
+    db = secret_option(args.db, args.db_file, "--db")
+    redis = secret_option(args.redis, args.redis_file, "--redis") or os.environ.get(REDIS_URL_VARIABLE) or None
+    if args.workers > 1 and redis is None:
         raise NoughtsError(NEEDS_REDIS)
     try:
-        serve(host=args.host, port=args.port, db=args.db, scores=not args.no_scores, redis=args.redis,
+        serve(host=args.host, port=args.port, db=db, scores=not args.no_scores, redis=redis,
               workers=args.workers, public_url=args.public_url, allowed_hosts=args.allowed_hosts,
               trusted_proxies=args.trusted_proxies, loop=args.loop, ws=args.ws)
     except SettingError as error:  # refused in the server's words: said again with the flag
-        raise NoughtsError(flag_said(error, _WEB_FLAGS)) from None
+        said = f"--redis {error}" if error.setting == "redis" else flag_said(error, _WEB_FLAGS)
+        raise NoughtsError(said) from None
     return 0
+
+
+REDIS_URL_VARIABLE = "NOUGHTS_REDIS_URL"  # --redis's default: an address with a password stays out of ps
+
+
+def secret_option(given: str | None, file: str | None, flag: str) -> str | None:
+    """The value of ``flag``: as given, or the first line of ``file`` (``{flag}-file``), where a
+    password is out of sight of ``ps``; a file that cannot be read is one line naming it."""
+    if file is None:
+        return given
+    if given is not None:
+        raise NoughtsError(f"give {flag} or {flag}-file, not both")
+    try:
+        with open(file, encoding="utf-8") as secret:
+            line = secret.readline(4096).strip()
+    except (OSError, UnicodeDecodeError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else "it is not UTF-8 text"
+        raise NoughtsError(f"cannot read {flag}-file {file!r:.200} ({reason})") from None
+    if not line:
+        raise NoughtsError(f"{flag}-file {file!r:.200} is empty: its first line is the value of {flag}")
+    return line
 
 
 NEEDS_REDIS = ("--workers needs --redis: each process would hold its own rooms, and a friend reaching another "

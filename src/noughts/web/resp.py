@@ -26,7 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoScriptError, RedisError, ResponseError
+from redis.exceptions import NoScriptError, OutOfMemoryError, RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 __all__ = ["RespConnection", "pack_commands", "parse_replies", "resp_address"]
@@ -41,7 +41,11 @@ class _Incomplete(Exception):
 
 
 def _error(message: str) -> ResponseError:
-    return NoScriptError(message) if message.startswith("NOSCRIPT") else ResponseError(message)
+    if message.startswith("NOSCRIPT"):
+        return NoScriptError(message)
+    if message.startswith("OOM "):  # Redis at its maxmemory: a class of its own, as redis-py has
+        return OutOfMemoryError(message)
+    return ResponseError(message)
 
 
 def _reply(data: bytes, start: int) -> tuple[Any, int]:

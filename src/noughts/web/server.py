@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import ipaddress
 import json
 import os
 import socket
@@ -109,6 +110,10 @@ def check_implementations(loop: str, ws: str) -> None:
 def app_from_environment() -> Starlette:
     """The app of one worker process, from the options its supervisor put in the environment."""
     options = json.loads(os.environ[OPTIONS_VARIABLE])
+    if "supervisor" in options:  # first: a worker outliving its supervisor would hold the port on its own
+        from noughts.web.supervisor import die_with_supervisor
+
+        die_with_supervisor(options["supervisor"])
     limits = Limits(**options["limits"])
     install_log_limiter(limits.log_every)
     app = create_app(options["db"], scores=options["scores"], limits=limits, redis=options["redis"],
@@ -117,6 +122,17 @@ def app_from_environment() -> Starlette:
                      trusted_proxies=options.get("trusted_proxies", ()))
     app.state.freeze_heap = True  # a process of its own: see noughts.web.app.freeze_heap
     return app
+
+
+def broad_networks(proxies: TrustedProxies) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+    """The trusted networks so broad that any client may be inside: public, and wider than a /8
+    (IPv4) or a /16 (IPv6). A private 10.0.0.0/8 or a provider's published /13 is not.
+
+    >>> [str(n) for n in broad_networks(TrustedProxies(["0.0.0.0/0", "::/0", "10.0.0.0/8", "104.16.0.0/13"]))]
+    ['0.0.0.0/0', '::/0']
+    """
+    return [network for network in proxies.networks
+            if not network.is_private and network.prefixlen < (8 if network.version == 4 else 16)]
 
 
 def answered_names(host: str, allowed_hosts: list[str] | None, public_url: str | None) -> list[str]:
@@ -138,7 +154,8 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, s
     limits = limits or Limits()
     check_implementations(loop, ws)
     proxies = list(trusted_proxies or ())
-    TrustedProxies(proxies)  # a malformed address is one line now, not one per worker
+    for network in broad_networks(TrustedProxies(proxies)):  # (a malformed address is one line now, not one per worker)
+        print(text.web_proxy_too_broad(str(network)), file=sys.stderr, flush=True)
     if public_url is not None:
         from noughts.web.share import check_public_url
 
@@ -187,7 +204,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, s
         os.environ[OPTIONS_VARIABLE] = json.dumps({"db": db, "scores": scores, "redis": redis,
                                                    "public_url": public_url, "host": host,
                                                    "limits": dataclasses.asdict(limits), "allowed_hosts": hosts,
-                                                   "trusted_proxies": proxies})
+                                                   "trusted_proxies": proxies, "supervisor": os.getpid()})
         config = _config("noughts.web.server:app_from_environment", limits, log_level, factory=True,
                          workers=workers, loop=loop, ws=ws)
         print(f"noughts web: open http://{shown}:{bound}/ in a browser{everywhere};{shared} Ctrl-C stops "

@@ -38,10 +38,10 @@ from collections.abc import Container
 from typing import TYPE_CHECKING, Any
 
 from redis.asyncio import BlockingConnectionPool, Redis
-from redis.exceptions import NoScriptError, RedisError, ResponseError
+from redis.exceptions import NoScriptError, OutOfMemoryError, RedisError, ResponseError
 
-from noughts.errors import NoughtsError
-from noughts.text import WEB_STORE_UNREACHABLE, web_game_gone, web_server_full
+from noughts.errors import NoughtsError, SettingError
+from noughts.text import WEB_STORE_FULL, WEB_STORE_UNREACHABLE, web_game_gone, web_server_full
 from noughts.web.hub import Hub, Presence, with_presence
 from noughts.web.protocol import Rejection, encode
 from noughts.web.resp import RespConnection, pack_commands, resp_address
@@ -98,6 +98,9 @@ return gone
 
 # KEYS: the set of live processes. ARGV: this process, its lease in seconds. Returns whether this
 # process was missing (1: new, or taken for dead), then the processes whose lease ran out, removed.
+# allow-oom: a Redis at its maxmemory refuses writes, and a heartbeat refused would have every live
+# process taken for dead (renewing a member's score takes no memory).
+_BEAT_FLAGS = "#!lua flags=allow-oom\n"  # Redis 7; older ones run the script without the line
 _BEAT = """
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) + tonumber(clock[2]) / 1000000
@@ -109,6 +112,18 @@ end
 return {added, unpack(dead)}
 """
 LEASE_BEATS = 3  # heartbeats a process may miss before the others take it out of every room
+
+
+LEAN_VARIABLE = "NOUGHTS_REDIS_LEAN"  # "0": redis-py's own client throughout (benchmarks/web_load.py's peer)
+
+
+def lean_address(client: Redis) -> Any:
+    """Where the lean connection (:mod:`noughts.web.resp`) can go for ``client``; None: redis-py's way."""
+    import os
+
+    if os.environ.get(LEAN_VARIABLE, "1") == "0":
+        return None
+    return resp_address(client)
 
 
 def open_redis(url: str, connections: int = CONNECTIONS, timeout: float | None = None) -> Redis:
@@ -126,7 +141,7 @@ def open_redis(url: str, connections: int = CONNECTIONS, timeout: float | None =
                                                socket_timeout=seconds, socket_connect_timeout=seconds)
         return Redis.from_pool(pool)
     except ValueError as error:
-        raise NoughtsError(_not_an_address(url, error)) from None
+        raise _not_an_address(url, error) from None
 
 
 def check_redis(url: str, timeout: float = 3.0) -> None:
@@ -136,7 +151,7 @@ def check_redis(url: str, timeout: float = 3.0) -> None:
     try:
         client = redis.Redis.from_url(url, socket_connect_timeout=timeout, socket_timeout=timeout)
     except ValueError as error:
-        raise NoughtsError(_not_an_address(url, error)) from None
+        raise _not_an_address(url, error) from None
     try:
         client.ping()
     except RedisError as error:
@@ -150,22 +165,42 @@ def shown_url(url: str) -> str:
 
     >>> shown_url("redis://:secret@cache:6379/0")
     'redis://:***@cache:6379/0'
+    >>> shown_url("redis://ann:secret@[::1")  # not even a URL: whatever may be a password is hidden
+    'redis://***@[::1'
+    >>> shown_url("redis://cache:6379/0?password=secret")
+    'redis://cache:6379/0?***'
     """
     from urllib.parse import urlsplit, urlunsplit
 
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    user = parts.username or ""
-    host = parts.netloc.rsplit("@", 1)[1]
-    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+    try:
+        parts = urlsplit(url)
+        password = parts.password
+    except ValueError:
+        scheme, separator, rest = url.partition("://")
+        return f"{scheme}{separator}***@{rest.rsplit('@', 1)[1]}" if "@" in rest else url
+    if "password" in parts.query.lower():  # (redis-py reads one from the query too)
+        parts = parts._replace(query="***")
+    if password is not None:
+        user = parts.username or ""
+        host = parts.netloc.rsplit("@", 1)[1]
+        parts = parts._replace(netloc=f"{user}:***@{host}")
+    return urlunsplit(parts)
 
 
-def _not_an_address(url: str, error: ValueError) -> str:
-    return f"{shown_url(url)!r} is not a Redis address like redis://127.0.0.1:6379/0 ({error})"
+def _not_an_address(url: str, error: ValueError) -> SettingError:
+    message = f"{shown_url(url)!r:.200} is not a Redis address like redis://127.0.0.1:6379/0 ({error})"
+    return SettingError(message, setting="redis")
+
+
+def is_full(error: BaseException) -> bool:
+    """Whether Redis refused a write for want of memory (at its ``maxmemory``, with ``noeviction``)."""
+    return isinstance(error, OutOfMemoryError) or str(error).startswith("OOM ")
 
 
 def _unavailable(error: RedisError) -> Rejection:
+    if is_full(error):  # it answered: it is full, not gone (rooms expiring make room again)
+        log.warning("Redis is full (its maxmemory): new rooms and moves are refused until it has room: %s", error)
+        return Rejection("unavailable", WEB_STORE_FULL)
     log.warning("Redis did not answer: %s", error)
     return Rejection("unavailable", WEB_STORE_UNREACHABLE)
 
@@ -187,9 +222,10 @@ class Batch:
 
     def __init__(self, client: Redis) -> None:
         self.client = client
-        address = resp_address(client)
+        address = lean_address(client)
         # the lean connection (noughts.web.resp) where it can go; redis-py's own otherwise (TLS)
         self.lean = RespConnection(address) if address is not None else None
+        self.hand_packed = resp_address(client) is None or address is not None  # (off with the switch)
         self._waiting: list[tuple[tuple[Any, ...], asyncio.Future[Any]]] = []
         self._wake: asyncio.Event | None = None
         self._runner: asyncio.Task[None] | None = None
@@ -244,7 +280,7 @@ class Batch:
             self._connection = await self.client.connection_pool.get_connection()  # type: ignore[no-untyped-call]
         connection = self._connection
         commands = [command for command, _ in batch]
-        packed = pack_commands(commands)
+        packed = pack_commands(commands) if self.hand_packed else None
         await connection.send_packed_command(packed if packed is not None else connection.pack_commands(commands),
                                              check_health=False)
         for _, future in batch:
@@ -453,7 +489,7 @@ class RedisHub(Hub):
         self._tasks: list[asyncio.Task[None]] = []
         self._forgetting: set[asyncio.Task[None]] = set()
         self.pubsub: Any = None  # redis-py's subscription, where the lean one cannot go (TLS)
-        address = resp_address(self.client)
+        address = lean_address(self.client)
         self.listener = (None if address is None else  # the lean subscription (noughts.web.resp)
                          RespConnection(address, on_message=self._heard, on_connect=self._resubscribe))
         self.beating: Redis | None = None  # the heartbeat's own connection (see _beat)
@@ -813,7 +849,7 @@ class RedisHub(Hub):
         pool = self.client.connection_pool
         self.beating = Redis(connection_pool=BlockingConnectionPool(
             max_connections=1, timeout=None, connection_class=pool.connection_class, **pool.connection_kwargs))
-        beat = self.beating.register_script(_BEAT)
+        beat = self.beating.register_script(_BEAT_FLAGS + _BEAT)
         keys = [f"{self.prefix}processes"]
         first = True
         while True:
@@ -827,6 +863,11 @@ class RedisHub(Hub):
                 first = False
                 for process in map(_text, dead):  # removed by this script: this process cleans up after each
                     await self._bury(process)
+            except ResponseError as error:
+                if "shebang" in str(error) or "compiling" in str(error):  # Redis before 7: no script flags
+                    beat = self.beating.register_script(_BEAT)
+                    continue
+                log.warning("Redis refused the heartbeat: %s", error)
             except RedisError as error:
                 log.warning("could not reach Redis for the heartbeat: %s", error)
             await asyncio.sleep(self.heartbeat)

@@ -10,11 +10,19 @@ and started again, so the wait can repeat: a test's server once took more than 1
 a SIGTERM is acted on within a fraction of a second; once stopping it starts no new worker; and
 it waits at most ``STOP_WAIT_S`` for the workers to finish (their open games are saved on the
 way out, see :mod:`noughts.web.recording`) before killing any that has not, with a log line.
+
+A supervisor killed outright (``kill -9``) cannot stop its workers: each worker calls
+:func:`die_with_supervisor` as it starts, so it gets SIGTERM (and stops as on Ctrl-C) when its
+supervisor is gone, rather than serving the port on its own and keeping the next server off it.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import signal
+import sys
+import threading
 import time
 from typing import TYPE_CHECKING
 
@@ -24,12 +32,49 @@ from uvicorn.supervisors.multiprocess import Multiprocess, Process
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
 
-__all__ = ["STOP_WAIT_S", "Supervisor"]
+__all__ = ["STOP_WAIT_S", "Supervisor", "die_with_supervisor"]
 
 log = logging.getLogger("uvicorn.error")
 
 SLICE_S = 0.1  # how long one wait for a worker's answer lasts before signals are looked at again
 STOP_WAIT_S = 60.0  # the most the workers together are given to stop after SIGTERM
+WATCH_S = 0.5  # how often a worker without prctl looks whether its supervisor is still there
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def die_with_supervisor(supervisor: int, *, kernel: bool = True) -> None:
+    """Have this worker get SIGTERM once its parent, the process ``supervisor``, is gone.
+
+    On Linux the kernel sends it (``prctl(PR_SET_PDEATHSIG)``); the parent may have died before
+    that took effect, so it is checked once after. Elsewhere (or with ``kernel=False``), a thread
+    watches whether the parent changed (an orphan's parent becomes another process).
+    """
+    if kernel and _ask_kernel(signal.SIGTERM):
+        if os.getppid() != supervisor:
+            os.kill(os.getpid(), signal.SIGTERM)
+        return
+    threading.Thread(target=_watch_supervisor, args=(supervisor,), name="noughts-watch-supervisor",
+                     daemon=True).start()
+
+
+def _ask_kernel(signum: int) -> bool:
+    """Whether Linux will send ``signum`` to this process when its parent dies."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return bool(libc.prctl(PR_SET_PDEATHSIG, int(signum), 0, 0, 0) == 0)
+    except (OSError, AttributeError):
+        return False
+
+
+def _watch_supervisor(supervisor: int) -> None:
+    while os.getppid() == supervisor:
+        time.sleep(WATCH_S)
+    log.warning("the supervisor process [%s] is gone; this worker stops", supervisor)
+    os.kill(os.getpid(), signal.SIGTERM)
 
 
 class Supervisor(Multiprocess):
