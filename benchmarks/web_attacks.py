@@ -12,10 +12,20 @@ runs for a window while they play, from addresses of the attackers' own in 127.0
 - slowloris: 1,050 connections sending headers a byte a second (from 16 addresses);
 - spectators: 200 sockets join and leave one honest room in a loop;
 - guessing: join with random codes as fast as the server answers;
-- hostile: malformed, ill-typed and oversized messages as fast as the server answers.
+- hostile: malformed, ill-typed and oversized messages as fast as the server answers;
 
-For each window: the honest moves' p50/p99/max round trip and count, honest errors, and what
-the attack got (rooms made, sockets accepted, still open at the end...). At the end every
+and those of issue 30:
+
+- ping flood: one socket sending 125-byte pings and never reading the pongs (a new one whenever the
+  server cuts it off);
+- fragments: messages of 65,000 one-byte continuation frames, one after another;
+- costly messages: ``hint`` on a 7×7 board and ``players`` over ever new board shapes, as fast as the
+  server answers (what the server does about those is its CPU budget per address; this window measures
+  the honest players meanwhile).
+
+For each window: the honest moves' p50/p99/max round trip and count, honest errors, the server's
+resident memory growth (the most it held during the window less what it held before; target ≤ 100 MB),
+and what the attack got (rooms made, sockets accepted, still open at the end...). At the end every
 honest game that finished must be in the score file exactly once. Target (issue 12): p99 ≤
 50 ms during every attack. The attackers (a process of their own) and the honest players share
 the machine's cores with the server: on a loaded machine the figures are upper bounds (the ``lag ms``
@@ -51,6 +61,7 @@ from web_load import free_port, raise_file_limit  # this folder's: the load benc
 HERE = Path(__file__).resolve().parent
 SRC = HERE.parent / "src"
 TARGET_P99_MS = 50.0
+TARGET_RSS_GROWTH_MB = 100.0
 CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
 
@@ -61,7 +72,7 @@ def log(message: str) -> None:
 class Server:
     """``noughts web`` in a process of its own, stopped with SIGTERM at the end."""
 
-    def __init__(self, folder: str, trace: str | None = None) -> None:
+    def __init__(self, folder: str, trace: str | None = None, source: Path = SRC) -> None:
         self.port = free_port()
         self.db = str(Path(folder) / "noughts.db")
         self.log = open(Path(folder) / "server.log", "w+")  # noqa: SIM115 - read back at the end
@@ -69,7 +80,7 @@ class Server:
         start = [str(HERE / "web_probe.py"), trace] if trace else ["-m", "noughts"]
         self.process = subprocess.Popen(
             [sys.executable, *start, "web", "--port", str(self.port), "--db", self.db],
-            env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin", "NO_COLOR": "1"},
+            env={"PYTHONPATH": str(source), "PATH": "/usr/bin:/bin", "NO_COLOR": "1"},
             stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 60
         while True:
@@ -325,6 +336,85 @@ def hostile(rng: random.Random) -> str:
     return rng.choice(HOSTILE)
 
 
+def masked(payload: bytes, opcode: int = 0x1, fin: bool = True) -> bytes:
+    """A client's frame (payload under 126 bytes), masked with zeros as RFC 6455 allows: no work to mask."""
+    return bytes((0x80 * fin | opcode, 0x80 | len(payload))) + bytes(4) + payload
+
+
+async def raw_flood(port: int, stop: asyncio.Event, found: dict[str, Any], source: str, data: bytes,
+                    read: bool) -> None:
+    """Send ``data`` over and over on a bare websocket (reading what comes back only if ``read``), and a
+    new socket each time the server cuts one off."""
+    sent = cut = 0
+    while not stop.is_set():
+        sock = await open_idle(port, source)
+        if sock is None:
+            await asyncio.sleep(0.05)
+            continue
+        try:
+            while not stop.is_set():
+                if read:
+                    while True:
+                        try:
+                            if sock.recv(65536) == b"":
+                                raise ConnectionResetError
+                        except BlockingIOError:
+                            break
+                try:
+                    sent += sock.send(data)
+                except BlockingIOError:  # the server reads no faster: wait for room
+                    await asyncio.sleep(0.005)
+                    continue
+                await asyncio.sleep(0)
+        except OSError:
+            cut += 1
+            await asyncio.sleep(0.05)
+        finally:
+            sock.close()
+    found.update(megabytes_sent=round(sent / 1e6, 1), sockets_cut_off=cut)
+
+
+PING_FLOOD = masked(bytes(125), opcode=0x9) * 500  # 125-byte pings, ~65 KB a send
+FRAGMENTS = masked(b"{", fin=False) + masked(b" ", opcode=0x0, fin=False) * 65_000 + masked(b"}", opcode=0x0)
+
+
+async def costly(port: int, stop: asyncio.Event, found: dict[str, Any]) -> None:
+    """``hint`` on 7×7 from one socket and ``players`` over new shapes from another, as fast as answered."""
+    answers: dict[str, int] = {}
+
+    async def ask(first: str | None, make: Callable[[random.Random], str], source: str) -> None:
+        rng = random.Random(source)
+        while not stop.is_set():
+            try:
+                ws = await open_ws(port, source)
+                if first is not None:
+                    await ws.send(first)
+                while not stop.is_set():
+                    await ws.send(make(rng))
+                    try:  # over the message rate the server answers once, then ignores the rest
+                        while (message := json.loads(await asyncio.wait_for(ws.recv(), 1.0)))["type"] in (
+                                "welcome", "scores", "joined", "state"):
+                            pass
+                    except TimeoutError:
+                        answers["(ignored)"] = answers.get("(ignored)", 0) + 1
+                        continue
+                    key = message.get("code") or message["type"]
+                    answers[key] = answers.get(key, 0) + 1
+            except Exception:
+                answers["(socket closed)"] = answers.get("(socket closed)", 0) + 1
+                await asyncio.sleep(0.05)
+
+    def shape(rng: random.Random) -> str:
+        rows, cols = rng.randint(3, 15), rng.randint(3, 15)  # (the page's largest board: 15×15)
+        return json.dumps({"type": "players", "rows": rows, "cols": cols, "k": rng.randint(3, max(rows, cols))})
+
+    await asyncio.gather(
+        ask(json.dumps({"type": "play_computer", "rows": 7, "cols": 7, "first": "me"}),
+            lambda rng: '{"type":"hint"}', "127.0.0.162"),
+        ask(None, shape, "127.0.0.163"))
+    found.update(answers=answers)
+
+
 # the run -----------------------------------------------------------------------------------------------
 async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
     honest = Honest(server.port, args.honest, args.think)
@@ -348,8 +438,12 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
         attacker = context.Process(target=attack_process, args=(number, server.port, args, watched, queue))
         attacker.start()
         cpu_before = cpu_seconds(server.process.pid)
+        rss_before = rss_megabytes(server.process.pid)
         started, began = time.time(), time.monotonic()
-        await asyncio.sleep(args.seconds)
+        rss_most = rss_before
+        while time.monotonic() < began + args.seconds:  # the server's memory, sampled through the window
+            await asyncio.sleep(0.2)
+            rss_most = max(rss_most, rss_megabytes(server.process.pid))
         server_cpu = cpu_seconds(server.process.pid) - cpu_before
         window = sorted(honest.window)
         own_lag = max(honest.lags, default=0.0)
@@ -363,11 +457,13 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
                "p50_ms": 1000 * statistics.median(window) if window else None,
                "p99_ms": 1000 * window[min(len(window) - 1, int(len(window) * 0.99))] if window else None,
                "max_ms": 1000 * window[-1] if window else None, "server_cpu_s": server_cpu,
+               "rss_before_mb": rss_before, "rss_growth_mb": rss_most - rss_before,
                "client_lag_max_ms": 1000 * own_lag,
                "window": [round(started, 3), round(started + args.seconds, 3)], "attack_got": found,
                "monotonic": [began, began + args.seconds]}
         results.append(row)
-        log(f"{name}: {row['moves']} moves, p99 {fmt(row['p99_ms'])} ms, server CPU {server_cpu:.1f} s; {found}")
+        log(f"{name}: {row['moves']} moves, p99 {fmt(row['p99_ms'])} ms, server CPU {server_cpu:.1f} s, "
+            f"RSS +{rss_most - rss_before:.0f} MB; {found}")
         await asyncio.sleep(1)
     honest.stop.set()
     await asyncio.wait(players, timeout=30)
@@ -379,7 +475,8 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
 
 ATTACKS = ["none (baseline)", "rooms: one address fills rooms", "idle websockets",
            "slowloris (headers a byte a second)", "spectators rejoining in a loop", "guessing room codes",
-           "hostile messages"]
+           "hostile messages", "ping flood (125-byte pings, never read)", "fragments (65,000 one-byte frames)",
+           "costly messages (7×7 hints, many shapes)"]
 
 
 def attack_process(number: int, port: int, args: argparse.Namespace, watched: str, queue: Any) -> None:
@@ -391,7 +488,10 @@ def attack_process(number: int, port: int, args: argparse.Namespace, watched: st
             stop.wait, lambda: fill_rooms(port, stop, found), lambda: idle_sockets(port, stop, found, args.idle),
             lambda: slowloris(port, stop, found, args.slowloris), lambda: spectators(port, stop, found, watched),
             lambda: flood(port, stop, found, guess, "127.0.0.150"),
-            lambda: flood(port, stop, found, hostile, "127.0.0.151")]
+            lambda: flood(port, stop, found, hostile, "127.0.0.151"),
+            lambda: raw_flood(port, stop, found, "127.0.0.160", PING_FLOOD, read=False),
+            lambda: raw_flood(port, stop, found, "127.0.0.161", FRAGMENTS, read=True),
+            lambda: costly(port, stop, found)]
         task = asyncio.create_task(runs[number]())
         await asyncio.sleep(args.seconds)
         stop.set()
@@ -414,6 +514,17 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def rss_megabytes(pid: int) -> float:
+    """Process ``pid``'s resident memory in MB; 0 where /proc cannot say."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
 def fmt(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.1f}"
 
@@ -429,6 +540,7 @@ def main() -> int:
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     parser.add_argument("--trace", metavar="DIR", help="probe the server's event loop (benchmarks/web_probe.py) "
                         "and write its trace and every honest move's time there, with a report of the slowest")
+    parser.add_argument("--before", metavar="REV", help="serve an older git revision's code (the figures before)")
     parser.add_argument("--only", action="append", metavar="WORD",
                         help="run only the attacks whose name has WORD (repeatable; the baseline always runs)")
     args = parser.parse_args()
@@ -439,7 +551,12 @@ def main() -> int:
         trace = str(Path(args.trace) / "server.json") if args.trace else None
         if args.trace:
             Path(args.trace).mkdir(parents=True, exist_ok=True)
-        server = Server(folder, trace)
+        if args.before:
+            from revisions import older_source
+
+            server = Server(folder, trace, older_source(args.before))
+        else:
+            server = Server(folder, trace)
         try:
             outcome = asyncio.run(run(args, server))
         finally:
@@ -449,12 +566,14 @@ def main() -> int:
         log_lines = server.log_lines()
     saved = sum(count for _, count in rows)
     print(f"\nThe attack suite at full size ({args.honest} honest players, a move every ~{args.think:g} s; "
-          f"{args.seconds:g} s per attack; target p99 ≤ {TARGET_P99_MS:g} ms)")
-    print(f"{'attack':40} {'moves':>6} {'p50 ms':>7} {'p99 ms':>7} {'max ms':>7} {'srv CPU':>7} {'lag ms':>6}  "
-          "honest errors  what the attack got")
+          f"{args.seconds:g} s per attack; target p99 ≤ {TARGET_P99_MS:g} ms, server memory growth ≤ "
+          f"{TARGET_RSS_GROWTH_MB:g} MB)")
+    print(f"{'attack':42} {'moves':>6} {'p50 ms':>7} {'p99 ms':>7} {'max ms':>7} {'srv CPU':>7} {'RSS +MB':>7} "
+          f"{'lag ms':>6}  honest errors  what the attack got")
     for row in outcome["rows"]:
-        print(f"{row['attack']:40} {row['moves']:>6} {fmt(row['p50_ms']):>7} {fmt(row['p99_ms']):>7} "
-              f"{fmt(row['max_ms']):>7} {row['server_cpu_s']:>6.1f}s {row['client_lag_max_ms']:>6.0f}  "
+        print(f"{row['attack']:42} {row['moves']:>6} {fmt(row['p50_ms']):>7} {fmt(row['p99_ms']):>7} "
+              f"{fmt(row['max_ms']):>7} {row['server_cpu_s']:>6.1f}s {row['rss_growth_mb']:>7.0f} "
+              f"{row['client_lag_max_ms']:>6.0f}  "
               f"{len(row['errors']):>13}  "
               f"{json.dumps(row['attack_got'])}")
     same = "yes" if saved == outcome["finished"] else "NO"

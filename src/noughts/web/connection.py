@@ -27,19 +27,16 @@ from noughts.web.protocol import Limits, encode, error_message
 if TYPE_CHECKING:
     from noughts.web.lobby import Lobby, _Answers
 
-__all__ = ["DIRECT_RECEIVE", "DIRECT_SEND", "OUTBOX", "Connection", "Inbox", "serve_socket", "text_frame"]
+__all__ = ["DIRECT_SEND", "OUTBOX", "Connection", "serve_socket", "text_frame"]
 
 log = logging.getLogger("noughts.web")
 
 OUTBOX = 256  # messages queued for a player by default (Limits.outbox); a client this far behind is not reading
 STATE_PREFIX = '{"type":"state"'  # how encode() begins a state: a snapshot that a newer one replaces
-# The scope extension under which the server's websocket protocol offers to write a whole frame at once
-# (noughts.web.shield.GuardedWebSocket.write_frame): bytes in, False if it cannot now (then: the ASGI send).
+# The scope extension under which a websocket may offer to write a whole frame at once: bytes in, False if it
+# cannot now (then: the ASGI send). The server's protocol no longer offers it (issue 30: the websockets library
+# writes every frame; its own path cost under a quarter more CPU a move); fakes in tests and benchmarks do.
 DIRECT_SEND = "noughts.write_frame"
-# The scope extension under which the server's websocket protocol offers to hand received events straight to
-# the app (noughts.web.shield.GuardedWebSocket.open_inbox): called once the socket is accepted, it returns the
-# socket's Inbox, read instead of the ASGI receive (no Starlette, uvicorn and asyncio.Queue layers a message).
-DIRECT_RECEIVE = "noughts.open_inbox"
 
 _last: tuple[str | None, bytes] = (None, b"")  # the last text framed: a room's state goes to each of its sockets
 
@@ -64,56 +61,6 @@ def text_frame(text: str) -> bytes:
     frame = head + payload
     _last = (text, frame)
     return frame
-
-
-class Inbox:
-    """A websocket's received events (ASGI ``websocket.receive`` / ``websocket.disconnect`` dicts), put
-    here by its protocol and taken by the app's reader, one at a time, in order.
-
-    It stands in for the protocol's ``asyncio.Queue`` (``put_nowait``, ``empty``, ``qsize``, ``get``),
-    so every event the protocol makes arrives as before; the reader gets an event already here without
-    waiting, and is woken through one future when the inbox was empty. ``resume`` is called whenever the
-    reader has taken every event: the protocol reads from its socket again if it had paused.
-    """
-
-    def __init__(self, resume: Callable[[], None]) -> None:
-        self.events: deque[dict[str, Any]] = deque()
-        self.waiter: asyncio.Future[None] | None = None
-        self.resume = resume
-
-    @property
-    def waiting(self) -> bool:
-        """The reader is waiting for an event (so what comes now is taken at once)."""
-        return self.waiter is not None
-
-    def put_nowait(self, event: dict[str, Any]) -> None:
-        self.events.append(event)
-        waiter = self.waiter
-        if waiter is not None:
-            self.waiter = None
-            if not waiter.done():
-                waiter.set_result(None)
-
-    def empty(self) -> bool:
-        return not self.events
-
-    def qsize(self) -> int:
-        return len(self.events)
-
-    async def get(self) -> dict[str, Any]:
-        events = self.events
-        while not events:
-            self.resume()
-            waiter = self.waiter = asyncio.get_running_loop().create_future()
-            try:
-                await waiter
-            finally:
-                if self.waiter is waiter:
-                    self.waiter = None
-        event = events.popleft()
-        if not events:
-            self.resume()
-        return event
 
 
 class Connection:
@@ -144,8 +91,8 @@ class Connection:
         self._ready = asyncio.Event()
         self._closing: asyncio.Task[None] | None = None
         self._sending = False  # the writer holds a message it has not finished sending
-        # Straight to the socket when nothing is queued and its buffer has room: no task wake-up and
-        # no layers of ASGI sends for each message (a third of a move's CPU); else through the queue.
+        # Straight to the socket when it offers that (DIRECT_SEND), nothing is queued and its buffer has
+        # room; else through the queue and the ASGI send.
         extensions = getattr(ws, "scope", {}).get("extensions") or {}
         self._direct: Callable[[bytes], bool] | None = extensions.get(DIRECT_SEND)
         self.writer = asyncio.create_task(self._write())
@@ -320,9 +267,7 @@ async def serve_socket(ws: WebSocket, lobby: Lobby) -> None:
     conn.push(lobby.welcome())
     conn.push(lobby.recorder.scores)
     idle = _IdleTimer(conn, limits)
-    # With our own protocol, events come straight from it (see Inbox); with the others, through the ASGI receive.
-    open_inbox: Callable[[], Inbox] | None = (ws.scope.get("extensions") or {}).get(DIRECT_RECEIVE)
-    get = open_inbox().get if open_inbox is not None else ws.receive
+    get = ws.receive
     try:
         while conn.open:
             try:

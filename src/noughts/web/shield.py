@@ -1,18 +1,23 @@
 """The server's outer wall: names it answers to, headers on every response, and connections below HTTP.
 
-:class:`Shield` is ASGI middleware: a request for a host name the server was not configured
-with (DNS rebinding: a hostile name resolving to 127.0.0.1) gets 421, a websocket from another
-site's page is refused, and every response, 404s and ``/healthz`` included, carries the security
-headers. :class:`GuardedHTTP` and :class:`GuardedWebSocket` are uvicorn's own protocols with the
-:class:`~noughts.web.guard.Guard` in front: a connection over its address's (or the server's)
-limit is answered 503 at once, a request's headers must all arrive within ``handshake_timeout``
-(a client sending them a byte at a time is cut off), and a client that leaves the server unable
-to write for ``stall_timeout`` is cut off. The app's lifespan hands them the guard (``app_state``).
+:class:`Shield` is ASGI middleware: a ``Host`` that is not a name and port gets 400, one for a host
+name the server was not configured with (DNS rebinding: a hostile name resolving to 127.0.0.1) or
+another port gets 421, a websocket from another site's page (or port) is refused, and every
+response, 404s and ``/healthz`` included, carries the security headers. :class:`GuardedHTTP` and
+:class:`GuardedWebSocket` are uvicorn's own protocols with the :class:`~noughts.web.guard.Guard`
+in front: a connection over its address's (or the server's) limit is answered 503 at once, a
+request's headers must all arrive within ``handshake_timeout`` (a client sending them a byte at a
+time is cut off), and a client that leaves the server unable
+to write for ``stall_timeout`` is cut off; :class:`GuardedWebSocket` adds the budgets on the wire
+the websockets library has no option for. The app's lifespan hands them the guard (``app_state``).
+The uvicorn and websockets internals these rely on are checked by ``tests/test_web_wire.py``.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import logging
+import re
 from collections.abc import Container, Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -20,22 +25,16 @@ from urllib.parse import urlsplit
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
-from websockets.frames import Frame, Opcode
+from websockets.frames import Frame
 from websockets.protocol import State
-
-try:
-    from websockets.speedups import apply_mask
-except ImportError:  # websockets built without its C part
-    from websockets.utils import apply_mask
 
 if TYPE_CHECKING:
     _Protocol = WebSocketsSansIOProtocol
 else:
     _Protocol = object
 
-from noughts.text import web_not_this_host
-from noughts.web.connection import DIRECT_RECEIVE, DIRECT_SEND, Inbox
-from noughts.web.guard import Guard, TrustedProxies, client_key, host_allowed
+from noughts.text import WEB_BAD_HOST, web_not_this_host
+from noughts.web.guard import Guard, TrustedProxies, client_key
 
 if TYPE_CHECKING:
     import asyncio
@@ -67,9 +66,10 @@ class Shield:
     """
 
     def __init__(self, app: ASGIApp, headers: Mapping[str, str], allowed: Container[str] | None,
-                 guard: Guard | None = None) -> None:
+                 guard: Guard | None = None, ports: Container[int] = ()) -> None:
         self.app = app
         self.allowed = allowed
+        self.ports = ports  # ports a Host may name besides the server's own (a public URL's, say)
         self.guard = guard
         self.headers = [(name.encode("latin-1"), value.encode("latin-1")) for name, value in headers.items()]
 
@@ -79,13 +79,18 @@ class Shield:
             return
         fields = {name: value.decode("latin-1") for name, value in scope["headers"] if name in (b"host", b"origin")}
         host = fields.get(b"host", "")
+        parsed = parse_host(host)
         guard = self.guard
         forwarded = guard is not None and bool(guard.trusted) and _peer(scope) in guard.trusted
         if forwarded:
             scope = _as_forwarded(scope, guard.trusted)  # type: ignore[union-attr]
+        # the server's own port: a Host naming another is refused (unless a trusted proxy's, whose port it is)
+        server = scope.get("server")
+        own_port = None if forwarded or not server or not isinstance(server[1], int) else server[1]
+        answered = parsed is not None and self._answers(parsed, own_port)
         if scope["type"] == "websocket":
             origin = fields.get(b"origin")
-            if not host_allowed(host, self.allowed) or (origin is not None and not self._same_site(origin, host)):
+            if not answered or (origin is not None and not self._same_site(origin, parsed)):  # type: ignore[arg-type]
                 await send({"type": "websocket.close", "code": 1008, "reason": "not this site"})
                 return
             if not forwarded or guard is None:
@@ -106,15 +111,15 @@ class Shield:
             finally:
                 guard.release(ticket)
             return
-        if not host_allowed(host, self.allowed):
+        if not answered:
             # the person who runs the server learns how to add the name; the visitor, only where to go
-            log.warning("refused a request for the name %r: it is not one of the server's allowed hosts",
-                        host[:60])
-            body = web_not_this_host(host).encode()
-            await send({"type": "http.response.start", "status": 421, "headers": [
-                *self.headers, (b"content-type", b"text/plain; charset=utf-8"),
-                (b"content-length", str(len(body)).encode())]})
-            await send({"type": "http.response.body", "body": body})
+            if parsed is None:
+                log.warning("refused a request whose Host is not a name and port: %r", host[:60])
+                await self._plain(send, 400, WEB_BAD_HOST)
+                return
+            log.warning("refused a request for the name %r: it is not one of the server's allowed hosts "
+                        "(or not its port)", host[:60])
+            await self._plain(send, 421, web_not_this_host(host))
             return
 
         async def send_with_headers(message: Message) -> None:
@@ -126,12 +131,66 @@ class Shield:
 
         await self.app(scope, receive, send_with_headers)
 
-    def _same_site(self, origin: str, host: str) -> bool:
-        """Browsers send Origin; programs (tests, benchmarks, robots) usually do not, and may connect."""
-        netloc = urlsplit(origin).netloc.lower()
+    async def _plain(self, send: Send, status: int, sentence: str) -> None:
+        body = sentence.encode()
+        await send({"type": "http.response.start", "status": status, "headers": [
+            *self.headers, (b"content-type", b"text/plain; charset=utf-8"),
+            (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
+
+    def _answers(self, host: tuple[str, int | None], own_port: int | None) -> bool:
+        """An allowed name, and no port or this server's (``own_port`` None: any port)."""
         if self.allowed is None:
-            return netloc == host.lower()
-        return host_allowed(netloc, self.allowed)
+            return True
+        name, port = host
+        return name in self.allowed and (port is None or own_port is None or port == own_port
+                                         or port in self.ports)
+
+    def _same_site(self, origin: str, host: tuple[str, int | None]) -> bool:
+        """Browsers send Origin; programs (tests, benchmarks, robots) usually do not, and may connect.
+        The Origin's name must be allowed (any: the Host's) and its port the Host's."""
+        try:
+            parts = urlsplit(origin)
+        except ValueError:
+            return False
+        parsed = parse_host(parts.netloc) if parts.scheme in DEFAULT_PORTS else None
+        if parsed is None:
+            return False
+        name, port = parsed
+        if port == DEFAULT_PORTS[parts.scheme]:
+            port = None
+        host_name, host_port = host
+        if (port or None) != (None if host_port in (80, 443) else host_port):
+            return False
+        return name == host_name if self.allowed is None else name in self.allowed
+
+
+DEFAULT_PORTS = {"http": 80, "https": 443}
+# RFC 9110 §7.2: Host = uri-host [ ":" port ]; a name (letters, digits, '.', '-', '_') or an [IPv6 address]
+_HOST = re.compile(r"(?:\[(?P<v6>[0-9a-f:.]+)\]|(?P<name>[a-z0-9_][a-z0-9._-]*))(?::(?P<port>[0-9]{0,5}))?",
+                   re.ASCII)
+
+
+def parse_host(value: str) -> tuple[str, int | None] | None:
+    """A ``Host`` header's name (lower case, no brackets or final dot) and port, or None if it is not one.
+
+    >>> parse_host("LocalHost:8000"), parse_host("[::1]"), parse_host("example.org.")
+    (('localhost', 8000), ('::1', None), ('example.org', None))
+    >>> parse_host("localhost:@evil.example"), parse_host("a b"), parse_host("[::1"), parse_host("x:99999")
+    (None, None, None, None)
+    """
+    found = _HOST.fullmatch(value.lower())
+    if found is None:
+        return None
+    if found["v6"] is not None:
+        try:
+            ipaddress.IPv6Address(found["v6"])
+        except ValueError:
+            return None
+    port = int(found["port"]) if found["port"] else None
+    if port is not None and port > 65535:
+        return None
+    return (found["v6"] or found["name"].rstrip(".")), port
 
 
 def _peer(scope: Scope) -> str | None:
@@ -291,29 +350,26 @@ class StallGuard(_Protocol):
 
 
 class GuardedWebSocket(StallGuard, WebSocketsSansIOProtocol):
-    """uvicorn's websockets sans-I/O protocol with the stall guard (the default: the cheapest a message).
+    """uvicorn's websockets sans-I/O protocol (the websockets library parses and writes every frame) with
+    the stall guard and budgets the library has no option for.
 
-    It also offers the app two short cuts past the ASGI layers: :meth:`write_frame` (scope extension
-    ``noughts.write_frame``), a frame written straight to the socket whenever that is allowed, and
-    :meth:`open_inbox` (``noughts.open_inbox``), the socket's received events handed straight to the
-    app's reader (:class:`~noughts.web.connection.Inbox`) instead of through uvicorn's queue and the
-    ASGI receive. And what clients send most, whole short text frames (and the pongs answering the
-    keepalive pings), is read here (:meth:`_take_texts`) rather than by the websockets library's
-    general parser; anything else still goes to it, unchanged.
+    Control frames (pings, pongs) count against the socket's message allowance and its address's: the
+    library answers every ping itself, below the app's rate limits. Pongs the client does not read are
+    bounded (``MAX_UNSENT_PONGS``); a message is at most ``MAX_FRAGMENTS`` frames; a socket is read at most
+    ``READ_CHUNK`` bytes at a time, so the budgets stop the parser within a few frames of a flood; and once
+    the server has sent its close, at most ``AFTER_CLOSE_BYTES`` more are read before the socket is closed.
     """
 
-    inbox: Inbox | None = None
     # A closed socket's objects hold one another in cycles (the websockets parser's generator and its
-    # protocol, the scope's short cuts and this protocol, the inbox and this protocol): only a full garbage
-    # collection would free them, a pass over every object the server holds, in which no player is served
-    # (95 ms of CPU after the idle and slowloris attacks' 2,000 sockets closed). Cut once the connection and
-    # the app are both done with them, they are freed at once, a socket at a time.
+    # protocol, the scope and this protocol): only a full garbage collection would free them, a pass over
+    # every object the server holds, in which no player is served (95 ms of CPU after the idle and slowloris
+    # attacks' 2,000 sockets closed). Cut once the connection and the app are both done with them, they are
+    # freed at once, a socket at a time.
     lost = False  # the connection has gone
     app_running = False  # the app (its task) still has the socket
-    # uvicorn pings every socket every ``ws_ping_interval`` to find dead ones; a socket that sent something
-    # since the last ping is alive, so it is not pinged (a ping and its pong cost ~100 µs of CPU: at players'
-    # pace, a tenth of all the server's work). Silent sockets (spectators, idle pages) are pinged as before.
-    heard = False  # the client sent something since the last keepalive ping was due
+    control: _Allowance | None = None  # the socket's allowance of control frames
+    unsent_pongs = 0  # pongs made while the client was not reading what the server writes
+    after_close = 0  # bytes read since the server sent its close
 
     def connection_lost(self, exc: Exception | None) -> None:
         super().connection_lost(exc)
@@ -332,105 +388,79 @@ class GuardedWebSocket(StallGuard, WebSocketsSansIOProtocol):
         scope = getattr(self, "scope", None)
         if scope is not None:
             scope["extensions"].clear()
-        if self.inbox is not None:
-            self.inbox.resume = _nothing
 
-    def open_inbox(self) -> Inbox:
-        """From now on the app reads this socket's events from the returned inbox (events already
-        queued for it come first)."""
-        if self.inbox is not None:
-            return self.inbox
-        inbox = Inbox(self._read_again)
-        while not self.queue.empty():
-            inbox.put_nowait(dict(self.queue.get_nowait()))
-        self.queue = inbox  # type: ignore[assignment]  # uvicorn puts every event it makes here
-        self.inbox = inbox
-        return inbox
-
-    def _read_again(self) -> None:
-        """The app has taken every event: read from the socket again if reading was paused for it."""
-        if self.read_paused:
-            self.read_paused = False
-            self.transport.resume_reading()
+    def handle_connect(self, event: Any) -> None:
+        super().handle_connect(event)
+        if getattr(self, "scope", None) is not None:  # (none if the handshake was refused)
+            self.app_running = True  # uvicorn started the app's task
 
     def data_received(self, data: bytes) -> None:
-        if not self._take_texts(data):
-            self.heard = True
-            super().data_received(data)
+        if self.close_sent:
+            self.after_close += len(data)
+            if self.after_close > AFTER_CLOSE_BYTES:  # not a close reply: a client still sending after it
+                log.info("closed a websocket that went on sending after the server's close")
+                self.transport.abort()
+                return
+        for at in range(0, len(data), READ_CHUNK):
+            if self.transport.is_closing():  # refused part-way: the rest is not parsed
+                return
+            super().data_received(data[at:at + READ_CHUNK])
 
-    def send_keepalive_ping(self) -> None:
-        """uvicorn's keepalive ping, unless the client sent something since the last one was due."""
-        if self.heard and self.ping_interval is not None and not self.close_sent:
-            self.heard = False
-            self.ping_timer = self.loop.call_later(self.ping_interval, self.send_keepalive_ping)
+    def handle_ping(self) -> None:
+        if not self._control_allowed():
             return
-        self.heard = False
-        super().send_keepalive_ping()
+        if not self.writable.is_set():  # the client is not reading: its pongs pile up in the server
+            self.unsent_pongs += 1
+            if self.unsent_pongs > MAX_UNSENT_PONGS:
+                log.info("cut off a websocket that sent pings without reading the pongs")
+                self.transport.abort()
+                return
+        super().handle_ping()
 
-    def _take_texts(self, data: bytes) -> bool:
-        """If ``data`` is only whole, masked, final text frames of valid UTF-8 within the size limit
-        (and pongs), with nothing else pending, queue their texts for the app as uvicorn does, answer
-        the pongs as uvicorn does, and say True.
+    def handle_pong(self, event: Frame) -> None:
+        if self._control_allowed():
+            super().handle_pong(event)
 
-        Otherwise (another control frame, a fragment, part of a frame, binary, too big, bad UTF-8, the
-        connection not open, anything buffered) take nothing and say False: uvicorn and websockets
-        then read ``data`` as always, with all their checks and answers.
-        """
-        conn = self.conn
-        if not self.handshake_complete or self.close_sent or self.frames or conn.state is not State.OPEN \
-                or conn.reader.buffer or conn.current_size is not None:
-            return False
-        # websockets' parser must be between frames (waiting for the next), not part-way through one whose
-        # header it has read: only then does ``data`` begin with a frame. If its shape is not the one
-        # known here, say no (slower, never wrong).
-        waiting = conn.parser
-        for _ in range(4):  # (the server's parser, the frames' parser, the wait for data)
-            inner = getattr(waiting, "gi_yieldfrom", None)
-            if inner is None:
-                break
-            waiting = inner
-        if getattr(waiting, "__name__", None) != "at_eof":
-            return False
-        limit = conn.max_message_size
-        texts: list[str | bytes] = []  # a text, or a pong's payload
-        at, end = 0, len(data)
-        while at < end:
-            first = data[at]
-            if end - at < 6 or (first != 0x81 and first != 0x8A) or data[at + 1] < 0x80:  # FIN, no RSV; masked
-                return False
-            size, head = data[at + 1] & 0x7F, at + 2
-            if first == 0x8A:  # a pong: a control frame's payload is at most 125 bytes, in one frame
-                if size > 125:
-                    return False
-            elif size == 126:
-                size, head = int.from_bytes(data[head:head + 2], "big"), head + 2
-            elif size == 127:
-                return False
-            start = head + 4
-            if (limit is not None and size > limit) or start + size > end:
-                return False
-            payload = apply_mask(data[start:start + size], data[head:start])
-            if first == 0x8A:
-                texts.append(payload)
-            else:
-                try:
-                    texts.append(payload.decode())
-                except UnicodeDecodeError:
-                    return False
-            at = start + size
-        inbox = self.inbox
-        taken_at_once = inbox is not None and inbox.waiting  # its reader takes these now: reading goes on
-        queued = False
-        for text in texts:
-            if isinstance(text, str):
-                self.queue.put_nowait({"type": "websocket.receive", "text": text})
-                queued = self.heard = True  # (a pong alone does not count: the next ping is still sent)
-            else:
-                self.handle_pong(Frame(Opcode.PONG, text))
-        if queued and not taken_at_once and not self.read_paused:  # as uvicorn does: the next read waits
-            self.read_paused = True                                 # until the app has taken these
-            self.transport.pause_reading()
-        return True
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        self.unsent_pongs = 0
+
+    def handle_cont(self, event: Frame) -> None:
+        if len(self.frames) >= MAX_FRAGMENTS:
+            self.frames = []
+            log.info("closed a websocket that sent a message in more than %d frames", MAX_FRAGMENTS)
+            self._refuse(1009, "message too big")
+            return
+        super().handle_cont(event)
+
+    def _control_allowed(self) -> bool:
+        """Take a control frame from the socket's allowance and its address's; False (closed) when spent."""
+        guard = self._guard()
+        if guard is None:
+            return True
+        limits = guard.limits
+        if self.control is None:
+            self.control = _Allowance(limits.burst, self.loop.time())
+        peer = self.client[0] if self.client else None
+        if self.control.take(limits.rate, limits.burst, self.loop.time()) and (
+                peer in guard.trusted or guard.allow_message(client_key(peer))):
+            return True
+        log.info("closed a websocket that sent control frames faster than its allowance")
+        self.conn.data_to_send()  # the pongs the library made for the refused pings are dropped
+        self._refuse(1008, "too many messages")
+        return False
+
+    def _refuse(self, code: int, reason: str) -> None:
+        """Close now: the close frame if the client reads, and nothing more of what it sent is parsed."""
+        if not self.close_sent and self.conn.state is State.OPEN:
+            self.conn.send_close(code, reason)
+            self.transport.write(b"".join(self.conn.data_to_send()))
+            self.close_sent = True
+            self.queue.put_nowait({"type": "websocket.disconnect", "code": code, "reason": reason})
+        if self.writable.is_set():
+            self.transport.close()  # (stops reading at once; the close frame is still written)
+        else:
+            self.transport.abort()
 
     def send_receive_event_to_app(self) -> None:
         """As uvicorn's, but a text message that is not UTF-8 closes the socket with 1007 (RFC 6455
@@ -446,26 +476,28 @@ class GuardedWebSocket(StallGuard, WebSocketsSansIOProtocol):
                 return
         super().send_receive_event_to_app()
 
-    def handle_connect(self, event: Any) -> None:
-        super().handle_connect(event)
-        scope = getattr(self, "scope", None)  # (none if the handshake was refused)
-        if scope is not None:
-            self.app_running = True  # uvicorn started the app's task
-            scope["extensions"][DIRECT_SEND] = self.write_frame
-            scope["extensions"][DIRECT_RECEIVE] = self.open_inbox
 
-    def write_frame(self, frame: bytes) -> bool:
-        """Write a whole server frame now; False (nothing written) unless the websocket is open and the
-        socket's buffer has room: then the ASGI send, which waits for it, must be used."""
-        if not self.handshake_complete or self.close_sent or not self.writable.is_set() \
-                or self.conn.state is not State.OPEN or self.transport.is_closing():
+MAX_FRAGMENTS = 16  # frames one message may come in (browsers send each message as one)
+MAX_UNSENT_PONGS = 8  # pongs made while the client reads nothing before it is cut off
+READ_CHUNK = 512  # bytes handed to the parser at a time: ~70 frames at most before a budget can stop it
+AFTER_CLOSE_BYTES = 4096  # read after the server's close (a close reply, messages already on their way)
+
+
+class _Allowance:
+    """A token bucket: ``burst`` at once, ``rate`` a second after that."""
+
+    __slots__ = ("stamp", "tokens")
+
+    def __init__(self, burst: float, now: float) -> None:
+        self.tokens, self.stamp = burst, now
+
+    def take(self, rate: float, burst: float, now: float) -> bool:
+        self.tokens = min(burst, self.tokens + (now - self.stamp) * rate)
+        self.stamp = now
+        if self.tokens < 1:
             return False
-        self.transport.write(frame)
+        self.tokens -= 1
         return True
-
-
-def _nothing() -> None:
-    pass
 
 
 # ``noughts web --ws NAME``: uvicorn's websocket implementations, each with the stall guard
