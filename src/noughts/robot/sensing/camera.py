@@ -505,11 +505,22 @@ def _ring(px: Any, py: Any) -> tuple[float, float]:
     share = float(np.mean(np.abs(radius - 1) < pen + 0.08))
     bins = ((np.arctan2(v / height, u / width) + math.pi) / math.tau * 32).astype(int) % 32
     sums, counts = np.bincount(bins, radius, 32), np.bincount(bins, minlength=32)
-    if np.count_nonzero(counts) < 24:
+    filled = np.nonzero(counts)[0]
+    if len(filled) < RING_OPEN_BINS:
         return share, 1.0
-    profile = np.where(counts > 0, sums / np.maximum(counts, 1), 1.0)
-    spectrum = np.abs(np.fft.rfft(profile)) / 32
+    profile = sums[filled] / counts[filled]
+    if len(filled) < RING_CLOSED_BINS:
+        # An O left open: the harmonics need the whole way round. What a smooth curve (the radius's
+        # first two harmonics) leaves unexplained over the part drawn is as small as a closed O's corners.
+        angles = filled * (math.tau / 32)
+        smooth = np.column_stack([np.ones_like(angles)] + [f(k * angles) for k in (1, 2) for f in (np.cos, np.sin)])
+        fit, *_ = np.linalg.lstsq(smooth, profile, rcond=None)
+        return share, float(np.sqrt(np.mean((profile - smooth @ fit) ** 2)) / max(float(fit[0]), 1e-6))
+    spectrum = np.abs(np.fft.rfft(np.where(counts > 0, sums / np.maximum(counts, 1), 1.0))) / 32
     return share, float(np.sqrt(np.sum(spectrum[3:7] ** 2)) / max(spectrum[0], 1e-6))
+
+
+RING_CLOSED_BINS, RING_OPEN_BINS = 24, 16  # of 32 directions round a ring: a closed O's, and an open one's at least
 
 
 CROSS_ANGLES = 60  # directions the two-line fit tries (every 3°)
@@ -706,7 +717,7 @@ def _ramp(value: float, low: float, high: float) -> float:
 # outer ink points four ways (coverage at most 0.7 of the directions, nearly always) and it is not a
 # lone stroke (thinness 0.55 or more, less when a stroke is faint); an O's ring is even (spread at
 # most 0.34) round an empty middle and goes most of the way round (coverage 0.75 or more, less when
-# part of it is faint). An X is also two straight strokes (nine-tenths of its ink or more within
+# part of it is faint; a ring left open is judged on its arc, see _ring). An X is also two straight strokes (nine-tenths of its ink or more within
 # 0.06 of a cell of two lines), slanting (their mean angle from level or upright 28° or more; an
 # upright cross's at most 11°), crossing at 70° or more and each split by the crossing into arms of
 # which the shorter is half the longer or more (a tick's meet at an end: 0.35 at most); a squiggle,
