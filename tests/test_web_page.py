@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
+import socket
 import warnings
 from collections.abc import Iterator
 from html.parser import HTMLParser
@@ -22,7 +24,9 @@ import pytest
 from noughts import players, text
 from noughts.board import Board
 from noughts.errors import NoughtsError, SettingError
-from noughts.web import create_app
+from noughts.web import create_app, running
+from noughts.web.app import SECURITY_HEADERS, ListedFiles
+from noughts.web.lobby import HINT_NODES, HINT_NODES_CELLS
 from noughts.web.protocol import Limits
 from noughts.web.share import Share, check_public_url, is_loopback, lan_address, qr_svg
 from socket_reads import receive_json
@@ -238,7 +242,8 @@ def test_hints_cost_the_solver_once_per_position_and_one_at_a_time_per_connectio
         other.until("state")
         other.send(type="hint", id="o1")
         assert other.until("hint", id="o1")["message"] == hints[0]["message"]
-    assert budgets == [(0.5, 60_000)]  # the solver ran once, with a node budget as well as the seconds
+    # the solver ran once, with a node budget as well as the seconds (smaller on 49 cells than on 16)
+    assert budgets == [(0.5, HINT_NODES * HINT_NODES_CELLS // 49)]
 
 
 # repeated requests --------------------------------------------------------------------------------
@@ -374,8 +379,102 @@ def test_serve_refuses_a_public_url_that_is_no_address(tmp_path: Path) -> None:
         serve(port=0, public_url="nonsense")
 
 
-# the page's words ----------------------------------------------------------------------------------
+# the static files, through Starlette's StaticFiles ---------------------------------------------------
 STATIC = Path(__file__).resolve().parents[1] / "src" / "noughts" / "web" / "static"
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    """A real uvicorn: what a browser (or anyone with a socket) sends reaches it unnormalised."""
+    with running(scores=False, notify=lambda line: None) as url:
+        yield url
+
+
+def raw_get(url: str, target: str, *fields: str) -> tuple[int, dict[str, str], bytes]:
+    """``GET target`` sent as is (no client tidies ``..`` or ``%2e`` away): status, headers, body."""
+    host, port = url.removeprefix("http://").rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        head = "".join(f"{field}\r\n" for field in fields)
+        sock.sendall(f"GET {target} HTTP/1.1\r\nHost: {host}:{port}\r\n{head}Connection: close\r\n\r\n".encode())
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    top, _, body = data.partition(b"\r\n\r\n")
+    lines = top.decode("latin-1").split("\r\n")
+    headers = {name.lower(): value for name, value in (line.split(": ", 1) for line in lines[1:])}
+    return int(lines[0].split()[1]), headers, body
+
+
+def has_security_headers(headers: dict[str, str]) -> bool:
+    return all(headers.get(name) == value for name, value in SECURITY_HEADERS.items())
+
+
+def test_the_script_and_stylesheet_are_served_with_their_types_and_the_security_headers(server: str) -> None:
+    for name, kind in (("app.js", "text/javascript; charset=utf-8"), ("style.css", "text/css; charset=utf-8")):
+        status, headers, body = raw_get(server, f"/static/{name}")
+        assert (status, headers["content-type"]) == (200, kind)
+        assert body == (STATIC / name).read_bytes() and has_security_headers(headers), headers
+        assert headers["cache-control"] == "no-cache"  # kept, but asked again each time: a new version is seen
+
+
+def test_the_script_keeps_its_type_where_the_machines_mime_types_say_otherwise(
+        app_client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    import starlette.responses
+
+    # older /etc/mime.types name .js application/javascript; the page's module script is text/javascript
+    monkeypatch.setattr(starlette.responses, "guess_type", lambda *args, **kwargs: ("application/javascript", None))
+    assert app_client.get("/static/app.js").headers["content-type"] == "text/javascript; charset=utf-8"
+
+
+def test_the_page_template_is_not_served_from_static(server: str) -> None:
+    # its {{placeholders}} are filled in by the server, at / and /r/CODE only
+    for target in ("/static/index.html", "/static/./index.html", "/static/%69ndex.html", "/static/app.js/../index.html",
+                   "/static/", "/static/.", "/static/index.html/"):
+        status, headers, body = raw_get(server, target)
+        assert status == 404 and b"{{" not in body and has_security_headers(headers), (target, status, body[:80])
+    status, _, body = raw_get(server, "/")
+    assert status == 200 and b"{{" not in body and b'src="/static/app.js"' in body
+
+
+@pytest.mark.parametrize("target", [
+    "/static/../app.py", "/static/%2e%2e/app.py", "/static/%2E%2E/__init__.py", "/static/..%2fapp.py",
+    "/static/..%2F..%2Fweb%2Fapp.py", "/static/....//app.py", "/static/%2e%2e%2f%2e%2e%2fpyproject.toml",
+    "/static/..\\app.py", "/static//etc/passwd", "/static/%2fetc%2fpasswd", "/static/app.js%00.py",
+    "/static/" + "a" * 300, "/static/App.js", "/static/nothing"])
+def test_a_name_outside_the_list_or_the_folder_is_not_found(server: str, target: str) -> None:
+    status, headers, body = raw_get(server, target)
+    assert status == 404 and body == b"Not Found" and has_security_headers(headers), (status, body[:80])
+
+
+def test_a_revalidated_file_answers_304_and_a_changed_file_gets_a_new_etag(tmp_path: Path) -> None:
+    from starlette.applications import Starlette
+    from starlette.routing import Mount
+
+    script = tmp_path / "app.js"
+    script.write_text("let a = 1;")
+    files = ListedFiles({"app.js": "text/javascript; charset=utf-8"}, directory=tmp_path)
+    with TestClient(Starlette(routes=[Mount("/static", files)])) as client:
+        first = client.get("/static/app.js")
+        assert first.status_code == 200 and first.text == "let a = 1;"
+        tag = first.headers["etag"]
+        again = client.get("/static/app.js", headers={"if-none-match": tag})
+        assert (again.status_code, again.content, again.headers["etag"]) == (304, b"", tag)
+        script.write_text("let a = 2;")  # a new version of the same size, as after an upgrade
+        stat = script.stat()
+        os.utime(script, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+        changed = client.get("/static/app.js", headers={"if-none-match": tag})
+        assert (changed.status_code, changed.text) == (200, "let a = 2;") and changed.headers["etag"] != tag
+
+
+def test_a_revalidated_static_file_answers_304_with_the_security_headers(server: str) -> None:
+    status, headers, _ = raw_get(server, "/static/app.js")
+    status, again, body = raw_get(server, "/static/app.js", f"If-None-Match: {headers['etag']}")
+    assert (status, body, again["etag"]) == (304, b"", headers["etag"])
+    assert has_security_headers(again), again
+    assert raw_get(server, "/static/app.js", 'If-None-Match: "stale"')[0] == 200
+
+
+# the page's words ----------------------------------------------------------------------------------
 
 
 def string_literals(script: str) -> list[str]:

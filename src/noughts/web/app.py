@@ -15,15 +15,19 @@ import gc
 import hashlib
 import html
 import json
+import os
 import re
 from collections.abc import AsyncIterator, Callable, Collection, Mapping
 from importlib import resources
 
 from starlette.applications import Starlette
+from starlette.datastructures import Headers
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
-from starlette.routing import Route, WebSocketRoute
+from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import NotModifiedResponse, StaticFiles
+from starlette.types import Scope
 from starlette.websockets import WebSocket
 
 from noughts import text
@@ -37,12 +41,13 @@ from noughts.web.rooms import MemoryRoomStore, RoomStore
 from noughts.web.share import Share, qr_svg
 from noughts.web.shield import GUARD, SECURITY_HEADERS, Shield
 
-__all__ = ["SECURITY_HEADERS", "STATIC", "create_app", "render_page"]
+__all__ = ["SECURITY_HEADERS", "STATIC", "ListedFiles", "create_app", "render_page"]
 
 FULL_COLLECTION_AFTER = 100  # middle-generation passes before a full one, in the server's own processes
 
-STATIC = {"index.html": "text/html; charset=utf-8", "style.css": "text/css; charset=utf-8",
-          "app.js": "text/javascript; charset=utf-8"}
+# the files served under /static/, with their types (not the machine's mime.types: it may say application/javascript)
+STATIC = {"style.css": "text/css; charset=utf-8", "app.js": "text/javascript; charset=utf-8"}
+PAGE = "index.html"  # a template beside them, filled in by the server and served at / and /r/CODE only
 _PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 
 
@@ -55,6 +60,28 @@ def render_page(template: str) -> bytes:
     """
     words = {**text.WEB_PAGE, "words": json.dumps(text.WEB_WORDS, ensure_ascii=False, separators=(",", ":"))}
     return _PLACEHOLDER.sub(lambda found: html.escape(words[found[1]]), template).encode("utf-8")
+
+
+class ListedFiles(StaticFiles):
+    """Starlette's StaticFiles (its ETag and revalidation, its guard against ``..``) serving only the
+    files named in ``types``, each with its type: any other name in the folder is not found.
+    """
+
+    def __init__(self, types: Mapping[str, str], *, directory: str | os.PathLike[str] | None = None,
+                 packages: list[str | tuple[str, str]] | None = None) -> None:
+        super().__init__(directory=directory, packages=packages)
+        self.types = dict(types)
+
+    def lookup_path(self, path: str) -> tuple[str, os.stat_result | None]:
+        return super().lookup_path(path) if path in self.types else ("", None)
+
+    def file_response(self, full_path: str | os.PathLike[str], stat_result: os.stat_result, scope: Scope,
+                      status_code: int = 200) -> Response:
+        media_type = self.types[os.path.basename(full_path)]
+        response = FileResponse(full_path, status_code=status_code, stat_result=stat_result, media_type=media_type)
+        if self.is_not_modified(response.headers, Headers(scope=scope)):
+            return NotModifiedResponse(response.headers)
+        return response
 
 
 def create_app(db: str | None = None, *, scores: bool = True, limits: Limits | None = None,
@@ -96,25 +123,15 @@ def create_app(db: str | None = None, *, scores: bool = True, limits: Limits | N
     allowed = None if allowed_hosts is None or "*" in allowed_hosts else {
         name.strip("[]").lower().rstrip(".") for name in allowed_hosts}
     lobby.share = share = Share(public_url, listen_host)
-    files = {name: resources.files("noughts.web").joinpath("static", name).read_bytes() for name in STATIC}
-    # the page's words are filled in once, here: it is served as a static file from then on
-    files["index.html"] = render_page(files["index.html"].decode("utf-8"))
-    tags = {name: '"' + hashlib.sha256(body).hexdigest()[:16] + '"' for name, body in files.items()}
-
-    def send_file(request: Request, name: str) -> Response:
-        headers = {**SECURITY_HEADERS, "etag": tags[name]}
-        if request.headers.get("if-none-match") == tags[name]:
-            return Response(status_code=304, headers=headers)
-        return Response(files[name], media_type=STATIC[name], headers=headers)
+    # the page's words are filled in once, here: it is served as a fixed file from then on
+    page_body = render_page(resources.files("noughts.web").joinpath("static", PAGE).read_text(encoding="utf-8"))
+    page_tag = '"' + hashlib.sha256(page_body).hexdigest()[:16] + '"'
 
     async def page(request: Request) -> Response:
-        return send_file(request, "index.html")
-
-    async def static(request: Request) -> Response:
-        name = request.path_params["name"]
-        if name not in STATIC or name == "index.html":
-            return PlainTextResponse("Not Found", status_code=404)
-        return send_file(request, name)
+        headers = {**SECURITY_HEADERS, "etag": page_tag}
+        if request.headers.get("if-none-match") == page_tag:
+            return Response(status_code=304, headers=headers)
+        return Response(page_body, media_type="text/html; charset=utf-8", headers=headers)
 
     @functools.lru_cache(maxsize=256)
     def qr_of(link: str) -> bytes:
@@ -146,7 +163,8 @@ def create_app(db: str | None = None, *, scores: bool = True, limits: Limits | N
             await lobby.stop()
 
     app = Starlette(routes=[
-        Route("/", page), Route("/r/{code}", page), Route("/r/{code}/qr.svg", qr), Route("/static/{name}", static),
+        Route("/", page), Route("/r/{code}", page), Route("/r/{code}/qr.svg", qr),
+        Mount("/static", ListedFiles(STATIC, packages=[("noughts.web", "static")]), name="static"),
         Route("/healthz", health), WebSocketRoute("/ws", websocket),
     ], lifespan=lifespan, middleware=[Middleware(Shield, headers=SECURITY_HEADERS, allowed=allowed, guard=guard)])
     app.state.lobby = lobby
