@@ -249,3 +249,16 @@ def test_the_uvicorn_and_websockets_internals_the_protocols_use_are_as_expected(
     import h11
 
     assert isinstance(h11.Connection.their_state, property) and h11.IDLE
+
+
+def test_a_host_naming_the_public_urls_port_is_answered() -> None:
+    """Behind a proxy on another port (``--public-url http://NAME:9000/``) the browser's Host names
+    the proxy's port: the server answers it, and still refuses any other port."""
+    from noughts.web.app import create_app
+
+    app = create_app(scores=False, notify=lambda line: None, allowed_hosts=["localhost", "127.0.0.1"],
+                     public_url="http://localhost:9000/")
+    with running(app) as base:
+        port = int(base.rsplit(":", 1)[1])
+        assert _get(base, "localhost:9000")[0] == 200
+        assert _get(base, f"localhost:{port + 1}")[0] == 421

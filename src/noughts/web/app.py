@@ -19,6 +19,7 @@ import os
 import re
 from collections.abc import AsyncIterator, Callable, Collection, Mapping
 from importlib import resources
+from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.datastructures import Headers
@@ -82,6 +83,20 @@ class ListedFiles(StaticFiles):
         if self.is_not_modified(response.headers, Headers(scope=scope)):
             return NotModifiedResponse(response.headers)
         return response
+
+
+def public_ports(public_url: str | None) -> set[int]:
+    """The port a ``--public-url`` names, which a Host may carry besides the server's own (a proxy's
+    port in front of it).
+
+    >>> public_ports("http://play.example.org:9000/"), public_ports("https://play.example.org/"), public_ports(None)
+    ({9000}, set(), set())
+    """
+    try:
+        port = urlsplit(public_url).port if public_url else None
+    except ValueError:  # Share has said what is wrong with the URL
+        return set()
+    return {port} if port is not None else set()
 
 
 def create_app(db: str | None = None, *, scores: bool = True, limits: Limits | None = None,
@@ -166,7 +181,8 @@ def create_app(db: str | None = None, *, scores: bool = True, limits: Limits | N
         Route("/", page), Route("/r/{code}", page), Route("/r/{code}/qr.svg", qr),
         Mount("/static", ListedFiles(STATIC, packages=[("noughts.web", "static")]), name="static"),
         Route("/healthz", health), WebSocketRoute("/ws", websocket),
-    ], lifespan=lifespan, middleware=[Middleware(Shield, headers=SECURITY_HEADERS, allowed=allowed, guard=guard)])
+    ], lifespan=lifespan, middleware=[Middleware(Shield, headers=SECURITY_HEADERS, allowed=allowed, guard=guard,
+                                                 ports=public_ports(public_url))])
     app.state.lobby = lobby
     app.state.hub = hub
     app.state.guard = guard
