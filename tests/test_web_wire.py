@@ -262,3 +262,31 @@ def test_a_host_naming_the_public_urls_port_is_answered() -> None:
         port = int(base.rsplit(":", 1)[1])
         assert _get(base, "localhost:9000")[0] == 200
         assert _get(base, f"localhost:{port + 1}")[0] == 421
+
+
+def test_http_requests_count_against_the_address_s_message_rate() -> None:
+    """Requests on one keep-alive connection pass no connection limit: each counts against its
+    address's message allowance, and past it the answer is 429 and the connection is closed."""
+    limits = Limits(address_rate=0.01, address_burst=3)
+    with running(scores=False, notify=lambda line: None, limits=limits) as base:
+        port = int(base.rsplit(":", 1)[1])
+        statuses, reply = [], b""
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+            for _ in range(6):
+                sock.sendall(b"GET /static/style.css HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                reply = b""
+                while b"\r\n\r\n" not in reply or len(reply.partition(b"\r\n\r\n")[2]) < _length(reply):
+                    if not (chunk := sock.recv(65536)):
+                        break
+                    reply += chunk
+                statuses.append(int(reply.split()[1]))
+                if b"connection: close" in reply.partition(b"\r\n\r\n")[0].lower():
+                    assert sock.recv(65536) == b""  # and the server has closed it
+                    break
+    assert statuses == [200, 200, 200, 429], statuses
+    assert text.WEB_TOO_MANY_REQUESTS.encode() in reply
+
+
+def _length(reply: bytes) -> int:
+    head = reply.partition(b"\r\n\r\n")[0].lower()
+    return next((int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.startswith(b"content-length:")), 0)

@@ -751,6 +751,7 @@ WEB_BOARD_CHANGED = "The board changed before that move arrived: look again and 
 WEB_GAME_NOT_OVER = "The game is still going on: finish it before a rematch."
 WEB_NO_FREE_CODE = "The server could not find a free game code; try again."
 WEB_CHANGED_TOO_OFTEN = "That game changed too often at once; look at the board and try again."
+WEB_THINKING_FOR_MANY = "The server is thinking for many people just now; ask again in a few seconds."
 WEB_STORE_UNREACHABLE = "The server cannot reach its game store just now; try again in a moment."
 WEB_STORE_FULL = "The server's game store is full just now; try again in a few minutes."
 
@@ -777,6 +778,9 @@ def web_not_this_host(host: str) -> str:
 
 # the answer to a request whose Host is not a name (or [IPv6 address]) with an optional port (HTTP 400)
 WEB_BAD_HOST = "This request's Host header is not a host name with an optional port; use the address the server gave."
+
+# the answer to an address sending HTTP requests faster than its message rate (HTTP 429)
+WEB_TOO_MANY_REQUESTS = "Too many requests from your address: wait a moment, then reload the page."
 
 
 # what someone watching a game tried to do, by the message's type

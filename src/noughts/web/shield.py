@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 else:
     _Protocol = object
 
-from noughts.text import WEB_BAD_HOST, web_not_this_host
+from noughts.text import WEB_BAD_HOST, WEB_TOO_MANY_REQUESTS, web_not_this_host
 from noughts.web.guard import Guard, TrustedProxies, client_key
 
 if TYPE_CHECKING:
@@ -121,6 +121,13 @@ class Shield:
                         "(or not its port)", host[:60])
             await self._plain(send, 421, web_not_this_host(host))
             return
+        # Every request counts against its client's message rate: a keep-alive connection's later
+        # requests pass no connection limit, and a static file costs the server a thread's round trip.
+        peer = _peer(scope)
+        if guard is not None and peer is not None and not guard.allow_message(client_key(peer)):
+            log.warning("refused a request: its address sends more than its message rate")
+            await self._plain(send, 429, WEB_TOO_MANY_REQUESTS, close=True)
+            return
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -131,11 +138,11 @@ class Shield:
 
         await self.app(scope, receive, send_with_headers)
 
-    async def _plain(self, send: Send, status: int, sentence: str) -> None:
+    async def _plain(self, send: Send, status: int, sentence: str, *, close: bool = False) -> None:
         body = sentence.encode()
         await send({"type": "http.response.start", "status": status, "headers": [
             *self.headers, (b"content-type", b"text/plain; charset=utf-8"),
-            (b"content-length", str(len(body)).encode())]})
+            (b"content-length", str(len(body)).encode()), *([(b"connection", b"close")] if close else [])]})
         await send({"type": "http.response.body", "body": body})
 
     def _answers(self, host: tuple[str, int | None], own_port: int | None) -> bool:
