@@ -159,7 +159,7 @@ class RedisServer:
 class Server:
     def __init__(self, redis: str | None = None, workers: int = 1, loop: str = "auto",
                  ws: str = "websockets-sansio", scores: bool = True, defences: bool = False,
-                 sockets: int = 40_000, db: str | None = None, lean: bool = True) -> None:
+                 sockets: int = 40_000, db: str | None = None) -> None:
         self.folder = tempfile.TemporaryDirectory(prefix="noughts-web-load-")
         self.port = free_port()
         self.db = db or str(Path(self.folder.name) / "noughts.db")
@@ -173,7 +173,6 @@ class Server:
                 f"serve('127.0.0.1', {self.port}, {self.db!r}, limits={limits}, "
                 f"redis={redis!r}, workers={workers}, loop={loop!r}, ws={ws!r}, scores={scores!r})")
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]))
-        env["NOUGHTS_REDIS_LEAN"] = "1" if lean else "0"  # 0: redis-py's own client (noughts.web.shared)
         self.process = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.DEVNULL)
         deadline = time.monotonic() + 60
         while True:
@@ -718,7 +717,6 @@ class Setup:
     workers: int
     loop: str
     scale: bool  # also look for the most games it holds; else only its CPU a move, as a peer
-    lean: bool = True  # Redis through noughts.web.resp; False: through redis-py's own asyncio client
 
 
 def redis_py_client() -> str:
@@ -791,10 +789,8 @@ def main() -> int:
     elif uvloop_here and not args.no_asyncio:
         setups.append(Setup("one process, rooms in memory, asyncio", False, 1, "asyncio", False))
     if args.redis:
-        setups.append(Setup(f"{args.workers} workers, rooms in Redis, {fast}", True, args.workers, fast, True))
-        # the peer that decides whether noughts.web.resp stays (issue 30): the library's own client
         setups.append(Setup(f"{args.workers} workers, rooms in Redis, {fast}, {redis_py_client()}", True,
-                            args.workers, fast, False, lean=False))
+                            args.workers, fast, True))
         if uvloop_here and not args.no_asyncio:
             setups.append(Setup(f"{args.workers} workers, rooms in Redis, asyncio", True, args.workers, "asyncio",
                                 False))
@@ -809,8 +805,7 @@ def main() -> int:
             redis = RedisServer() if setup.redis else None
             log(f"starting the server: {setup.title}")
             server = Server(redis.url if redis else None, setup.workers, setup.loop, args.ws, defences=defences,
-                            sockets=max(10_000, 2 * most_games), db=postgres.fresh_url() if postgres else None,
-                            lean=setup.lean)
+                            sockets=max(10_000, 2 * most_games), db=postgres.fresh_url() if postgres else None)
             rows = []
 
             servers = [server]
@@ -860,7 +855,7 @@ def main() -> int:
             cpu_runs = [r["server_us_per_move"] for r in rows if r["kind"] == "cpu" and r["server_us_per_move"]]
             redis_runs = [r["redis_us_per_move"] for r in rows if r["kind"] == "cpu" and r["redis_us_per_move"]]
             finished = sum(r["finished_games"] for r in rows)
-            summary = {"setup": setup.title, "loop": setup.loop, "redis": setup.redis, "lean": setup.lean,
+            summary = {"setup": setup.title, "loop": setup.loop, "redis": setup.redis,
                        "us_per_move": statistics.median(cpu_runs) if cpu_runs else None, "us_per_move_runs": cpu_runs,
                        "redis_us_per_move": statistics.median(redis_runs) if redis_runs else None,
                        "held_games": held if setup.scale else None, "finished_games": finished,
@@ -961,24 +956,6 @@ def print_summary(summaries: list[dict[str, Any]], think: float) -> None:
                   f"{TARGET_CPU_US:g} µs, {rate * TARGET_CPU_US / 1e6:.1f} cores")
     print("  10,000 games (half against the computer, half between two people) hold 15,000 websockets: the server "
           "needs that many descriptors, and so do the clients")
-    print_client_ratio(summaries)
-
-
-KEEP_LAYER_SAVING = 0.25  # a hand-written layer stays only if it saves this share of the server's CPU a move
-
-
-def print_client_ratio(summaries: list[dict[str, Any]]) -> None:
-    """noughts.web.resp against redis-py's own client, on the same loop, from the same run (issue 30)."""
-    for lean in summaries:
-        peer = next((s for s in summaries if s["redis"] and not s["lean"] and s["loop"] == lean["loop"]), None)
-        if not (lean["redis"] and lean["lean"]) or peer is None or not lean["us_per_move"] or not peer["us_per_move"]:
-            continue
-        saving = 1 - lean["us_per_move"] / peer["us_per_move"]
-        verdict = "keep it" if saving >= KEEP_LAYER_SAVING else "redis-py's client is enough"
-        print(f"  Redis client, server CPU a move ({lean['loop']}): noughts.web.resp {lean['us_per_move']:.0f} µs, "
-              f"{peer['setup'].rsplit(', ', 1)[1]} {peer['us_per_move']:.0f} µs: ratio "
-              f"{lean['us_per_move'] / peer['us_per_move']:.2f}, resp.py saves {saving:.0%} "
-              f"(the rule: {KEEP_LAYER_SAVING:.0%} or more to keep it): {verdict}")
 
 
 if __name__ == "__main__":

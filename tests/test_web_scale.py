@@ -851,8 +851,8 @@ def test_a_process_whose_pooled_redis_connections_are_all_busy_still_beats_its_h
 
 
 def test_the_writes_of_one_loop_turn_go_to_redis_in_one_write(redis_url: str) -> None:
-    """Every command issued in one turn of the event loop goes to Redis in one write (noughts.web.resp):
-    three rooms' moves in one turn cost one write and one read, not three round trips."""
+    """Every command issued in one turn of the event loop goes to Redis in one write, on redis-py's own
+    connection (noughts.web.shared.Batch): three rooms' moves in one turn cost one write, not three."""
 
     async def scenario() -> None:
         store, reader = (RedisRoomStore(open_redis(redis_url)) for _ in range(2))
@@ -862,15 +862,14 @@ def test_the_writes_of_one_loop_turn_go_to_redis_in_one_write(redis_url: str) ->
             room.take_free_seat("Di")
             await store.put(room)  # one at a time: a write each
             rooms.append(room)
-        lean = store.batch.lean
-        assert lean is not None and lean.writes == 3
+        assert store.batch.writes == 3
         for room in rooms:
             room.play(room.match.seat_to_move, 4)
         await asyncio.gather(*(store.put(room) for room in rooms))  # three moves in one turn
-        assert lean.writes == 4
+        assert store.batch.writes == 4
         read = await asyncio.gather(*(reader.get(room.code) for room in rooms))
         assert [r.moves if r else None for r in read] == [(4,)] * 3
-        assert reader.batch.lean is not None and reader.batch.lean.writes == 1  # three reads, one write
+        assert reader.batch.writes == 1  # three reads, one write
         for one in (store, reader):
             await one.batch.close()
             await one.client.aclose()
@@ -895,16 +894,18 @@ class _Socket:
             await asyncio.sleep(0.01)
 
 
-@pytest.mark.parametrize("connection", ["lean", "redis-py"])
-def test_a_change_heard_from_another_process_needs_no_read_for_the_next_move_here(
-        redis_url: str, connection: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Another process's write publishes the room as stored, so this process's next move in it is one
-    scripted write, not a read and a write; the lean subscription comes back by itself when its
-    connection is lost, and hears the room's later changes. (redis-py's connections: TLS.)"""
-    from noughts.web import shared
+async def subscribers(client: Any, channel: str) -> int:
+    """How many connections Redis has subscribed to ``channel``."""
+    [(_, count)] = await client.pubsub_numsub(channel)
+    return int(count)
 
-    if connection == "redis-py":
-        monkeypatch.setattr(shared, "resp_address", lambda client: None)
+
+def test_a_change_heard_from_another_process_needs_no_read_for_the_next_move_here(
+        redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another process's write publishes the room as stored, so this process's next move in it is one
+    scripted write, not a read and a write; the subscription comes back by itself when its connection
+    is lost, subscribed to the room again, and hears the room's later changes."""
+    from noughts.web import shared
 
     async def scenario() -> None:
         mine = RedisRoomStore(open_redis(redis_url))
@@ -916,6 +917,7 @@ def test_a_change_heard_from_another_process_needs_no_read_for_the_next_move_her
         await other.put(room)
         ann = _Socket()
         await hub.attach(ann, room.code, 0)  # type: ignore[arg-type]
+        assert await subscribers(other.client, hub.channel(room.code)) == 1  # confirmed before attach returned
         sent: list[str] = []
         submit = mine.batch.submit
         monkeypatch.setattr(mine.batch, "submit", lambda *command: (sent.append(command[0]), submit(*command))[1])
@@ -939,53 +941,139 @@ def test_a_change_heard_from_another_process_needs_no_read_for_the_next_move_her
         here.play(0, 8)
         await mine.put(here)  # the version it was told is the one stored: the write is accepted
         assert sent == ["EVALSHA"]
-        if connection == "lean":
-            assert hub.listener is not None and hub.listener.transport is not None
-            lost = hub.listener.transport
-            lost.abort()  # the subscription's connection is lost
-            while hub.listener.transport in (None, lost):
-                await asyncio.sleep(0.05)
-            while hub.listener.pending:  # subscribed again once Redis has answered
-                await asyncio.sleep(0.01)
-            await bo_moves(2)
-        await hub.stop()
+        await other.client.execute_command("CLIENT", "KILL", "TYPE", "pubsub")  # the subscription is lost
+        while await subscribers(other.client, hub.channel(room.code)) != 1:  # until subscribed again
+            await asyncio.sleep(0.05)
+        await bo_moves(2)
+        await asyncio.wait_for(hub.stop(), WAIT)
         await other.batch.close()
         await other.client.aclose()
 
     run(scenario())
 
 
-def test_the_lean_connection_logs_in_and_picks_the_database_of_the_url(tmp_path: Path) -> None:
-    """``redis://user:password@host:port/N``: the lean connection (noughts.web.resp) sends AUTH and
-    SELECT before anything else, as redis-py does; a wrong password is an error, not a hang."""
-    from redis.exceptions import ResponseError
+class StoppableRedis:
+    """A redis-server of the test's own, with a password, that the test may stop (SIGSTOP) and continue."""
 
-    from noughts.web.resp import RespConnection, resp_address
+    def __init__(self, folder: Path) -> None:
+        self.port = free_port()
+        self.url = f"redis://:sesame@127.0.0.1:{self.port}/3"
+        self.process = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(folder), "--save", "",
+             "--appendonly", "no", "--requirepass", "sesame"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_until(lambda: redis.Redis(port=self.port, password="sesame").ping(), "redis-server", self.process)
 
-    port = free_port()
-    process = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--dir", str(tmp_path),
-                                "--save", "", "--requirepass", "sesame"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    @contextlib.contextmanager
+    def stopped(self) -> Iterator[None]:
+        os.kill(self.process.pid, signal.SIGSTOP)
+        try:
+            yield
+        finally:
+            os.kill(self.process.pid, signal.SIGCONT)
+
+    def end(self) -> None:
+        os.kill(self.process.pid, signal.SIGCONT)
+        self.process.terminate()
+        self.process.wait(10)
+
+
+@pytest.fixture
+def stoppable_redis(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[StoppableRedis]:
+    """A stoppable redis-server, with the hub's waits shortened (every await must end while it is stopped)."""
+    from noughts.web import shared
+
+    monkeypatch.setattr(shared, "TIMEOUT", 0.4)
+    monkeypatch.setattr(shared, "LISTEN_CHECK", 0.3)
+    server = StoppableRedis(tmp_path)
     try:
-        wait_until(lambda: redis.Redis(port=port, password="sesame").ping(), "redis-server", process)
-
-        async def scenario() -> list[Any]:
-            seen = []
-            for url in (f"redis://:sesame@127.0.0.1:{port}/5", f"redis://default:sesame@127.0.0.1:{port}/0",
-                        f"redis://:wrong@127.0.0.1:{port}/0"):
-                address = resp_address(open_redis(url))
-                assert address is not None
-                lean = RespConnection(address)
-                try:
-                    seen.append(await lean.submit("CLIENT", "INFO"))
-                except ResponseError as error:
-                    seen.append(error)
-                await lean.close()
-            return seen
-
-        five, zero, refused = run(scenario())
+        yield server
     finally:
-        process.terminate()
-        process.wait(10)
-    assert " db=5 " in five and " db=0 " in zero and "user=default" in zero
-    assert isinstance(refused, ResponseError) and "WRONGPASS" in str(refused)
+        server.end()
+
+
+BOUND = 4.0  # seconds within which each await on a stopped Redis must end (the shortened waits are well below)
+
+
+def test_a_command_to_a_stopped_redis_fails_and_the_next_one_reconnects(stoppable_redis: StoppableRedis) -> None:
+    from noughts.web import shared
+
+    async def scenario() -> tuple[Any, Any, Any]:
+        store = RedisRoomStore(open_redis(stoppable_redis.url, timeout=shared.TIMEOUT))
+        first = await store.batch.call("PING")
+        with stoppable_redis.stopped():
+            try:
+                await asyncio.wait_for(store.batch.call("SET", "k", "v"), BOUND)
+                stuck: Any = None
+            except redis.RedisError as error:
+                stuck = error
+        again = await asyncio.wait_for(store.batch.call("PING"), BOUND)
+        await store.batch.close()
+        await store.client.aclose()
+        return first, stuck, again
+
+    first, stuck, again = run(scenario())
+    assert first == again == "PONG"
+    assert isinstance(stuck, redis.TimeoutError)
+
+
+def test_a_hub_stops_while_redis_is_stopped_and_a_move_in_flight_is_refused(stoppable_redis: StoppableRedis) -> None:
+    """SIGTERM while Redis does not answer: every step of the shutdown gives up in time."""
+    from noughts.web import shared
+
+    async def scenario() -> Any:
+        rooms = RedisRoomStore(open_redis(stoppable_redis.url, timeout=shared.TIMEOUT))
+        hub = shared.RedisHub(rooms, heartbeat=0.2)
+        await hub.start()
+        room = Room.for_friend(name="Ann")
+        await rooms.put(room)
+        room.take_free_seat("Bo")
+        with stoppable_redis.stopped():
+            writing = asyncio.ensure_future(rooms.put(room))  # a move in flight as the process stops
+            await asyncio.sleep(0.05)
+            await asyncio.wait_for(hub.stop(), 6 * BOUND)
+            try:
+                await asyncio.wait_for(writing, BOUND)
+            except Rejection as refused:
+                return refused
+        return None
+
+    move = run(scenario())
+    assert isinstance(move, Rejection) and move.code == "unavailable"
+
+
+def test_an_idle_subscription_is_pinged_and_one_that_stops_answering_comes_back(
+        stoppable_redis: StoppableRedis) -> None:
+    """A subscription that hears nothing is PINGed; when Redis stops answering (a dead peer: no FIN, no
+    error) its connection is dropped, and once Redis answers again the hub is subscribed again."""
+    from noughts.web import shared
+
+    async def scenario() -> tuple[int, int, int]:
+        rooms = RedisRoomStore(open_redis(stoppable_redis.url, timeout=shared.TIMEOUT))
+        hub = shared.RedisHub(rooms, heartbeat=0.2)
+        await hub.start()
+        room = Room.for_friend(name="Ann")
+        await rooms.put(room)
+        await hub.attach(_Socket(), room.code, 0)  # type: ignore[arg-type]
+        channel = hub.channel(room.code)
+        while hub.pings < 2:  # idle: PINGed, and the PINGs answered
+            await asyncio.sleep(0.05)
+        pinged = hub.pings
+        checker = open_redis(stoppable_redis.url)
+        [first] = await checker.client_list(_type="pubsub")
+        with stoppable_redis.stopped():
+            while not hub.outages:
+                await asyncio.sleep(0.05)
+        while True:  # until the old connection is gone and a new one is subscribed to the room
+            listed = [c["id"] for c in await checker.client_list(_type="pubsub")]
+            if listed and first["id"] not in listed and await subscribers(checker, channel) == 1:
+                break
+            await asyncio.sleep(0.05)
+        again = listed != [first["id"]]
+        await checker.aclose()
+        await asyncio.wait_for(hub.stop(), WAIT)
+        return pinged, int(again), hub.outages
+
+    pinged, reconnected, outages = run(scenario())
+    assert pinged >= 2 and reconnected == 1
+    assert outages == 1  # one, however long it took to come back

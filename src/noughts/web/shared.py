@@ -20,8 +20,9 @@ Each process keeps the rooms its sockets are in as it last wrote them (the write
 the version), and a write publishes the room as stored beside its state, so the other
 processes keep it too: a move is one scripted write, with no read, even when the room's last
 change was made on another process. The commands of one turn of the event loop go to Redis in
-one write (:class:`Batch`), and the replies and published changes are parsed as they arrive,
-without redis-py's reader in between (:mod:`noughts.web.resp`).
+one write (:class:`Batch`). Everything goes through redis-py (with hiredis parsing the replies):
+a hand-written client measured only 9 % less of the server's CPU per move, short of the
+quarter that would pay for keeping one (issue 30, docs/web-protocol.md).
 
 Nothing here runs unless ``--redis`` is given; the ``redis`` package comes with the web extra.
 """
@@ -38,13 +39,14 @@ from collections.abc import Container
 from typing import TYPE_CHECKING, Any
 
 from redis.asyncio import BlockingConnectionPool, Redis
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, OutOfMemoryError, RedisError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from noughts.errors import NoughtsError, SettingError
 from noughts.text import WEB_STORE_FULL, WEB_STORE_UNREACHABLE, web_game_gone, web_server_full
 from noughts.web.hub import Hub, Presence, with_presence
 from noughts.web.protocol import Rejection, encode
-from noughts.web.resp import RespConnection, pack_commands, resp_address
 from noughts.web.rooms import Conflict, Room
 
 if TYPE_CHECKING:
@@ -58,7 +60,7 @@ PREFIX = "noughts:"
 CONNECTIONS = 32  # to Redis, per process: each request holds one for a round trip
 GRACE_MS = 60_000  # a room's key outlives its time to live a little, so the sweep can tell its people
 TIMEOUT = 5.0  # seconds any one command to Redis may take (a stopped server fails it, never hangs it)
-LISTEN_CHECK = 15.0  # seconds between the idle subscription's PINGs (a dead peer shows within TIMEOUT more)
+LISTEN_CHECK = 15.0  # seconds between the idle subscription's PINGs (a dead peer shows within as long again)
 
 # KEYS: the room, the set of rooms, the room's presence. ARGV: VERSION|JSON, the version read
 # ('' for a new room), the key's life in ms, the last activity, the room limit, the code, the
@@ -112,18 +114,6 @@ end
 return {added, unpack(dead)}
 """
 LEASE_BEATS = 3  # heartbeats a process may miss before the others take it out of every room
-
-
-LEAN_VARIABLE = "NOUGHTS_REDIS_LEAN"  # "0": redis-py's own client throughout (benchmarks/web_load.py's peer)
-
-
-def lean_address(client: Redis) -> Any:
-    """Where the lean connection (:mod:`noughts.web.resp`) can go for ``client``; None: redis-py's way."""
-    import os
-
-    if os.environ.get(LEAN_VARIABLE, "1") == "0":
-        return None
-    return resp_address(client)
 
 
 def open_redis(url: str, connections: int = CONNECTIONS, timeout: float | None = None) -> Redis:
@@ -211,21 +201,15 @@ _compact_ascii = json.JSONEncoder(separators=(",", ":")).encode  # a room as kep
 class Batch:
     """Commands go to Redis over one connection of their own, in order, many per round trip.
 
-    On the lean connection (:class:`noughts.web.resp.RespConnection`, plain TCP or a Unix
-    socket) every command issued in one turn of the event loop goes out in one write at the end
-    of the turn, and each reply resolves its command's future as it is read. Otherwise (TLS) the
-    commands are written on redis-py's own connection: every command issued while the replies
-    to the previous ones are awaited goes out in the next single write, without a pipeline
-    object or a pool checkout for each (those cost a move more than everything else the library
-    does for it); a lone command goes at once.
+    The commands are written on one of redis-py's connections, taken from the pool once: every
+    command issued in one turn of the event loop, or while the replies to the previous ones are
+    awaited, goes out in the next single write, without a pipeline object or a pool checkout for
+    each (those cost a move more than everything else the library does for it).
     """
 
     def __init__(self, client: Redis) -> None:
         self.client = client
-        address = lean_address(client)
-        # the lean connection (noughts.web.resp) where it can go; redis-py's own otherwise (TLS)
-        self.lean = RespConnection(address) if address is not None else None
-        self.hand_packed = resp_address(client) is None or address is not None  # (off with the switch)
+        self.writes = 0  # writes to Redis (each with every command waiting): counted for the tests
         self._waiting: list[tuple[tuple[Any, ...], asyncio.Future[Any]]] = []
         self._wake: asyncio.Event | None = None
         self._runner: asyncio.Task[None] | None = None
@@ -235,14 +219,10 @@ class Batch:
     @property
     def pending(self) -> int:
         """Commands not yet answered (or not yet sent)."""
-        if self.lean is not None:
-            return self.lean.pending
         return len(self._waiting) + self._in_flight
 
     def submit(self, *command: Any) -> asyncio.Future[Any]:
         """Queue a command; the future is its reply (or its error)."""
-        if self.lean is not None:
-            return self.lean.submit(*command)
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
         self._waiting.append((command, future))
@@ -280,9 +260,8 @@ class Batch:
             self._connection = await self.client.connection_pool.get_connection()  # type: ignore[no-untyped-call]
         connection = self._connection
         commands = [command for command, _ in batch]
-        packed = pack_commands(commands) if self.hand_packed else None
-        await connection.send_packed_command(packed if packed is not None else connection.pack_commands(commands),
-                                             check_health=False)
+        self.writes += 1
+        await connection.send_packed_command(connection.pack_commands(commands), check_health=False)
         for _, future in batch:
             try:
                 reply = await connection.read_response()
@@ -295,9 +274,6 @@ class Batch:
 
     async def close(self) -> None:
         """Stop (commands still waiting fail) and give the connection back to the pool."""
-        if self.lean is not None:
-            await self.lean.close()
-            return
         if self._runner is not None:
             self._runner.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -488,12 +464,12 @@ class RedisHub(Hub):
         self._failing = False  # a command failed and the log said so; quiet until one succeeds
         self._tasks: list[asyncio.Task[None]] = []
         self._forgetting: set[asyncio.Task[None]] = set()
-        self.pubsub: Any = None  # redis-py's subscription, where the lean one cannot go (TLS)
-        address = lean_address(self.client)
-        self.listener = (None if address is None else  # the lean subscription (noughts.web.resp)
-                         RespConnection(address, on_message=self._heard, on_connect=self._resubscribe))
+        self.pubsub: Any = None  # the subscription to the rooms' channels (see start)
+        self.subscribing: dict[str, asyncio.Future[None]] = {}  # channel → done once Redis confirms it
+        self.pings = 0  # PINGs sent on the idle subscription: counted for the tests
+        self.outages = 0  # times the subscription was lost (one each, however long it stays down)
         self.beating: Redis | None = None  # the heartbeat's own connection (see _beat)
-        self.subscriber: Redis | None = None  # redis-py's subscription's own client (TLS; see start)
+        self.subscriber: Redis | None = None  # the subscription's own client (see start)
 
     def channel(self, code: str) -> str:
         return self.store.channel(code)
@@ -508,29 +484,23 @@ class RedisHub(Hub):
     async def start(self) -> None:
         try:
             await self.client.ping()
-            if self.listener is not None:
-                await self.listener.open()  # (subscribes to this process's channel: _resubscribe)
-            else:
-                # a client of its own with no socket timeout: redis-py before 8 applies it to a subscription's
-                # wait for the next message too, so an idle one would fail every TIMEOUT seconds
-                pool = self.client.connection_pool
-                self.subscriber = Redis(connection_pool=BlockingConnectionPool(
-                    max_connections=2, timeout=TIMEOUT, connection_class=pool.connection_class,
-                    **{**pool.connection_kwargs, "socket_timeout": None}))
-                self.pubsub = self.subscriber.pubsub(ignore_subscribe_messages=True)
-                # a channel of its own keeps the listener's connection subscribed while no room is open
-                await self.pubsub.subscribe(f"{self.prefix}process:{self.process}")
+            # a client of its own with no socket timeout (redis-py before 8 applies it to a subscription's
+            # wait for the next message too) and no health check of redis-py's: _listen checks an idle one
+            pool = self.client.connection_pool
+            self.subscriber = Redis(connection_pool=BlockingConnectionPool(
+                max_connections=2, timeout=TIMEOUT, connection_class=pool.connection_class,
+                **{**pool.connection_kwargs, "socket_timeout": None, "health_check_interval": 0}))
+            self.pubsub = self.subscriber.pubsub()
+            # a channel of its own keeps the subscription's connection subscribed while no room is open
+            await self.pubsub.subscribe(f"{self.prefix}process:{self.process}")
         except RedisError as error:
             raise NoughtsError(f"cannot reach Redis: {error}") from None
-        listening = self._listen() if self.listener is None else self._keep_listening(self.listener)
-        self._tasks = [asyncio.create_task(listening), asyncio.create_task(self._beat())]
+        self._tasks = [asyncio.create_task(self._listen()), asyncio.create_task(self._beat())]
 
     async def stop(self) -> None:
         """Leave every room and close the connections; each step waits at most ``TIMEOUT`` (Redis may be gone)."""
         with contextlib.suppress(RedisError, OSError, TimeoutError):
             await asyncio.wait_for(self._drain(), TIMEOUT)
-        if self.listener is not None:
-            await self.listener.close()  # first: the subscription's keeper sees it closed and connects no more
         for task in self._tasks:
             task.cancel()
         if self._tasks:  # (asyncio.wait: a task that swallowed its cancellation is left, not waited for)
@@ -587,13 +557,7 @@ class RedisHub(Hub):
             first = code not in self.subscribed
             if first:
                 self.subscribed.add(code)
-                try:
-                    if self.listener is not None:  # subscribed once Redis says so, before the presence is written
-                        await self.listener.submit("SUBSCRIBE", self.channel(code))
-                    else:
-                        await self.pubsub.subscribe(self.channel(code))
-                except RedisError as error:
-                    raise _unavailable(error) from None
+                await self._subscribe(self.channel(code))  # before the presence is written
             written = self._send(("HSET", self._presence_key(code), self.process, ",".join(map(str, local))),
                                  ("PEXPIRE", self._presence_key(code), int(self.store.ttl * 1000) + GRACE_MS),
                                  ("SADD", self._rooms_of(self.process), code),
@@ -638,9 +602,6 @@ class RedisHub(Hub):
         self.others.pop(code, None)
         self.shown.pop(code, None)
         self.store.forget(code)
-        if self.listener is not None:
-            self.listener.send("UNSUBSCRIBE", self.channel(code))
-            return
         with contextlib.suppress(RedisError, OSError):
             await self.pubsub.unsubscribe(self.channel(code))
 
@@ -742,62 +703,63 @@ class RedisHub(Hub):
         return done
 
     # tasks --------------------------------------------------------------------------------------
-    def _resubscribe(self) -> None:
-        """The lean subscription (re)connected: listen to this process's channel and every room's here."""
-        assert self.listener is not None
-        # a channel of its own keeps the subscription open while no room is
-        for channel in [f"{self.prefix}process:{self.process}", *map(self.channel, self.subscribed)]:
-            self.listener.send("SUBSCRIBE", channel)
-
-    def _heard(self, channel: str, data: str) -> None:
-        """A change published on a room's channel, straight from the lean subscription's read."""
-        code = channel[len(self.prefix) + 5:]  # (after "room:")
-        if code not in self.watching:
-            return
+    async def _subscribe(self, channel: str) -> None:
+        """Subscribe to ``channel`` and wait until Redis says it is done (changes published later are heard)."""
+        confirmed = self.subscribing.get(channel)
+        if confirmed is None or confirmed.done():
+            confirmed = self.subscribing[channel] = asyncio.get_running_loop().create_future()
         try:
-            self._on_event(code, json.loads(data))
-        except Exception:
-            log.exception("a change published for room %s could not be passed on", code)
-
-    async def _keep_listening(self, listener: RespConnection) -> None:
-        """Keep the lean subscription up: PING it while idle (a dead peer shows), connect it again
-        whenever it is lost, waiting longer after each failure (changes published meanwhile are missed)."""
-        while not listener.closed:
-            lost = listener.lost
-            if lost is not None and not lost.done():
-                # (asyncio.wait, not wait_for: Python 3.11's wait_for can swallow the task's cancellation
-                # when the future is done at the same moment, and stop() would then wait for ever)
-                await asyncio.wait([lost], timeout=LISTEN_CHECK)
-                if not lost.done() and listener.transport is not None and not listener.pending:
-                    listener.send("PING")  # (answered within the reply timeout, or the socket is dropped)
-                continue
-            if listener.closed:
-                return
-            log.warning("lost the Redis subscription, reconnecting")
-            pause = 0.25
-            while not listener.closed:
-                await asyncio.sleep(pause * random.uniform(0.5, 1.5))  # (jittered: processes do not all come at once)
-                try:
-                    await listener.open()
-                    break
-                except RedisError as error:
-                    pause = min(pause * 2, 8.0)
-                    log.debug("the Redis subscription is still down: %s", error)
+            await self.pubsub.subscribe(channel)
+            # (asyncio.wait, not wait_for: the future is left as it is, for _listen to set)
+            await asyncio.wait([confirmed], timeout=TIMEOUT)
+            if not confirmed.done():
+                raise RedisTimeoutError(f"Redis did not confirm the subscription within {TIMEOUT:g} s")
+        except RedisError as error:
+            raise _unavailable(error) from None
+        finally:
+            if self.subscribing.get(channel) is confirmed:
+                del self.subscribing[channel]
 
     async def _listen(self) -> None:
+        """Pass on the changes published on the rooms' channels. An idle subscription is PINGed every
+        ``LISTEN_CHECK`` seconds, and its connection dropped when the PING is not answered in as long
+        (a dead peer): redis-py then connects it again and subscribes again, with the channels it had
+        (changes published meanwhile are missed)."""
         channels = len(self.prefix) + len("room:")
         failing = False
+        pinged = False
         while True:
             try:
-                message = await self.pubsub.get_message(timeout=None)
-                failing = False
-            except RedisError as error:
+                # (bounded: connecting again waits for Redis's answer to AUTH, which a stopped server never sends)
+                async with asyncio.timeout(LISTEN_CHECK + TIMEOUT):
+                    message = await self.pubsub.get_message(timeout=LISTEN_CHECK)
+                if message is None:  # nothing for LISTEN_CHECK seconds
+                    if pinged:
+                        raise RedisConnectionError(f"Redis did not answer the subscription's PING "
+                                                   f"within {LISTEN_CHECK:g} s")
+                    await self.pubsub.ping()
+                    self.pings += 1
+                    pinged = True
+                    continue
+                pinged = failing = False
+            except (RedisError, TimeoutError) as error:
                 if not failing:
-                    log.warning("lost the Redis subscription, reconnecting: %s", error)
+                    self.outages += 1
+                    log.warning("lost the Redis subscription, reconnecting: %s", error or "no answer")
                 failing = True
-                await asyncio.sleep(0.5)
+                pinged = False
+                if self.pubsub.connection is not None:  # (the next read connects again and subscribes again)
+                    with contextlib.suppress(RedisError, OSError):
+                        await self.pubsub.connection.disconnect()
+                await asyncio.sleep(0.5 * random.uniform(0.5, 1.5))  # (jittered: processes do not all come at once)
                 continue
-            if message is None or message.get("type") != "message":
+            kind = message.get("type")
+            if kind == "subscribe":
+                confirmed = self.subscribing.get(_text(message["channel"]))
+                if confirmed is not None and not confirmed.done():
+                    confirmed.set_result(None)
+                continue
+            if kind != "message":  # (a PING's answer, an unsubscribe's confirmation)
                 continue
             code = message["channel"][channels:]
             if code not in self.watching:
