@@ -24,13 +24,14 @@ and those of issue 30:
   the honest players meanwhile).
 
 For each window: the honest moves' p50/p99/max round trip and count, honest errors, the server's
-resident memory growth (the most it held during the window less what it held before; target ≤ 100 MB),
-and what the attack got (rooms made, sockets accepted, still open at the end...). At the end every
-honest game that finished must be in the score file exactly once. Target (issue 12): p99 ≤
-50 ms during every attack. The attackers (a process of their own) and the honest players share
-the machine's cores with the server: on a loaded machine the figures are upper bounds (the ``lag ms``
-column is how late the honest players' own loop ran: a window whose lag is near its p99 measured
-the machine). ``--trace DIR`` runs the server under ``benchmarks/web_probe.py`` and says what its
+CPU and resident memory growth (its processes for hints and boards included; the most it held
+during the window less what it held before; target ≤ 100 MB), and what the attack got (rooms
+made, sockets accepted, still open at the end...). At the end every honest game that finished
+must be in the score file exactly once. Target (issue 12): p99 ≤ 50 ms during every attack.
+The attackers (a process of their own) and the honest players share the machine's cores with
+the server: on a loaded machine the figures are upper bounds (the ``lag ms`` column is how late
+the honest players' own loop ran: a window whose lag is near its p99 measured the machine).
+``--trace DIR`` runs the server under ``benchmarks/web_probe.py`` and says what its
 event loop did while the slowest moves were on their way.
 """
 
@@ -38,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import multiprocessing
 import os
@@ -505,24 +507,44 @@ def attack_process(number: int, port: int, args: argparse.Namespace, watched: st
     queue.put(asyncio.run(attack()))
 
 
+def family(pid: int) -> list[int]:
+    """``pid`` and the processes it started, theirs too (the server's processes for hints and boards)."""
+    found, look = [], [pid]
+    while look:
+        one = look.pop()
+        found.append(one)
+        for task in Path(f"/proc/{one}/task").glob("*/children"):
+            with contextlib.suppress(OSError):
+                look.extend(int(child) for child in task.read_text().split())
+    return found
+
+
 def cpu_seconds(pid: int) -> float:
-    """The CPU time (user + system) process ``pid`` has used so far; 0 where /proc cannot say."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """The CPU time (user + system) process ``pid`` and its children have used so far; 0 where /proc cannot say.
+
+    (A child that has ended is no longer counted: the server keeps its own.)
+    """
+    total = 0.0
+    for one in family(pid):
+        try:
+            fields = Path(f"/proc/{one}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
 
 
 def rss_megabytes(pid: int) -> float:
-    """Process ``pid``'s resident memory in MB; 0 where /proc cannot say."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
+    """The resident memory of process ``pid`` and its children in MB; 0 where /proc cannot say."""
+    total = 0.0
+    for one in family(pid):
+        try:
+            for line in Path(f"/proc/{one}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1]) / 1024
+        except OSError:
+            pass
+    return total
 
 
 def fmt(value: float | None) -> str:

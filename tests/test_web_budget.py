@@ -8,8 +8,14 @@ buys honest players is measured at full size by ``benchmarks/web_attacks.py``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
+import signal
+import threading
+import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -35,7 +41,7 @@ class CpuClock:
 def lobby_of(app: Any, clock: Clock, cpu: CpuClock) -> Any:
     lobby = app.state.lobby
     lobby.guard.clock = clock
-    lobby.cpu_clock = cpu
+    lobby.costly.clock = cpu  # work on threads here, timed by the test's clock
     return lobby
 
 
@@ -303,3 +309,131 @@ def test_with_redis_a_refused_room_reads_no_rooms_and_expired_ones_are_dropped_n
     answers, reads = asyncio.run(scenario())
     assert answers == ["joined"] * 3 + ["too_many_rooms"] * 20  # the expired three make room for three more
     assert len(reads) <= 50  # one look, in this process, at its cap (before: 1,050 reads for 20 refusals)
+
+
+# costly work away from the server's own process -----------------------------------------------------
+def test_with_processes_of_their_own_hints_and_new_boards_cost_the_servers_process_almost_no_cpu() -> None:
+    """Before, hints and board checks ran on the server's own threads and held its GIL: in web_attacks'
+    costly-messages window the honest players' p99 went from 5 to 70–87 ms (now 5)."""
+    from noughts.web.costly import CostlyWork
+
+    async def scenario() -> tuple[float, float, int, list[str]]:
+        lobby = app_with().state.lobby
+        lobby.guard.clock = Clock()  # nothing comes back meanwhile: the allowance shows what was charged
+        lobby.costly = CostlyWork(processes=1)
+        lobby.hint_seconds = 0.5
+        await lobby.start()  # (the process starts and imports here, not while people play)
+        conn, socket = connection()
+        await lobby.handle(conn, '{"type":"play_computer","rows":7,"cols":7,"k":5,"first":"me","opponent":"random"}')
+        spent_before, server_before = lobby.guard._cpu[ADDRESS].allowance, time.process_time()
+        await lobby.handle(conn, '{"type":"hint"}')
+        while lobby._hint_tasks:
+            await asyncio.sleep(0.01)
+        for rows, cols in ((6, 6), (5, 6)):  # boards the solver-backed players are asked about
+            await lobby.handle(conn, json.dumps({"type": "players", "rows": rows, "cols": cols, "k": 4}))
+        server_cpu = time.process_time() - server_before
+        charged = spent_before - lobby.guard._cpu[ADDRESS].allowance
+        niceness, _ = await lobby.costly.run(os.nice, 0)
+        await asyncio.sleep(0.05)  # the answers are sent
+        await conn.finish()
+        await lobby.stop()
+        return server_cpu, charged, niceness, [m["type"] for m in socket.sent if m["type"] in ("hint", "players")]
+
+    server_cpu, charged, niceness, answered = asyncio.run(scenario())
+    assert answered == ["hint", "players", "players"]
+    assert charged > 0.3  # what the other process took, charged to the address (about 1 s here)
+    assert server_cpu < charged / 4  # (before: as much as was charged, or more)
+    assert niceness == min(19, os.nice(0) + 10)  # below the server: its event loop gets the core first
+
+
+def test_at_most_eight_hints_wait_to_be_worked_out_and_more_are_refused_at_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before, every hint from every address went to the thread pool: a dozen addresses, each within its own
+    share, queued a dozen hints of seconds each, and an honest one waited behind them all."""
+    import noughts.match
+    from noughts.text import WEB_THINKING_FOR_MANY
+
+    release, worked = threading.Event(), []
+
+    def held_hint(board: Any, seconds: float, nodes: int | None = None) -> tuple[int | None, str]:
+        worked.append(board.key)
+        release.wait(10)
+        return None, "No hint: this board is too big to work out in a few seconds."
+
+    monkeypatch.setattr(noughts.match, "hint", held_hint)
+
+    async def scenario() -> list[tuple[str, str | None]]:
+        lobby = app_with().state.lobby
+        await lobby.start()
+        conns = [connection(f"192.0.2.{n}") for n in range(1, 13)]  # twelve addresses, each with its full share
+        for conn, _ in conns:
+            await lobby.handle(conn, '{"type":"play_computer","rows":7,"cols":7,"k":5,"first":"me"}')
+        for conn, _ in conns:
+            await lobby.handle(conn, '{"type":"hint"}')
+        release.set()
+        while lobby._hint_tasks:
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.05)  # the answers are sent
+        for conn, _ in conns:
+            await conn.finish()
+        await lobby.stop()
+        return [(m["type"], m.get("message") if m["type"] == "error" else None)
+                for _, socket in conns for m in socket.sent if m["type"] in ("hint", "error")]
+
+    answers = asyncio.run(scenario())
+    assert len(worked) == 8  # (before: 12)
+    assert answers == [("hint", None)] * 8 + [("error", WEB_THINKING_FOR_MANY)] * 4
+
+
+def test_a_process_that_dies_is_replaced_by_a_new_one_at_the_next_request() -> None:
+    from concurrent.futures.process import BrokenProcessPool
+
+    from noughts.web.costly import CostlyWork
+
+    async def scenario() -> tuple[int, int, int]:
+        costly = CostlyWork(processes=1)
+        await costly.start()
+        first, _ = await costly.run(os.getpid)
+        os.kill(first, signal.SIGKILL)  # out of memory, say
+        with contextlib.suppress(BrokenProcessPool):  # (the work it was given, if any, fails)
+            while (await costly.run(os.getpid))[0] == first:
+                await asyncio.sleep(0.01)
+        second, _ = await costly.run(os.getpid)
+        costly.close()
+        return first, second, costly.pools_started
+
+    first, second, started = asyncio.run(scenario())
+    assert second not in (first, os.getpid()) and started == 2
+
+
+def test_noughts_web_works_hints_and_boards_out_in_processes_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    import dataclasses
+
+    from noughts.web.costly import own_processes
+    from noughts.web.server import OPTIONS_VARIABLE, app_from_environment
+
+    monkeypatch.setenv(OPTIONS_VARIABLE, json.dumps({"db": None, "scores": False, "redis": None,
+                                                     "allowed_hosts": ["127.0.0.1"],
+                                                     "limits": dataclasses.asdict(Limits())}))
+    assert app_from_environment().state.lobby.costly.processes == own_processes() >= 1
+    assert app_with().state.lobby.costly.processes == 0  # an app made in a test: on threads, where tests see it
+
+
+def test_noughts_webs_processes_for_hints_run_below_it_and_go_with_it(tmp_path: Path) -> None:
+    from noughts.web.costly import NICENESS, own_processes
+    from test_web_ops import alive, children, command_line, wait_until, web
+
+    def niceness(pid: int) -> int:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
+
+    with web(tmp_path) as (server, _, _):
+        helpers = [pid for pid in children(server.pid) if b"spawn_main" in command_line(pid)]
+        assert len(helpers) == own_processes()  # started with the server (before: none, the server's threads)
+        assert [niceness(pid) for pid in helpers] == [min(19, niceness(server.pid) + NICENESS)] * len(helpers)
+        server.kill()  # SIGKILL: it cannot stop them itself
+        server.wait(10)
+        try:
+            wait_until(lambda: not any(map(alive, helpers)), "the helper processes' exit", seconds=30)
+        finally:
+            for pid in filter(alive, helpers):
+                os.kill(pid, signal.SIGKILL)

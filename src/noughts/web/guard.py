@@ -35,7 +35,7 @@ import math
 import socket
 import time
 from collections import deque
-from collections.abc import Callable, Container, Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from noughts.web.rooms import RoomStore
 
 __all__ = ["LOOPBACK_NAMES", "Guard", "LogLimiter", "TrustedProxies", "Turnstile", "client_key",
-           "default_allowed_hosts", "host_allowed", "install_log_limiter", "raise_descriptor_limit"]
+           "default_allowed_hosts", "install_log_limiter", "raise_descriptor_limit"]
 
 log = logging.getLogger("noughts.web")
 
@@ -529,18 +529,6 @@ def _lan_addresses() -> set[str]:
         except OSError:
             pass
     return found
-
-
-def host_allowed(host_header: str, allowed: Container[str] | None) -> bool:
-    """Whether a ``Host`` (or an Origin's host) names this server: ``allowed`` None means any name."""
-    if allowed is None:
-        return True
-    name = host_header.strip().lower()
-    if name.startswith("["):
-        name = name[1:name.find("]")] if "]" in name else name
-    elif name.count(":") == 1:
-        name = name.rsplit(":", 1)[0]
-    return name.rstrip(".") in allowed
 
 
 class LogLimiter(logging.Filter):

@@ -2,7 +2,8 @@
 
 Every change is "get the room, change it, put it back, tell the hub": starting and joining
 rooms, moves, rematches. The room's match makes the rules; the computer's move is worked out
-off the event loop (``match.computer_job()`` on a worker thread, then ``match.apply``), and a
+off the event loop (``match.computer_job()`` on a worker thread, then ``match.apply``; hints and a
+new board's players in processes of their own with ``noughts web``: see :mod:`noughts.web.costly`), and a
 finished game is recorded by the match through the room's :class:`~noughts.web.recording.RoomRecording`
 once the change that finished it is stored. With rooms shared between processes (Redis) a
 change that loses the race to another process is applied again to the newer room, so two
@@ -24,6 +25,7 @@ from noughts import text
 from noughts.errors import NoughtsError
 from noughts.match import PERSON, Match
 from noughts.store import Recorded
+from noughts.web.costly import CostlyWork, board_players, hint_for
 from noughts.web.guard import Guard, Turnstile
 from noughts.web.pace import Pace
 from noughts.web.protocol import MAX_SIDE, Limits, Rejection, encode, error_message, parse
@@ -104,7 +106,7 @@ class Lobby:
         self._hinting: set[Connection] = set()  # connections whose hint is being worked out
         self._hint_tasks: set[asyncio.Task[None]] = set()
         self.pace = Pace()  # which computer players answer so fast that their moves are made on the event loop
-        self.cpu_clock: Callable[[], float] = time.thread_time  # what hints and board checks cost (tests: a fake)
+        self.costly = CostlyWork()  # where hints and board checks are worked out (noughts web: processes of their own)
         # Messages from sockets in no seat, a few a turn of the event loop: a crowd of spectators joining and
         # leaving together waits its turn, and the players' moves (never held here) go on meanwhile. The same
         # turnstile as new connections' requests: a turn never serves a slice of each.
@@ -115,6 +117,7 @@ class Lobby:
         await self.recorder.start()
         await self.hub.start()
         await asyncio.get_running_loop().run_in_executor(None, _warm_up)
+        await self.costly.start()
         self._sweeper = asyncio.create_task(self._sweep())
 
     async def stop(self) -> None:
@@ -124,6 +127,7 @@ class Lobby:
                 await self._sweeper
         await self.recorder.stop()  # games still being saved tell their rooms through the hub
         await self.hub.stop()
+        self.costly.close()
 
     @property
     def minutes(self) -> int:
@@ -268,32 +272,20 @@ class Lobby:
     async def able(self, shape: Shape, payer: str | None = None) -> BoardPlayers:
         """Every computer player and why it cannot play ``shape`` (None: it can), worked out once per shape.
 
-        Asking the solver-backed players takes up to about a second, on a worker thread, charged to
+        Asking the solver-backed players takes up to about a second (see :attr:`costly`), charged to
         the address ``payer`` (refused if it has had its share: ``Guard.may_think``); people asking
         about the same board meanwhile wait for the same answer.
         """
         known = self._shapes.get(shape)
         if known is None:
-            from noughts import players
-            from noughts.board import Board
-
             if payer is not None:
                 self.guard.may_think(payer)
-            cpu_clock = self.cpu_clock
-
-            def work() -> tuple[BoardPlayers, float]:
-                started = cpu_clock()
-                board = Board(*shape)
-                unable = {name: players.unable(name, board) for name in players.names()}
-                sentence = text.web_not_for_board((players.label(name), why) for name, why in unable.items()
-                                                  if why is not None)
-                return BoardPlayers(unable, players.default_for(board), sentence), cpu_clock() - started
 
             async def worked_out() -> BoardPlayers:
-                verdict, took = await asyncio.get_running_loop().run_in_executor(None, work)
+                verdict, took = await self.costly.run(board_players, shape)
                 if payer is not None:
                     self.guard.spend_cpu(payer, took)
-                return verdict
+                return BoardPlayers(*verdict)
 
             known = self._shapes[shape] = asyncio.ensure_future(worked_out())
             while len(self._shapes) > SHAPES_KEPT:
@@ -450,12 +442,10 @@ class Lobby:
     async def _on_hint(self, conn: Connection, message: dict[str, Any]) -> _Later | None:
         """The solver's best move for the person, by the match's rule (at their own move).
 
-        Worked out on a worker thread within ``hint_seconds`` and ``hint_nodes``, once per board
-        shape and position (the answer is kept for everyone), and one at a time per connection: the
-        answer comes when it is ready, while the connection's moves go on.
+        Worked out away from the event loop (see :attr:`costly`) within ``hint_seconds`` and
+        ``hint_nodes``, once per board shape and position (the answer is kept for everyone), and one
+        at a time per connection: the answer comes when it is ready, while the connection's moves go on.
         """
-        from noughts.match import hint
-
         code, seat = self._seated(conn, "hint")
         room = await self.rooms.get(code)
         if room is None:
@@ -476,23 +466,22 @@ class Lobby:
         if conn in self._hinting:
             raise Rejection("no_hint", text.HINT_BEING_WORKED_OUT)
         self.guard.may_think(conn.address)
+        self.costly.refuse_if_busy()
         answers = conn.answers
         request = answers.request if answers is not None else None
-        address, cpu_clock = conn.address, self.cpu_clock
+        address = conn.address
         nodes = self.hint_nodes * HINT_NODES_CELLS // max(HINT_NODES_CELLS, board.size)
-
-        def timed() -> tuple[Hint, float]:
-            started = cpu_clock()
-            return hint(board, self.hint_seconds, nodes), cpu_clock() - started
 
         async def work_out() -> None:
             try:
-                (cell, sentence), took = await asyncio.get_running_loop().run_in_executor(None, timed)
+                (cell, sentence), took = await self.costly.run(hint_for, board, self.hint_seconds, nodes)
                 self.guard.spend_cpu(address, took)
                 self._hints[key] = (cell, sentence)
                 while len(self._hints) > HINTS_KEPT:
                     self._hints.popitem(last=False)
                 reply = {**about, "cell": cell, "message": sentence}
+            except Rejection as refusal:  # too much waiting to be worked out already
+                reply = error_message(refusal.code, str(refusal), "hint")
             except Exception:
                 log.exception("a hint failed")
                 reply = error_message("internal", text.WEB_INTERNAL_ERROR, "hint")

@@ -26,6 +26,7 @@ from noughts import text
 from noughts.errors import NoughtsError, SettingError
 from noughts.web import MAX_WORKERS
 from noughts.web.app import create_app
+from noughts.web.costly import CostlyWork, own_processes
 from noughts.web.guard import TrustedProxies, default_allowed_hosts, install_log_limiter, raise_descriptor_limit
 from noughts.web.protocol import Limits
 from noughts.web.shield import WS_IMPLEMENTATIONS
@@ -121,6 +122,7 @@ def app_from_environment() -> Starlette:
                      listen_host=options.get("host", "127.0.0.1"),
                      trusted_proxies=options.get("trusted_proxies", ()))
     app.state.freeze_heap = True  # a process of its own: see noughts.web.app.freeze_heap
+    app.state.lobby.costly = CostlyWork(own_processes())  # hints and board checks off this process's GIL
     return app
 
 
@@ -194,6 +196,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, s
             app = create_app(db, scores=scores, limits=limits, redis=redis, allowed_hosts=hosts,
                              public_url=public_url, listen_host=host, trusted_proxies=proxies)
             app.state.freeze_heap = True  # the process is the server's own: see noughts.web.app.freeze_heap
+            app.state.lobby.costly = CostlyWork(own_processes())  # hints and board checks off this process's GIL
             print(f"noughts web: open http://{shown}:{bound}/ in a browser{everywhere};{shared} Ctrl-C stops "
                   "the server.", flush=True)
             # uvicorn shuts down gracefully on Ctrl-C, then raises it again: stopping is the normal end here
