@@ -2,17 +2,19 @@
 
 Plays ``--games`` games against the computer (the load clients' opponents, in turn) and as many
 between two people, each in a room of its own, on one event loop: every message goes straight to
-``Lobby.handle`` from a :class:`~noughts.web.connection.Connection` whose socket takes every frame
-at once (the direct write, as the server's protocol offers it) and keeps the last one, so what is
-measured is the lobby, the rooms, the match and the game, the hub, the encoding and the framing,
-and nothing of the kernel, uvicorn or the event loop's wake-ups. Scores are not recorded. Moves are
-made in turn across all rooms, as players far apart in time would make them, so nothing stays warm
-in the caches that a server with many rooms would not have warm either.
+``Lobby.handle`` from a :class:`~noughts.web.connection.Connection` whose socket takes every message
+through ``send_text`` at once (as Starlette's WebSocket does: the connection's writer task hands it
+over) and keeps it, so what is measured is the lobby, the rooms, the match and the game, the hub,
+the encoding and the outbox, and nothing of the framing (the websockets library's), the kernel or
+uvicorn. Scores are not recorded. Moves are made in turn across all rooms, as players far apart in
+time would make them, so nothing stays warm in the caches that a server with many rooms would not
+have warm either.
 
 The figure is the process's CPU (every thread: the computer's moves may go to a worker thread)
-spent inside ``Lobby.handle``, divided by the moves answered (yours, or yours and the computer's
-reply, as in the load runs), median of ``--rounds`` rounds. Run it from two checkouts (for instance
-one with ``benchmarks/compile_mypyc.sh``'s modules built and one without) to compare them.
+spent inside ``Lobby.handle`` and in the writers it wakes, divided by the moves answered (yours, or
+yours and the computer's reply, as in the load runs), median of ``--rounds`` rounds. Run it from
+two checkouts (for instance one with ``benchmarks/compile_mypyc.sh``'s modules built and one
+without) to compare them.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from typing import Any
 SRC = Path(__file__).resolve().parent.parent / "src"
 sys.path.insert(0, str(SRC))
 
-from noughts.web.connection import DIRECT_SEND, Connection  # noqa: E402
+from noughts.web.connection import Connection  # noqa: E402
 from noughts.web.hub import Hub  # noqa: E402
 from noughts.web.lobby import Lobby  # noqa: E402
 from noughts.web.protocol import Limits  # noqa: E402
@@ -44,33 +46,27 @@ OPPONENTS = ["easy", "medium", "hard", "random", "arduino", "parsons", "mdttt", 
 
 
 class _Socket:
-    """Stands in for the websocket: takes every frame at once and keeps the last state it was sent."""
+    """Stands in for Starlette's websocket: takes every message at once and keeps the last state it was sent."""
 
     def __init__(self) -> None:
-        self.scope = {"extensions": {DIRECT_SEND: self.write}}
         self.headers = {"host": "127.0.0.1:8000"}  # the request, as the lobby reads it for a friend's link
         self.url = SimpleNamespace(scheme="ws")
-        self.frames: list[bytes] = []
+        self.texts: list[str] = []
         self._state: dict[str, Any] | None = None
 
-    def write(self, frames: bytes) -> bool:
-        self.frames.append(frames)  # read later, outside the time measured
-        return True
+    async def send_text(self, text: str) -> None:
+        self.texts.append(text)  # read later, outside the time measured
+
+    async def close(self, code: int = 1000, reason: str | None = None) -> None:
+        pass
 
     @property
     def state(self) -> dict[str, Any] | None:
-        """The last state sent (each write's frames: a 2- or 4-byte head, then the JSON; all under 64 KiB)."""
-        for frames in self.frames:
-            at = 0
-            while at < len(frames):
-                size, head = frames[at + 1] & 0x7F, 2
-                if size == 126:
-                    size, head = int.from_bytes(frames[at + 2:at + 4], "big"), 4
-                text = frames[at + head:at + head + size]
-                if text.startswith(b'{"type":"state"'):
-                    self._state = json.loads(text)
-                at += head + size
-        self.frames.clear()
+        """The last state sent."""
+        for text in self.texts:
+            if text.startswith('{"type":"state"'):
+                self._state = json.loads(text)
+        self.texts.clear()
         return self._state
 
 
@@ -81,6 +77,12 @@ class _Game:
         self.conns = [Connection(s, limits, f"127.1.{i}.{rng.randrange(256)}")  # type: ignore[arg-type]
                       for i, s in enumerate(self.sockets)]
 
+    async def sent(self) -> None:
+        """Wait until the connections' writers have handed every queued message to the sockets."""
+        await asyncio.sleep(0)
+        while any(conn.pending for conn in self.conns):
+            await asyncio.sleep(0)
+
     async def start(self) -> None:
         if self.computer:
             await self.lobby.handle(self.conns[0], json.dumps({
@@ -88,8 +90,10 @@ class _Game:
                 "first": self.rng.choice(["you", "opponent"])}))
         else:
             await self.lobby.handle(self.conns[0], '{"type":"create_room","name":"Host"}')
+            await self.sent()
             code = self.sockets[0].state["room"]  # type: ignore[index]
             await self.lobby.handle(self.conns[1], json.dumps({"type": "join", "room": code, "name": "Guest"}))
+        await self.sent()
 
     def next_message(self) -> tuple[Connection, str, bool] | None:
         """The next message a player sends: a move (True) or a rematch (False)."""
@@ -127,6 +131,7 @@ async def _round(games: int, turns: int, seed: int) -> tuple[float, int, int]:
             conn, text, is_move = step
             began = time.process_time()
             await lobby.handle(conn, text)
+            await game.sent()
             cpu += time.process_time() - began
             messages += 1
             moves += is_move

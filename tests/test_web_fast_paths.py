@@ -16,7 +16,6 @@ from websockets.sync.client import connect as ws_connect
 from noughts.errors import NoughtsError
 from noughts.match import Match
 from noughts.web import running
-from noughts.web.connection import DIRECT_SEND
 from noughts.web.pace import Pace
 from noughts.web.server import check_implementations
 
@@ -81,43 +80,21 @@ def test_an_implementation_the_server_cannot_use_is_one_clear_line(loop: str, ws
         check_implementations(loop, ws)
 
 
-# messages straight to the socket ------------------------------------------------------------------
-@pytest.mark.parametrize("size", [0, 1, 125, 126, 127, 65535, 65536, 70000])
-def test_a_text_frame_built_by_hand_is_what_a_websocket_library_reads(size: int) -> None:
-    from websockets.frames import Frame, Opcode
-    from websockets.streams import StreamReader
-
-    from noughts.web.connection import text_frame
-
-    text = ("é" * size)[:size] if size % 2 else "x" * size  # multi-byte UTF-8 too: the length is in bytes
-    frame = text_frame(text)
-    assert text_frame(text) is frame  # the same text (a room's state, for each socket): framed once
-    reader = StreamReader()
-    reader.feed_data(frame)
-    reader.feed_eof()
-    parser = Frame.parse(reader.read_exact, mask=False, max_size=None)
-    try:
-        next(parser)
-    except StopIteration as done:
-        parsed = done.value
-    assert parsed.opcode is Opcode.TEXT and parsed.fin and parsed.data.decode() == text
-
-
+# messages to the socket ---------------------------------------------------------------------------
 class _Socket:
-    """A websocket whose direct write can be refused (its buffer full) and whose ASGI send can be held."""
+    """A websocket as Starlette's: messages go out through ``send_text``, which can be held (the client's
+    buffer full). Its scope offers the direct frame write that the server's own protocol once offered."""
 
     def __init__(self) -> None:
         self.wire: list[str] = []  # what reached the client, in order
-        self.room = True  # the socket's buffer has room: direct writes are taken
         self.held = asyncio.Event()
         self.held.set()
-        self.scope = {"extensions": {DIRECT_SEND: self.write_frame}}
+        self.framed: list[bytes] = []  # what the old direct path would have written past the library
+        self.scope = {"extensions": {"noughts.write_frame": self.write_frame}}
 
     def write_frame(self, frame: bytes) -> bool:
-        if not self.room:
-            return False
-        self.wire.append(frame[2:].decode())  # (short test texts: a two-byte header)
-        return True
+        self.framed.append(frame)
+        return True  # taken
 
     async def send_text(self, text: str) -> None:
         await self.held.wait()
@@ -127,31 +104,49 @@ class _Socket:
         pass
 
 
-def test_messages_go_straight_to_the_socket_until_its_buffer_fills_then_queue_in_order() -> None:
+def test_every_message_goes_out_through_the_websocket_s_send_never_past_it() -> None:
+    """The frames are written by the websockets library (its checks, its budgets), whatever the scope offers."""
     from noughts.web.connection import Connection
     from noughts.web.protocol import Limits
 
-    async def scenario() -> list[str]:
+    async def scenario() -> tuple[list[str], list[bytes]]:
         ws = _Socket()
         conn = Connection(ws, Limits())  # type: ignore[arg-type]
+        conn.push("a")
+        conn.push_all(("b", "c"))
+        await conn.finish()
+        return ws.wire, ws.framed
+
+    assert asyncio.run(scenario()) == (["a", "b", "c"], [])
+
+
+def test_messages_queued_behind_a_slow_send_go_out_in_order_with_only_the_newest_unsent_state() -> None:
+    from noughts.web.connection import Connection
+    from noughts.web.protocol import Limits
+
+    def state(version: int) -> str:
+        return json.dumps({"type": "state", "version": version}, separators=(",", ":"))
+
+    async def scenario() -> list[str]:
+        ws = _Socket()
+        ws.held.clear()  # the client's buffer is full: the first send waits
+        conn = Connection(ws, Limits())  # type: ignore[arg-type]
         conn.seat = 0
-        conn.push("a")  # written at once: no task, no ASGI send
-        assert ws.wire == ["a"] and conn.pending == 0
-        ws.room, ws.held = False, asyncio.Event()  # the buffer is full: sends wait for it
-        conn.push("b")
-        await asyncio.sleep(0)  # the writer takes b and waits on the socket
-        ws.room = True  # room again for direct writes, but b is not sent yet: c must not overtake it
-        conn.push("c")
-        conn.push("d")
-        assert ws.wire == ["a"]
+        conn.push(state(1))
+        await asyncio.sleep(0)  # the writer takes it and waits on the socket
+        conn.push(state(2))
+        conn.push(state(3))  # replaces 2, not sent yet
+        conn.push("told")
+        conn.push(state(4))  # a message between: 3 stays, it is not the last
+        conn.push_all(("recorded", "scores"))
+        conn.push(state(5))
+        conn.push(state(6))
+        assert ws.wire == [] and conn.pending == 6
         ws.held.set()
-        for _ in range(10):
-            await asyncio.sleep(0)
-        conn.push("e")  # nothing queued any more: straight to the socket again
         await conn.finish()
         return ws.wire
 
-    assert asyncio.run(scenario()) == ["a", "b", "c", "d", "e"]
+    assert asyncio.run(scenario()) == [state(1), state(3), "told", state(4), "recorded", "scores", state(6)]
 
 
 def _masked(payload: bytes, opcode: int = 0x1, fin: bool = True, mask: bytes = b"\x0f\xa0\x5a\xc3") -> bytes:

@@ -303,61 +303,61 @@ def test_a_lone_game_waits_for_others_to_share_its_commit_but_half_a_batch_goes_
     assert batches == [3]  # one commit for the three
 
 
-class _FrameSocket:
-    """A websocket that takes whole frames straight away (as the server's own protocol does): one write each."""
+class _TextSocket:
+    """A websocket as Starlette's: each message goes out through ``send_text`` (as connection.py's writer sends)."""
 
     client = None
     headers = {"host": "127.0.0.1"}  # noqa: RUF012 - read only
     url = type("URL", (), {"scheme": "ws"})
 
     def __init__(self) -> None:
-        from noughts.web.connection import DIRECT_SEND
+        self.messages: list[dict[str, Any]] = []  # what reached the client, in order
 
-        self.writes: list[list[dict[str, Any]]] = []  # each write: the messages in it
-        self.scope = {"extensions": {DIRECT_SEND: self.write}}
-
-    def write(self, frames: bytes) -> bool:
-        messages, at = [], 0
-        while at < len(frames):
-            size, start = frames[at + 1], at + 2
-            if size == 126:
-                size, start = int.from_bytes(frames[at + 2:at + 4], "big"), at + 4
-            messages.append(json.loads(frames[start:start + size]))
-            at = start + size
-        self.writes.append(messages)
-        return True
+    async def send_text(self, text: str) -> None:
+        self.messages.append(json.loads(text))
 
     async def close(self, code: int = 1000, reason: str | None = None) -> None:
         pass
 
 
-def test_a_kept_game_s_recorded_and_scores_reach_each_player_in_one_write(tmp_path: Path) -> None:
+def test_a_kept_game_s_recorded_and_scores_reach_the_player_once_together_and_in_order(tmp_path: Path) -> None:
     from noughts.web.app import create_app
     from noughts.web.connection import Connection
 
-    async def scenario() -> list[list[dict[str, Any]]]:
+    async def scenario() -> list[dict[str, Any]]:
         app = create_app(str(tmp_path / "noughts.db"), notify=lambda line: None)
         lobby = app.state.lobby
         lobby.recorder.gather = 0
         await lobby.start()
-        socket = _FrameSocket()
+        socket = _TextSocket()
         conn = Connection(socket, lobby.limits, "192.0.2.1")  # type: ignore[arg-type]
+
+        async def sent() -> None:  # the connection's writer has handed every queued message to the socket
+            await asyncio.sleep(0)
+            while conn.pending:
+                await asyncio.sleep(0)
+
         await lobby.handle(conn, '{"type":"play_computer","opponent":"random","first":"me"}')
+        await sent()
         while True:
-            state = [m for write in socket.writes for m in write if m["type"] == "state"][-1]
+            state = [m for m in socket.messages if m["type"] == "state"][-1]
             if state["result"] is not None:
                 break
             cell = state["cells"].index(None)
             await lobby.handle(conn, json.dumps({"type": "move", "cell": cell, "game": state["game"]}))
+            await sent()
         for _ in range(200):
-            if any(m["type"] == "recorded" for write in socket.writes for m in write):
+            if any(m["type"] == "recorded" for m in socket.messages):
                 break
             await asyncio.sleep(0.01)
+        await sent()
         await conn.finish()
         await lobby.stop()
-        return socket.writes
+        return socket.messages
 
-    writes = asyncio.run(scenario())
-    told = [write for write in writes if any(m["type"] == "recorded" for m in write)]
-    assert [[m["type"] for m in write] for write in told] == [["recorded", "scores"]]  # (two writes before)
-    assert told[0][0]["game_id"] is not None and told[0][1]["enabled"] is True
+    messages = asyncio.run(scenario())
+    kinds = [m["type"] for m in messages]
+    at = kinds.index("recorded")
+    assert kinds.count("recorded") == kinds.count("scores") == 1
+    assert kinds[at:at + 2] == ["recorded", "scores"]  # together: nothing between them
+    assert messages[at]["game_id"] is not None and messages[at + 1]["enabled"] is True

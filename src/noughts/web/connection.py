@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import struct
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
@@ -27,41 +26,12 @@ from noughts.web.protocol import Limits, encode, error_message
 if TYPE_CHECKING:
     from noughts.web.lobby import Lobby, _Answers
 
-__all__ = ["DIRECT_SEND", "OUTBOX", "Connection", "serve_socket", "text_frame"]
+__all__ = ["OUTBOX", "Connection", "serve_socket"]
 
 log = logging.getLogger("noughts.web")
 
 OUTBOX = 256  # messages queued for a player by default (Limits.outbox); a client this far behind is not reading
 STATE_PREFIX = '{"type":"state"'  # how encode() begins a state: a snapshot that a newer one replaces
-# The scope extension under which a websocket may offer to write a whole frame at once: bytes in, False if it
-# cannot now (then: the ASGI send). The server's protocol no longer offers it (issue 30: the websockets library
-# writes every frame; its own path cost under a quarter more CPU a move); fakes in tests and benchmarks do.
-DIRECT_SEND = "noughts.write_frame"
-
-_last: tuple[str | None, bytes] = (None, b"")  # the last text framed: a room's state goes to each of its sockets
-
-
-def text_frame(text: str) -> bytes:
-    """``text`` as one unmasked, final websocket text frame (RFC 6455 §5.2), as a server sends it.
-
-    The frame of the text framed last is reused, so a state pushed to every socket of a room
-    is encoded once.
-    """
-    global _last
-    if _last[0] is text:
-        return _last[1]
-    payload = text.encode()
-    size = len(payload)
-    if size < 126:
-        head = bytes((0x81, size))
-    elif size < 1 << 16:
-        head = struct.pack("!BBH", 0x81, 126, size)
-    else:
-        head = struct.pack("!BBQ", 0x81, 127, size)
-    frame = head + payload
-    _last = (text, frame)
-    return frame
-
 
 class Connection:
     """One open websocket: which room and seat it is in, its message allowance, its outbox.
@@ -90,11 +60,6 @@ class Connection:
         self._outbox: deque[str | tuple[int, str]] = deque()
         self._ready = asyncio.Event()
         self._closing: asyncio.Task[None] | None = None
-        self._sending = False  # the writer holds a message it has not finished sending
-        # Straight to the socket when it offers that (DIRECT_SEND), nothing is queued and its buffer has
-        # room; else through the queue and the ASGI send.
-        extensions = getattr(ws, "scope", {}).get("extensions") or {}
-        self._direct: Callable[[bytes], bool] | None = extensions.get(DIRECT_SEND)
         self.writer = asyncio.create_task(self._write())
 
     @property
@@ -119,8 +84,6 @@ class Connection:
             return
         text = message if isinstance(message, str) else encode(message)
         outbox = self._outbox
-        if not outbox and not self._sending and self._direct is not None and self._direct(text_frame(text)):
-            return
         if outbox and text.startswith(STATE_PREFIX) and isinstance(outbox[-1], str) \
                 and outbox[-1].startswith(STATE_PREFIX):
             outbox[-1] = text  # not sent yet: the newer snapshot replaces it
@@ -133,12 +96,7 @@ class Connection:
         self._ready.set()
 
     def push_all(self, texts: tuple[str, ...]) -> None:
-        """Send several messages in order; when they can go straight to the socket, in one write."""
-        if not self.open:
-            return
-        if not self._outbox and not self._sending and self._direct is not None \
-                and self._direct(b"".join([text_frame(text) for text in texts])):
-            return
+        """Send several messages in order."""
         for text in texts:
             self.push(text)
 
@@ -175,9 +133,7 @@ class Connection:
                 if isinstance(item, tuple):
                     await self.ws.close(*item)
                     return
-                self._sending = True
                 await self.ws.send_text(item)
-                self._sending = False
         except (WebSocketDisconnect, RuntimeError, OSError):
             self.open = False  # the client went away; its receive loop cleans up
 

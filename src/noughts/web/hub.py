@@ -137,7 +137,7 @@ class Hub:
     def tell_saved(self, code: str, recorded: dict[str, Any], scores: dict[str, Any]) -> None:
         """A game of room ``code`` was kept: ``recorded`` to its players, then ``scores`` to everyone in it.
 
-        Each player's two frames go out in one write, and a batch's ``scores`` (one dict for all its
+        Each player's two messages are queued together, in order, and a batch's ``scores`` (one dict for all its
         rooms) is encoded once.
         """
         if self._scores is None or self._scores[0] is not scores:
