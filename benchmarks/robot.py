@@ -22,8 +22,8 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent / "src"), str(HERE)]
 
 from noughts.board import Board  # noqa: E402
-from noughts.robot.geometry import Machine  # noqa: E402
-from noughts.robot.strokes import grid_strokes, mark_strokes, marker_strokes, plan_strokes  # noqa: E402
+from noughts.sheet.geometry import Machine  # noqa: E402
+from noughts.sheet.strokes import grid_strokes, mark_strokes, marker_strokes, plan_strokes  # noqa: E402
 
 SEED_SECONDS_PER_MOVE = 20.0  # seed 003: "about 20 s" a move on the brick
 
@@ -68,9 +68,9 @@ def camera_games(games: int) -> list[str]:
     from noughts.match import Match
     from noughts.robot.backends.sim import SimRobot
     from noughts.robot.game import RobotGame
-    from noughts.robot.paper import Paper
     from noughts.robot.rig import PaperCamera
     from noughts.robot.sim.human import draw_human_mark
+    from noughts.sheet.paper import Paper
 
     machine = Machine.plotter()
     sheet = machine.fit(3, 3)

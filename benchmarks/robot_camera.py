@@ -3,7 +3,7 @@
 Makes N photos (default 1,000) with :mod:`noughts.robot.sim.photos`: mostly 3×3 sheets, some 4×4
 and 5×5, 0 to 9 marks (the robot's in its own strokes, the simulated human's by hand), each taken
 by a random camera (any rotation, tilt, uneven light, shadows, glare, blur, noise, JPEG). Reads each
-with :func:`noughts.robot.sensing.camera.read_image` and prints:
+with :func:`noughts.sheet.camera.read_image` and prints:
 
 * cell accuracy: cells read right *and* sure (confidence at least ``SURE``);
 * whole-board accuracy: photos with every cell read right and sure;
@@ -37,9 +37,9 @@ sys.path.insert(0, str(SRC))
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
-from noughts.robot.geometry import Sheet  # noqa: E402
-from noughts.robot.sensing.camera import SURE, read_image  # noqa: E402
 from noughts.robot.sim.photos import STRAY_MARKS, random_photo, random_stray_photo  # noqa: E402
+from noughts.sheet.camera import SURE, read_image  # noqa: E402
+from noughts.sheet.geometry import Sheet  # noqa: E402
 
 TARGET_CELLS = 0.995
 TARGET_BOARDS = 0.98
@@ -136,7 +136,8 @@ def stray_run(photos: int, seed: int) -> dict[str, Any]:
     marks = sum(sum(rows[t].values()) for t in ("X", "O") if t in rows)
     marks_wrong_sure = sum(rows[t][v] for t in ("X", "O") if t in rows for v in ("X", "O", "empty") if v != t)
     return {"photos": photos, "seed": seed, "sheets_not_found": not_found, "confusion": rows,
-            "stray_cells": strays, "stray_read_as_sure": stray_sure, "marks": marks, "marks_wrong_sure": marks_wrong_sure}
+            "stray_cells": strays, "stray_read_as_sure": stray_sure, "marks": marks,
+            "marks_wrong_sure": marks_wrong_sure}
 
 
 def stray_report(result: dict[str, Any]) -> str:

@@ -18,12 +18,12 @@ from noughts.board import Board
 from noughts.cli.robot import main
 from noughts.match import Match
 from noughts.robot.app import TerminalKeyboard
-from noughts.robot.backend import CellReading, SheetReading
 from noughts.robot.backends.sim import SimRobot
-from noughts.robot.game import RobotGame, cell_readings, judge
-from noughts.robot.geometry import MIN_CELL_MM, Machine, RobotError, Sheet, distance
-from noughts.robot.paper import Paper, sheet_svg
-from noughts.robot.strokes import (
+from noughts.robot.game import RobotGame, judge
+from noughts.sheet.geometry import MIN_CELL_MM, Machine, RobotError, Sheet, distance
+from noughts.sheet.paper import Paper, sheet_svg
+from noughts.sheet.reading import CellReading, SheetReading, cell_readings
+from noughts.sheet.strokes import (
     Stroke,
     grid_strokes,
     mark_strokes,
@@ -439,7 +439,7 @@ class Unplugged(SimRobot):
 
     def draw(self, plan: Any) -> None:
         from noughts.robot.backend import RobotDisconnected
-        from noughts.robot.strokes import PenPlan
+        from noughts.sheet.strokes import PenPlan
 
         if self.after >= 0:
             done = PenPlan(plan.strokes[:self.after], plan.start, plan.finish, 0, 0, 0, 0)

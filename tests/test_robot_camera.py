@@ -17,18 +17,6 @@ import pytest
 
 from noughts.board import Board
 from noughts.robot.backend import SheetReading
-from noughts.robot.geometry import RobotError, Sheet
-from noughts.robot.paper import Paper
-from noughts.robot.sensing import camera
-from noughts.robot.sensing.camera import (
-    SURE,
-    CameraSensor,
-    load_photo,
-    read_image,
-    save_picture,
-    sense_photo,
-    what_i_saw,
-)
 from noughts.robot.sim.human import draw_human_mark, human_strokes
 from noughts.robot.sim.photos import (
     Camera,
@@ -40,7 +28,19 @@ from noughts.robot.sim.photos import (
     write_sequence,
     write_video,
 )
-from noughts.robot.strokes import dot_strokes, grid_strokes, marker_strokes
+from noughts.sheet import camera
+from noughts.sheet.camera import (
+    SURE,
+    CameraSensor,
+    load_photo,
+    read_image,
+    save_picture,
+    sense_photo,
+    what_i_saw,
+)
+from noughts.sheet.geometry import RobotError, Sheet
+from noughts.sheet.paper import Paper
+from noughts.sheet.strokes import dot_strokes, grid_strokes, marker_strokes
 
 SMALL = ((800, 600), (960, 720), (640, 480))  # photo sizes that keep the suite quick
 
@@ -252,7 +252,7 @@ def test_without_opencv_the_camera_says_what_to_install(monkeypatch: pytest.Monk
 
 def test_the_robot_package_imports_without_opencv() -> None:
     code = ("import sys; sys.modules['cv2'] = None; sys.modules['numpy'] = None\n"
-            "import noughts.robot, noughts.robot.sensing.camera, noughts.robot.sim.human\n"
+            "import noughts.robot, noughts.sheet.camera, noughts.robot.sim.human\n"
             "print('ok')")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
                             env={"PYTHONPATH": str(Path(camera.__file__).parents[3])})

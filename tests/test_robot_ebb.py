@@ -15,10 +15,10 @@ import serial
 from noughts.robot.backend import PenRobot, RobotDisconnected
 from noughts.robot.backends.ebb import EbbRobot, PenLift
 from noughts.robot.backends.sim import SimRobot
-from noughts.robot.geometry import Machine, Point, RobotError, Sheet
-from noughts.robot.paper import Paper
 from noughts.robot.sim.ebb import FakeEbb
-from noughts.robot.strokes import PenPlan, Stroke, grid_strokes, mark_strokes, marker_strokes, plan_strokes
+from noughts.sheet.geometry import Machine, Point, RobotError, Sheet
+from noughts.sheet.paper import Paper
+from noughts.sheet.strokes import PenPlan, Stroke, grid_strokes, mark_strokes, marker_strokes, plan_strokes
 
 SHEET = Sheet(3, 3)
 AXIDRAW = Machine.plotter(travel=(200, 200), sheet_origin=(20, 15))  # y grows down the sheet, as on an AxiDraw

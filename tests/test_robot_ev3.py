@@ -25,8 +25,6 @@ from noughts.robot.backend import LightProbe, PenRobot, RobotDisconnected
 from noughts.robot.backends import ev3_agent
 from noughts.robot.backends.ev3 import Ev3Config, Ev3Robot, MotorSpec
 from noughts.robot.backends.sim import SimRobot
-from noughts.robot.geometry import Point, RobotError, Sheet
-from noughts.robot.paper import Paper
 from noughts.robot.sensing.light import (
     LightCalibration,
     SweepSensor,
@@ -38,7 +36,9 @@ from noughts.robot.sensing.light import (
 )
 from noughts.robot.sim.ev3 import FakeEv3
 from noughts.robot.sim.reflectance import PaperLightProbe
-from noughts.robot.strokes import Stroke, grid_strokes, mark_strokes, marker_strokes, plan_strokes
+from noughts.sheet.geometry import Point, RobotError, Sheet
+from noughts.sheet.paper import Paper
+from noughts.sheet.strokes import Stroke, grid_strokes, mark_strokes, marker_strokes, plan_strokes
 
 AGENT = Path(ev3_agent.__file__)
 PYTHON35_FUTURES = {"nested_scopes", "generators", "division", "absolute_import", "with_statement",

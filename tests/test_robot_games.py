@@ -18,11 +18,11 @@ from noughts.robot.backends.ev3 import Ev3Config, Ev3Robot
 from noughts.robot.brick import BrickConsole, brick_menu, high_score_lines
 from noughts.robot.config import load_config
 from noughts.robot.game import RobotGame, load_kept
-from noughts.robot.geometry import RobotError, Sheet
-from noughts.robot.paper import Paper
 from noughts.robot.rig import build_rig
 from noughts.robot.sensing.light import rough_marks
 from noughts.robot.sim.ev3 import FakeEv3
+from noughts.sheet.geometry import RobotError, Sheet
+from noughts.sheet.paper import Paper
 from noughts.store import open_store
 
 pytestmark = pytest.mark.slow  # whole games: start this file early so no worker ends on it alone
@@ -252,8 +252,8 @@ def play_with_camera(robot: Any, paper: Paper, sheet: Sheet, opponent: str, stor
 
 def test_an_axidraw_through_plotink_and_the_camera_plays_whole_games(tmp_path: Path) -> None:
     from noughts.robot.backends.ebb import EbbRobot
-    from noughts.robot.geometry import Machine
     from noughts.robot.sim.ebb import FakeEbb
+    from noughts.sheet.geometry import Machine
 
     machine = Machine.plotter(travel=(200, 200), sheet_origin=(20, 15))
     sheet = machine.fit(3, 3)
@@ -278,9 +278,9 @@ def test_the_seed_robot_with_a_camera_instead_of_its_light_sensor(brick: FakeEv3
 
 def test_a_grbl_plotter_and_the_camera_play_whole_games(tmp_path: Path) -> None:
     from noughts.robot.backends.grbl import GrblRobot
-    from noughts.robot.geometry import Machine
     from noughts.robot.sim.grbl import GrblSimulator
     from noughts.robot.sim.link import serve_socket
+    from noughts.sheet.geometry import Machine
 
     machine = Machine.plotter(travel=(200, 200), arcs=True)  # each O as one G2 circle
     sheet = machine.fit(3, 3)

@@ -28,9 +28,9 @@ from noughts.robot import Machine, Paper, PenPlan, RobotError, Sheet, plan_strok
 from noughts.robot.backend import PenRobot, RobotDisconnected
 from noughts.robot.backends.grbl import GrblPen, GrblRobot, gcode_program
 from noughts.robot.backends.sim import SimRobot
-from noughts.robot.geometry import Point
 from noughts.robot.sim.grbl import GrblSimulator, SimulatorLink, serve_pty, serve_socket
-from noughts.robot.strokes import grid_strokes, mark_strokes, marker_strokes
+from noughts.sheet.geometry import Point
+from noughts.sheet.strokes import grid_strokes, mark_strokes, marker_strokes
 
 SHEET = Sheet(3, 3)
 SERVES = {"pty": serve_pty, "socket": serve_socket}

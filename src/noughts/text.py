@@ -782,6 +782,56 @@ WEB_BAD_HOST = "This request's Host header is not a host name with an optional p
 # the answer to an address sending HTTP requests faster than its message rate (HTTP 429)
 WEB_TOO_MANY_REQUESTS = "Too many requests from your address: wait a moment, then reload the page."
 
+# HTTPS for `noughts web` (noughts.web.tls): said on the server's terminal at start, each refusal
+# of a --cert or --key file after the flag that named it.
+WEB_TLS_NEEDS_CRYPTOGRAPHY = "HTTPS needs the cryptography package: pip install 'noughts[web]'"
+WEB_TLS_CERT_WITHOUT_KEY = "a certificate is served with its private key: give both files"
+
+
+def web_tls_fingerprint(fingerprint: str, made: bool, where: str | None) -> str:
+    """What the operator compares with the certificate a phone shows before accepting it.
+
+    >>> print(web_tls_fingerprint("AB:CD", True, "/srv/noughts/web-tls"))  # doctest: +NORMALIZE_WHITESPACE
+    noughts web: a new self-signed certificate, kept in /srv/noughts/web-tls; its SHA-256
+    fingerprint is AB:CD. A phone warns that it does not know it: accept it only if the fingerprint it shows
+    is this one.
+    """
+    if where is None:
+        return f"noughts web: the certificate's SHA-256 fingerprint is {fingerprint}."
+    kept = f"a new self-signed certificate, kept in {where}" if made else f"the self-signed certificate kept in {where}"
+    return (f"noughts web: {kept}; its SHA-256 fingerprint is {fingerprint}. A phone warns that it does not know "
+            "it: accept it only if the fingerprint it shows is this one.")
+
+
+def web_tls_cannot_keep(folder: str, reason: str) -> str:
+    return (f"cannot keep the HTTPS certificate in {folder} ({reason}): set XDG_DATA_HOME to a folder that can be "
+            "written, or give a certificate of your own")
+
+
+def web_tls_unreadable(path: str, reason: str) -> str:
+    return f"cannot read {path!r:.200} ({reason})"
+
+
+def web_tls_not_a_certificate(path: str) -> str:
+    return f"{path!r:.200} is not a PEM certificate (text beginning -----BEGIN CERTIFICATE-----)"
+
+
+def web_tls_not_a_key(path: str) -> str:
+    return f"{path!r:.200} is not a PEM private key (text beginning -----BEGIN PRIVATE KEY-----)"
+
+
+def web_tls_key_encrypted(path: str) -> str:
+    return (f"{path!r:.200} is a private key locked with a password, which the server cannot type: "
+            "save it unlocked (openssl pkey -in KEY -out KEY2) where only you can read it")
+
+
+def web_tls_key_mismatch(key: str, cert: str) -> str:
+    return f"{key!r:.200} is not the private key of the certificate {cert!r:.200}"
+
+
+def web_tls_refused(path: str, reason: str) -> str:
+    return f"the TLS library cannot serve with {path!r:.200} and its key ({reason})"
+
 
 # what someone watching a game tried to do, by the message's type
 _WEB_SEATED_ACTIONS = {"move": "move", "undo": "take back a move", "hint": "ask for a hint",
@@ -961,6 +1011,48 @@ def record_too_many_moves(where: str, cells: int) -> str:
 
 ENGINE_NUMBER_TOO_LONG = ("the request is not valid JSON for this engine: it holds a number too long to read "
                           "(no board, cell or id needs more than a few digits)")
+
+
+# paper mode's own sentences (noughts.paper: the web page's "Play on paper" and `noughts paper`) -----
+
+PAPER_NEXT_GAME = "For another game, show me a new empty sheet."
+
+
+def paper_your_move(mark: str) -> str:
+    return f"Your move: draw an {mark} in an empty square."
+
+
+def paper_draw_mine(name: str, mark: str, cell: str) -> str:
+    """The computer's move, for the person to draw: 'Medium plays b2: draw an O in b2 for it.'"""
+    return f"{name} plays {cell}: draw an {mark} in {cell} for it."
+
+
+def paper_no_sheet(why: str) -> str:
+    return f"I cannot see the sheet: {why}".rstrip() + ("" if why.endswith(".") else ".") + " Hold it in view."
+
+
+def paper_wrong_sheet(rows: int, cols: int) -> str:
+    return f"This is not a {rows}×{cols} sheet: show me the sheet of this game."
+
+
+def paper_unsure(cells: str) -> str:
+    return f"I am not sure what is in {cells}: make the mark darker and clearer, or the square cleaner."
+
+
+def paper_overdrawn(cells: str) -> str:
+    return f"There is a new mark on {cells}, which is already taken: play in an empty square."
+
+
+def paper_too_many(cells: str) -> str:
+    return f"I see new marks in {cells}: one move at a time, please."
+
+
+def paper_wrong_square(drawn: str, owed: str, mark: str) -> str:
+    return f"That is {drawn}, not {owed}: the {mark} goes in {owed}."
+
+
+def paper_wrong_shape(cell: str, seen: str, mark: str) -> str:
+    return f"The mark in {cell} looks like an {seen}, but it should be an {mark}."
 
 
 # the panel's and the robot's own sentences ---------------------------------------------------

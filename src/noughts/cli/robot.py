@@ -37,7 +37,7 @@ SUMMARY = ("a pen robot draws the game on paper and reads your marks; simulated 
 
 
 def _board_options(parser: argparse.ArgumentParser, marks: str | None = "shapes") -> None:
-    from noughts.robot.strokes import MARK_STYLES
+    from noughts.sheet.strokes import MARK_STYLES
 
     parser.add_argument("--rows", type=int, default=3, help="rows of the grid (default 3)")
     parser.add_argument("--cols", type=int, default=3, help="columns of the grid (default 3)")
@@ -178,7 +178,7 @@ def load_settings(args: argparse.Namespace, *, missing_ok: bool = False) -> Robo
     """The configuration file (if any) with the command line's choices over it; ``missing_ok``: a
     --config file that does not exist yet is the defaults (calibrating creates it)."""
     from noughts.robot.config import default_config_path, load_config
-    from noughts.robot.geometry import RobotError
+    from noughts.sheet.geometry import RobotError
 
     path = args.config
     if path is None and default_config_path().exists():
@@ -213,7 +213,7 @@ def play_main(argv: Sequence[str], out: TextIO, read_line: Callable[[str], str] 
 def paper_main(argv: Sequence[str], out: TextIO) -> int:
     """``noughts robot paper``: the sheet as the robot draws it, to --out."""
     from noughts.robot import app
-    from noughts.robot.geometry import RobotError
+    from noughts.sheet.geometry import RobotError
 
     parser = _paper_parser()
     args = parser.parse_args(argv)

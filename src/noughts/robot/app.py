@@ -19,10 +19,10 @@ from noughts.match import Match
 from noughts.robot.backend import CellReading, LightProbe, SheetReading
 from noughts.robot.config import RobotConfig, default_config_path, save_setting
 from noughts.robot.game import Console, RobotGame, load_kept
-from noughts.robot.geometry import Machine, RobotError, Sheet
-from noughts.robot.paper import Paper, sheet_svg
 from noughts.robot.rig import Rig, SimDesk, build_rig
-from noughts.robot.strokes import grid_strokes, mark_strokes, marker_strokes, plan_strokes
+from noughts.sheet.geometry import Machine, RobotError, Sheet
+from noughts.sheet.paper import Paper, sheet_svg
+from noughts.sheet.strokes import grid_strokes, mark_strokes, marker_strokes, plan_strokes
 
 if TYPE_CHECKING:
     from noughts.store import Store
@@ -50,8 +50,8 @@ def write_sheet(board: Board, target: str | Path, out: TextIO, *, marks: str = "
         from noughts.robot.rig import require
 
         require("cv2", "a PNG of the sheet")
-        from noughts.robot.sensing.camera import save_picture
         from noughts.robot.sim.photos import render_paper
+        from noughts.sheet.camera import save_picture
 
         paper = Paper(sheet)
         paper.draw_strokes(marker_strokes(sheet) + grid_strokes(sheet))
@@ -383,7 +383,7 @@ def _calibrate_camera(config: RobotConfig, out: TextIO, read_line: Callable[[str
     from noughts.robot.rig import PaperCamera, require
 
     require("cv2", "the camera")
-    from noughts.robot.sensing.camera import CameraSensor, best_position, save_picture, unsure_cells, what_i_saw
+    from noughts.sheet.camera import CameraSensor, best_position, save_picture, unsure_cells, what_i_saw
 
     console = TerminalKeyboard(read_line, out)
     board = Board(rows, cols, k)
@@ -425,7 +425,7 @@ def read_photo(photo: str | Path, out: TextIO, *, rows: int = 3, cols: int = 3, 
           saw: str | Path | None = None) -> int:
     """``noughts robot sense PHOTO``: the position a photo of a sheet shows, or why it cannot tell."""
     from noughts.robot.rig import require
-    from noughts.robot.sensing.camera import sense_photo
+    from noughts.sheet.camera import sense_photo
 
     require("cv2", "reading a photo")
     code, said = sense_photo(photo, rows, cols, as_json=as_json, saw=saw)  # the picture from the same reading

@@ -1,26 +1,28 @@
 """The small interfaces between the robot's game and its hardware, like the panel's ``BoardIO``.
 
 A :class:`PenRobot` moves a pen over the sheet: ``home`` (pen up first), ``draw`` a
-:class:`~noughts.robot.strokes.PenPlan`, ``park`` off the sheet so the human and the camera can see
+:class:`~noughts.sheet.strokes.PenPlan`, ``park`` off the sheet so the human and the camera can see
 it, ``stop`` at once (pen up, motion halted; safe to call from a signal handler or another thread).
 A robot with a reflected-light sensor is also a :class:`LightProbe`. A :class:`Sensor` reads the
 sheet and says, cell by cell, what it believes is there and how sure it is.
 
-Every backend lands its pen-down moves on a :class:`~noughts.robot.paper.Paper` in the tests
+Every backend lands its pen-down moves on a :class:`~noughts.sheet.paper.Paper` in the tests
 (directly for ``sim``, through a simulator of the device's protocol for the others).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from noughts.board import Board
-from noughts.robot.geometry import Machine, Point, RobotError
-from noughts.robot.strokes import PenPlan
+from noughts.sheet.geometry import Machine, Point, RobotError
+from noughts.sheet.reading import CellReading, SheetReading
+from noughts.sheet.strokes import PenPlan
 
 __all__ = ["CellReading", "LightProbe", "PenRobot", "RobotDisconnected", "SheetReading", "Sensor"]
+
+# what a sensor says, shared with paper mode (noughts.paper_game): see noughts.sheet.reading
 
 
 class RobotDisconnected(RobotError):
@@ -59,30 +61,6 @@ class LightProbe(Protocol):
     def reflected(self, points: Sequence[Point]) -> list[float]:
         """Move the sensor over each sheet point in turn and read the reflected light there, in
         percent (white paper reads high, ink low)."""
-
-
-@dataclass(frozen=True)
-class CellReading:
-    """What a sensor believes is in one cell: ``"X"``, ``"O"``, ``"?"`` (a mark of unknown shape,
-    as the seed's light sensor sees a shaded square) or ``""`` (empty), and how sure it is (0–1)."""
-
-    mark: str
-    confidence: float
-
-
-@dataclass(frozen=True)
-class SheetReading:
-    """One look at the whole sheet. ``found`` is False when the sheet itself could not be seen
-    (then ``message`` says why and ``cells`` is empty)."""
-
-    cells: tuple[CellReading, ...]
-    found: bool = True
-    message: str = ""
-
-    def notation(self, cols: int) -> str:
-        """The cells in the usual notation, rows joined by ``/`` (marks of unknown shape as ``?``)."""
-        marks = [cell.mark or "." for cell in self.cells]
-        return "/".join("".join(marks[i:i + cols]) for i in range(0, len(marks), cols))
 
 
 class Sensor(Protocol):

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from noughts.paths import config_path, read_config
-from noughts.robot.geometry import Machine, RobotError
+from noughts.sheet.geometry import Machine, RobotError
 
 __all__ = ["CONFIG_ENV", "DEFAULT_TOML", "ConfigError", "RobotConfig", "default_config_path", "load_config",
            "save_setting"]

@@ -5,6 +5,7 @@ Enter), reads the sheet, accepts the human's move only when exactly one new mark
 certain, draws its own reply, and records the finished game through the match. A misread never
 becomes a move: :func:`judge` turns every doubtful reading into a request to the human.
 
+>>> from noughts.sheet.reading import cell_readings
 >>> board = Board.parse("X../.O./...")
 >>> judge(SheetReading(cell_readings("X...O...X")), board, "X")
 8
@@ -27,13 +28,13 @@ from noughts import text
 from noughts.board import Board
 from noughts.errors import NoughtsError
 from noughts.match import THINKING_AFTER, ComputerMove, GameKeeper, Match
-from noughts.robot.backend import CellReading, PenRobot, RobotDisconnected, Sensor, SheetReading
-from noughts.robot.geometry import Point, RobotError, Sheet
-from noughts.robot.strokes import Stroke, grid_strokes, mark_strokes, marker_strokes, plan_strokes
+from noughts.robot.backend import PenRobot, RobotDisconnected, Sensor
+from noughts.sheet.geometry import Point, RobotError, Sheet
+from noughts.sheet.reading import SURE, SheetReading
+from noughts.sheet.strokes import Stroke, grid_strokes, mark_strokes, marker_strokes, plan_strokes
 
-__all__ = ["SURE", "Console", "RobotGame", "cell_readings", "judge", "load_kept"]
+__all__ = ["Console", "RobotGame", "judge", "load_kept"]
 
-SURE = 0.8  # below this confidence a cell's reading is a question for the human, not an answer
 
 
 class Console(Protocol):
@@ -283,6 +284,3 @@ def load_kept(path: Path, store: GameKeeper | None = None) -> tuple[Match, dict[
     return match, settings
 
 
-def cell_readings(marks: str) -> tuple[CellReading, ...]:
-    """Certain readings of ``marks`` (``X``, ``O``, ``?`` or ``.`` per cell), for sensors that know."""
-    return tuple(CellReading("" if mark == "." else mark, 1.0) for mark in marks)

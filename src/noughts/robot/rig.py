@@ -19,9 +19,9 @@ from noughts.errors import NoughtsError, SettingError
 from noughts.robot.backend import LightProbe, PenRobot, Sensor, SheetReading
 from noughts.robot.config import RobotConfig
 from noughts.robot.game import Console
-from noughts.robot.geometry import Machine, RobotError, Sheet
-from noughts.robot.paper import Paper
-from noughts.robot.strokes import shade_strokes
+from noughts.sheet.geometry import Machine, RobotError, Sheet
+from noughts.sheet.paper import Paper
+from noughts.sheet.strokes import shade_strokes
 
 __all__ = ["INSTALL_HINT", "PaperCamera", "Rig", "SimDesk", "build_rig"]
 
@@ -172,7 +172,7 @@ def _camera_sensor(config: RobotConfig, sheet: Sheet, paper: Paper | None, rng: 
     require("cv2", "the camera")
     if paper is not None:
         return PaperCamera(paper, rng)
-    from noughts.robot.sensing.camera import CameraSensor
+    from noughts.sheet.camera import CameraSensor
 
     source = str(config.section("camera")["source"])
     sensor: Sensor = CameraSensor(int(source) if source.isdigit() else source, sheet)
@@ -189,8 +189,8 @@ class PaperCamera:
         self.last: Any = None  # the last photo's image, for a "what I saw"
 
     def read(self, board: Board) -> SheetReading:
-        from noughts.robot.sensing.camera import read_image
         from noughts.robot.sim.photos import photograph
+        from noughts.sheet.camera import read_image
 
         photo = photograph(self.paper, self.rng)
         self.last = photo.image

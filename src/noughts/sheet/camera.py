@@ -1,8 +1,8 @@
 """Reading the sheet with a camera: find the robot's reference markers, straighten the sheet out and
 decide, cell by cell, whether it is empty or holds an X or an O, and how sure that is.
 
-The robot draws four filled squares in the corners of the margin and a smaller tag right of the
-top-left one (:func:`~noughts.robot.strokes.marker_strokes`). :func:`read_image` finds them in a
+The robot (or a person, in paper mode) draws four filled squares in the corners of the margin and a smaller tag right of the
+top-left one (:func:`~noughts.sheet.strokes.marker_strokes`). :func:`read_image` finds them in a
 picture taken from anywhere above the sheet, any way round and a little tilted: it flattens the
 light (dividing by the paper's own brightness, so shadows and uneven lamps drop out), picks the
 solid squares, and keeps the four corners and the tag whose arrangement a homography from the
@@ -18,7 +18,7 @@ module only says what it sees. :class:`CameraSensor` reads frames through the re
 and :func:`sense_photo` is the ``noughts robot sense PHOTO`` command.
 
 OpenCV and numpy are optional (``pip install 'noughts[robot]'``): they are imported when a picture
-is read, and their absence is a :class:`~noughts.robot.geometry.RobotError` saying so.
+is read, and their absence is a :class:`~noughts.sheet.geometry.RobotError` saying so.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from noughts.robot.backend import CellReading, SheetReading
-from noughts.robot.geometry import Point, RobotError, Sheet
+from noughts.sheet.geometry import Point, RobotError, Sheet
+from noughts.sheet.reading import SURE, CellReading, SheetReading
 
 if TYPE_CHECKING:
     import numpy as np
@@ -45,8 +45,6 @@ __all__ = ["MAX_PIXELS", "MISSING_OPENCV", "SURE", "CameraSensor", "load_photo",
            "sense_photo", "what_i_saw"]
 
 MISSING_OPENCV = "reading the sheet with a camera needs OpenCV: pip install 'noughts[robot]'"
-SURE = 0.8
-"""A cell's verdict is certain at this confidence or above; below it, the cell is undecided."""
 
 WORK_PX = 1280  # longest side the markers are looked for at; bigger pictures are shrunk first
 CELL_PX = 64  # a cell's side in the straightened sheet
@@ -717,8 +715,8 @@ def _ramp(value: float, low: float, high: float) -> float:
 # outer ink points four ways (coverage at most 0.7 of the directions, nearly always) and it is not a
 # lone stroke (thinness 0.55 or more, less when a stroke is faint); an O's ring is even (spread at
 # most 0.34) round an empty middle and goes most of the way round (coverage 0.75 or more, less when
-# part of it is faint; a ring left open is judged on its arc, see _ring). An X is also two straight strokes (nine-tenths of its ink or more within
-# 0.06 of a cell of two lines), slanting (their mean angle from level or upright 28° or more; an
+# part of it is faint; a ring left open is judged on its arc, see _ring). An X is also two straight
+# strokes (nine-tenths of its ink or more within 0.06 of a cell of two lines), slanting (their mean angle from level or upright 28° or more; an
 # upright cross's at most 11°), crossing at 70° or more and each split by the crossing into arms of
 # which the shorter is half the longer or more (a tick's meet at an end: 0.35 at most); a squiggle,
 # a word, a letter or a scribble fails one of those (issue 29, the stray marks of

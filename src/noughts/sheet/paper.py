@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from itertools import pairwise
 from xml.sax.saxutils import escape
 
-from noughts.robot.geometry import Point, Sheet
-from noughts.robot.strokes import Stroke, grid_strokes, mark_strokes, marker_strokes
+from noughts.sheet.geometry import Point, Sheet
+from noughts.sheet.strokes import Stroke, grid_strokes, mark_strokes, marker_strokes
 
 __all__ = ["PEN_MM", "Ink", "Paper", "sheet_svg"]
 

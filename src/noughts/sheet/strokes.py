@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
-from noughts.robot.geometry import Machine, Point, RobotError, Sheet, distance
+from noughts.sheet.geometry import Machine, Point, RobotError, Sheet, distance
 
 __all__ = [
     "MARK_STYLES", "Circle", "PenPlan", "Stroke", "dot_strokes", "grid_strokes", "mark_strokes", "marker_strokes",

@@ -10,7 +10,7 @@ the EBB accepts; every point of a plan is checked against the travel before anyt
 plotink logs a failed exchange instead of raising, so the port it is given is watched
 (:class:`_WatchedPort`) and every reply checked: a lost or silent board becomes
 :class:`~noughts.robot.backend.RobotDisconnected`, an error line or line noise a
-:class:`~noughts.robot.geometry.RobotError`, each in words.
+:class:`~noughts.sheet.geometry.RobotError`, each in words.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from types import ModuleType
 from typing import Any
 
 from noughts.robot.backend import RobotDisconnected
-from noughts.robot.geometry import Machine, Point, RobotError, Sheet
-from noughts.robot.strokes import PenPlan
+from noughts.sheet.geometry import Machine, Point, RobotError, Sheet
+from noughts.sheet.strokes import PenPlan
 
 __all__ = ["MIN_FIRMWARE", "STEPS_PER_MM", "EbbRobot", "PenLift"]
 

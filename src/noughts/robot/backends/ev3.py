@@ -4,7 +4,7 @@ The brick runs ev3dev's Python 3.5, so noughts stays on the computer and sends J
 :mod:`~noughts.robot.backends.ev3_agent` (copied to the brick and started there). Positions go in
 motor degrees measured from the home corner, where homing by stall (the seed's ``trackReset``)
 puts both axes; :class:`Ev3Config` says how sheet millimetres become degrees. Every point is
-checked with :meth:`~noughts.robot.geometry.Machine.to_machine` before anything is sent.
+checked with :meth:`~noughts.sheet.geometry.Machine.to_machine` before anything is sent.
 
 >>> config = Ev3Config()
 >>> round(config.sheet_to_degrees((0.0, 120.0))[1])  # the sheet's bottom edge, near the home corner
@@ -26,8 +26,8 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from noughts.robot.backend import RobotDisconnected
-from noughts.robot.geometry import Machine, Point, RobotError, distance
-from noughts.robot.strokes import PenPlan
+from noughts.sheet.geometry import Machine, Point, RobotError, distance
+from noughts.sheet.strokes import PenPlan
 
 __all__ = ["BUTTONS", "Ev3Config", "Ev3Robot", "MotorSpec"]
 

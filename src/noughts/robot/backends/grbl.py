@@ -5,7 +5,7 @@ The pen is a servo on the spindle's PWM output (``M3 S…`` down, ``M5`` up) or 
 prints it); :class:`GrblRobot` streams that same program with GRBL's character-counting protocol,
 never more than the controller's 128-byte receive buffer unanswered, and polls ``?`` for its state.
 Every point is checked against the machine's travel before anything is sent. ``error:N`` and
-``ALARM:N`` come back as :class:`~noughts.robot.geometry.RobotError` in words; a port that vanishes
+``ALARM:N`` come back as :class:`~noughts.sheet.geometry.RobotError` in words; a port that vanishes
 or a controller that stops answering as :class:`~noughts.robot.backend.RobotDisconnected`.
 
 The program is in noughts' machine coordinates, which GRBL's work coordinates G54 are made to be:
@@ -14,7 +14,7 @@ from ``-$130``/``-$131`` up to 0 (stock GRBL, system.c ``system_check_travel_lim
 noughts' 0,0 at that low corner (``G10 L2 P1``) and the configured travel must fit in GRBL's; where
 it does not, noughts' 0,0 is where GRBL was switched on. It homes (``$H``) only where GRBL can.
 
->>> from noughts.robot.strokes import Stroke, plan_strokes
+>>> from noughts.sheet.strokes import Stroke, plan_strokes
 >>> plan = plan_strokes([Stroke(((10.0, 10.0), (20.0, 10.0)), "grid")], Machine.plotter())
 >>> print("\\n".join(gcode_program(plan, Machine.plotter())))
 G21 G90
@@ -41,8 +41,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from noughts.robot.backend import RobotDisconnected
-from noughts.robot.geometry import Machine, Point, RobotError
-from noughts.robot.strokes import PenPlan, Stroke
+from noughts.sheet.geometry import Machine, Point, RobotError
+from noughts.sheet.strokes import PenPlan, Stroke
 
 __all__ = ["ALARMS", "ERRORS", "RX_BUFFER_BYTES", "GrblPen", "GrblRobot", "gcode_program"]
 

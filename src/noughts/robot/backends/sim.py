@@ -1,6 +1,6 @@
 """The ``sim`` backend: a pen robot that draws straight onto the paper model.
 
->>> from noughts.robot.strokes import grid_strokes, plan_strokes
+>>> from noughts.sheet.strokes import grid_strokes, plan_strokes
 >>> robot = SimRobot(Machine.plotter())
 >>> robot.home(); robot.draw(plan_strokes(grid_strokes(robot.paper.sheet), robot.machine)); robot.park()
 >>> len(robot.paper.ink), robot.pen_down, robot.position == robot.park_point
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from noughts.robot.geometry import Machine, Point, Sheet, distance
-from noughts.robot.paper import Paper
-from noughts.robot.strokes import PenPlan
+from noughts.sheet.geometry import Machine, Point, Sheet, distance
+from noughts.sheet.paper import Paper
+from noughts.sheet.strokes import PenPlan
 
 __all__ = ["SimRobot"]
 

@@ -30,10 +30,10 @@ from dataclasses import asdict, dataclass
 
 from noughts.board import Board
 from noughts.robot.backend import CellReading, LightProbe, SheetReading
-from noughts.robot.geometry import Point, RobotError, Sheet
-from noughts.robot.paper import Paper
 from noughts.robot.sim.reflectance import PaperLightProbe
-from noughts.robot.strokes import grid_strokes, mark_strokes, shade_strokes
+from noughts.sheet.geometry import Point, RobotError, Sheet
+from noughts.sheet.paper import Paper
+from noughts.sheet.strokes import grid_strokes, mark_strokes, shade_strokes
 
 __all__ = ["SEED_THRESHOLD", "LightAccuracy", "LightCalibration", "SweepSensor", "ThresholdSensor",
            "calibrate", "measure_accuracy", "rough_marks", "serpentine"]

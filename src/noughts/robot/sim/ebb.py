@@ -9,8 +9,8 @@ take is added to :attr:`FakeEbb.seconds`, nothing sleeps), so the motion queue i
 
 The steppers follow an AxiDraw: ``XM`` moves motor 1 by A + B and motor 2 by A − B, so A and B are
 x and y in steps (80 per mm at 16× microstepping). Pen-down moves land on a
-:class:`~noughts.robot.paper.Paper` in sheet millimetres, through the inverse of
-:meth:`Machine.to_machine <noughts.robot.geometry.Machine.to_machine>`.
+:class:`~noughts.sheet.paper.Paper` in sheet millimetres, through the inverse of
+:meth:`Machine.to_machine <noughts.sheet.geometry.Machine.to_machine>`.
 
 Faults for the tests: :attr:`~FakeEbb.garbage` (each reply line replaced by line noise),
 :attr:`~FakeEbb.silent` (no replies), :meth:`~FakeEbb.vanish` (the USB cable pulled: the pty
@@ -33,8 +33,8 @@ import threading
 import tty
 from collections.abc import Callable
 
-from noughts.robot.geometry import Machine, Point, Sheet
-from noughts.robot.paper import Paper
+from noughts.sheet.geometry import Machine, Point, Sheet
+from noughts.sheet.paper import Paper
 
 __all__ = ["STEPS_PER_MM", "FakeEbb"]
 

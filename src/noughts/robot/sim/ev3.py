@@ -5,7 +5,7 @@ physics thread behind it: seed 003's gantry on paper.
 Tacho motors honour ``command`` (run-to-abs-pos, run-to-rel-pos, run-forever, run-timed, stop,
 reset), ``position_sp``, ``speed_sp``, ``time_sp`` and ``stop_action``, and report ``position``,
 ``speed`` and ``state``; the carriage stalls at its rack ends and the pen at its top, so homing by
-stall works. Pen-down moves land on a :class:`~noughts.robot.paper.Paper`; the colour sensor in
+stall works. Pen-down moves land on a :class:`~noughts.sheet.paper.Paper`; the colour sensor in
 ``COL-REFLECT`` mode reads the paper under it. The test presses the touch sensor and the buttons;
 the screen is saved as a PNG. Physics time runs ``time_scale`` times faster than real time; the
 agent's clock is the fake itself. With ``fast_forward`` the physics does not wait for real time
@@ -36,9 +36,9 @@ from ev3dev2.display import Display
 from PIL import Image, ImageDraw
 
 from noughts.robot.backends.ev3 import Ev3Config, MotorSpec
-from noughts.robot.geometry import Point, Sheet
-from noughts.robot.paper import Paper
 from noughts.robot.sim.reflectance import InkIndex, Reflectance
+from noughts.sheet.geometry import Point, Sheet
+from noughts.sheet.paper import Paper
 
 __all__ = ["FakeEv3"]
 

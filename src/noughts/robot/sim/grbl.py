@@ -32,7 +32,7 @@ source was copied. The ``grbl`` backend is tested against it, and anyone can try
   knows gets ``error:20``; ``$$`` lists the settings as report.c's ``report_grbl_settings`` does;
 * the pen: a servo on the spindle PWM (down at ``M3 S`` of at least ``servo_threshold``, up at ``M5``)
   or the Z axis (down below the paper: ``z_pen_lift`` under Z's home, or Z 0 on a machine that does not
-  home). Pen-down moves land on a :class:`~noughts.robot.paper.Paper`;
+  home). Pen-down moves land on a :class:`~noughts.sheet.paper.Paper`;
 * faults for tests: ``faults={line_number: "garbage" | "drop" | "silence" | "error:N" | "alarm:N"}``.
 
 :func:`~noughts.robot.sim.link.serve_pty` and :func:`~noughts.robot.sim.link.serve_socket` (here too)
@@ -58,9 +58,9 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from noughts.robot.geometry import Machine, Point, Sheet
-from noughts.robot.paper import Paper
 from noughts.robot.sim.link import SimulatorLink, serve_pty, serve_socket
+from noughts.sheet.geometry import Machine, Point, Sheet
+from noughts.sheet.paper import Paper
 
 __all__ = ["PLANNER_BLOCKS", "RX_BUFFER_BYTES", "GrblSimulator", "SimulatorLink", "serve_pty", "serve_socket"]
 
@@ -126,7 +126,7 @@ class _Line:
 @dataclass
 class GrblSimulator:
     """A GRBL 1.1 controller with a pen. ``machine`` says where the sheet lies in the machine's
-    space (as the host's :class:`~noughts.robot.geometry.Machine` does); ink lands on ``paper``."""
+    space (as the host's :class:`~noughts.sheet.geometry.Machine` does); ink lands on ``paper``."""
 
     paper: Paper = field(default_factory=lambda: Paper(Sheet(3, 3)))
     machine: Machine = field(default_factory=Machine.plotter)

@@ -8,7 +8,7 @@ the ``random.Random`` given, so a test or a benchmark sees the same hand every r
 library only: the light-sensor, EV3 and camera simulations all draw with it.
 
 >>> import random
->>> from noughts.robot.geometry import Sheet
+>>> from noughts.sheet.geometry import Sheet
 >>> sheet = Sheet(3, 3)
 >>> strokes = human_strokes(sheet, 4, "X", random.Random(1))
 >>> len(strokes), all(s.kind == "X" for s in strokes)
@@ -27,9 +27,9 @@ import math
 import random
 from collections.abc import Callable
 
-from noughts.robot.geometry import Point, RobotError, Sheet
-from noughts.robot.paper import Paper
-from noughts.robot.strokes import Stroke
+from noughts.sheet.geometry import Point, RobotError, Sheet
+from noughts.sheet.paper import Paper
+from noughts.sheet.strokes import Stroke
 
 __all__ = ["HUMAN_MARKS", "draw_human_mark", "human_strokes"]
 

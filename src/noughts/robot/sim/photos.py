@@ -2,7 +2,7 @@
 sheets is reachable here, so the camera's tests and benchmark read these, and real photos are still
 needed to confirm the figures.
 
-A :class:`~noughts.robot.paper.Paper` (the robot's markers, grid and marks, the simulated human's
+A :class:`~noughts.sheet.paper.Paper` (the robot's markers, grid and marks, the simulated human's
 marks) is rendered at a resolution a little finer than the camera's, with the human's ink in a
 biro, felt-tip, pencil or red pen of uneven pressure, on paper a little bigger than the sheet. A
 random :class:`Camera` then photographs it lying on a table: a pinhole camera anywhere above it
@@ -16,7 +16,7 @@ Needs numpy and OpenCV (``pip install 'noughts[robot]'``); only tests, benchmark
 documentation scripts import this module.
 
 >>> import random
->>> from noughts.robot.geometry import Sheet
+>>> from noughts.sheet.geometry import Sheet
 >>> photo = random_photo(random.Random(3), Sheet(3, 3), size=(640, 480))
 >>> photo.image.shape, photo.image.dtype.name, len(photo.marks)
 ((480, 640, 3), 'uint8', 9)
@@ -35,10 +35,10 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
-from noughts.robot.geometry import Point, RobotError, Sheet
-from noughts.robot.paper import Paper
 from noughts.robot.sim.human import _line_points, _shaky, draw_human_mark
-from noughts.robot.strokes import grid_strokes, mark_strokes, marker_strokes
+from noughts.sheet.geometry import Point, RobotError, Sheet
+from noughts.sheet.paper import Paper
+from noughts.sheet.strokes import grid_strokes, mark_strokes, marker_strokes
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray

@@ -1,12 +1,12 @@
 """What a reflected-light sensor (the seed's EV3 colour sensor) reads over the paper model.
 
 :class:`Reflectance` turns the share of the sensor's round spot under ink
-(:meth:`~noughts.robot.paper.Paper.darkness`) into a percentage: white paper reads high, ink low,
+(:meth:`~noughts.sheet.paper.Paper.darkness`) into a percentage: white paper reads high, ink low,
 with a little noise that depends only on the place, so every run reads the same. The fake EV3's
 colour sensor reads through it, and :class:`PaperLightProbe` reads the paper directly, without
 motors, for the light sensing benchmark and tests.
 
->>> from noughts.robot.geometry import Sheet
+>>> from noughts.sheet.geometry import Sheet
 >>> paper = Paper(Sheet(3, 3))
 >>> paper.draw(((40.0, 30.0), (50.0, 30.0)), by="human")
 >>> PaperLightProbe(paper).reflected([(45.0, 30.0), (45.0, 60.0)])
@@ -20,8 +20,8 @@ import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from noughts.robot.geometry import Point
-from noughts.robot.paper import Ink, Paper
+from noughts.sheet.geometry import Point
+from noughts.sheet.paper import Ink, Paper
 
 __all__ = ["InkIndex", "PaperLightProbe", "Reflectance"]
 
