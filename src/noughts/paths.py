@@ -4,6 +4,8 @@
 '/cfg/noughts/panel.toml'
 >>> config_path("robot.toml", "NOUGHTS_ROBOT_CONFIG", {"NOUGHTS_ROBOT_CONFIG": "/etc/robot.toml"}).as_posix()
 '/etc/robot.toml'
+>>> data_path("web-tls", {"XDG_DATA_HOME": "/data", "HOME": "/home/ann"}).as_posix()
+'/data/noughts/web-tls'
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any
 
 from noughts.errors import NoughtsError
 
-__all__ = ["config_path", "read_config"]
+__all__ = ["config_path", "data_path", "read_config"]
 
 
 def config_path(filename: str, variable: str, environ: Mapping[str, str] | None = None) -> Path:
@@ -27,6 +29,19 @@ def config_path(filename: str, variable: str, environ: Mapping[str, str] | None 
     base = env.get("XDG_CONFIG_HOME", "")
     root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".config"
     return root / "noughts" / filename
+
+
+def data_path(name: str, environ: Mapping[str, str] | None = None) -> Path:
+    """``$XDG_DATA_HOME/noughts/name``, else ``~/.local/share/noughts/name`` (a relative
+    ``$XDG_DATA_HOME`` is ignored, as the XDG spec says): files noughts makes and keeps."""
+    env = os.environ if environ is None else environ
+    base = env.get("XDG_DATA_HOME", "")
+    if base and Path(base).is_absolute():
+        return Path(base) / "noughts" / name
+    home = env.get("HOME") or (os.path.expanduser("~") if environ is None else "")
+    if not home or home == "~":
+        raise NoughtsError(f"there is no home folder to keep {name} in: set XDG_DATA_HOME to a folder")
+    return Path(home) / ".local" / "share" / "noughts" / name
 
 
 def read_config(path: str | os.PathLike[str] | None, text: str | None, what: str,

@@ -72,6 +72,12 @@ def add_commands(sub: Any) -> None:
                    help="the event loop (default auto: uvloop when installed, the cheaper a move)")
     p.add_argument("--ws", choices=["websockets-sansio", "websockets", "wsproto"], default="websockets-sansio",
                    help="uvicorn's websocket implementation (default websockets-sansio, the cheapest a move)")
+    p.add_argument("--tls", action="store_true",
+                   help="serve HTTPS (a phone's browser lends its camera only to a secure page) with a self-signed "
+                        "certificate made once and kept; its fingerprint is shown at start")
+    p.add_argument("--cert", metavar="FILE", help="serve HTTPS with this certificate (PEM, the chain after it); "
+                                                  "needs --key")
+    p.add_argument("--key", metavar="FILE", help="the private key of --cert (PEM, not locked with a password)")
     p.set_defaults(run=_cmd_web)
 
 
@@ -139,12 +145,20 @@ def _cmd_web(args: argparse.Namespace) -> int:
     redis = secret_option(args.redis, args.redis_file, "--redis") or os.environ.get(REDIS_URL_VARIABLE) or None
     if args.workers > 1 and redis is None:
         raise NoughtsError(NEEDS_REDIS)
+    if (args.cert is None) != (args.key is None):
+        raise NoughtsError(CERT_NEEDS_KEY)
     try:
         serve(host=args.host, port=args.port, db=db, scores=not args.no_scores, redis=redis,
               workers=args.workers, public_url=args.public_url, allowed_hosts=args.allowed_hosts,
-              trusted_proxies=args.trusted_proxies, loop=args.loop, ws=args.ws)
+              trusted_proxies=args.trusted_proxies, loop=args.loop, ws=args.ws, tls=args.tls, cert=args.cert,
+              key=args.key)
     except SettingError as error:  # refused in the server's words: said again with the flag
-        said = f"--redis {error}" if error.setting == "redis" else flag_said(error, _WEB_FLAGS)
+        if error.setting == "redis":
+            said = f"--redis {error}"
+        elif error.setting in ("cert", "key"):  # which file, and what is wrong with it
+            said = f"--{error.setting}: {error}"
+        else:
+            said = flag_said(error, _WEB_FLAGS)
         raise NoughtsError(said) from None
     return 0
 
@@ -172,6 +186,7 @@ def secret_option(given: str | None, file: str | None, flag: str) -> str | None:
 
 NEEDS_REDIS = ("--workers needs --redis: each process would hold its own rooms, and a friend reaching another "
                "process could not find the game. Start Redis (redis-server) and add --redis redis://127.0.0.1:6379/0")
+CERT_NEEDS_KEY = "--cert and --key go together: the certificate file and the file of its private key"
 _WEB_FLAGS = {"port": "--port", "workers": "--workers", "public_url": "--public-url",
               "trusted_proxies": "--trusted-proxy"}
 

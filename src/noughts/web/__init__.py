@@ -39,8 +39,9 @@ def _need_web() -> None:
 def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, scores: bool = True,
           limits: Limits | None = None, log_level: str = "warning", redis: str | None = None,
           workers: int = 1, public_url: str | None = None, allowed_hosts: list[str] | None = None,
-          trusted_proxies: list[str] | None = None, loop: str = "auto", ws: str = "websockets-sansio") -> None:
-    """Serve the game on http://host:port/ until Ctrl-C (``noughts web``).
+          trusted_proxies: list[str] | None = None, loop: str = "auto", ws: str = "websockets-sansio",
+          tls: bool = False, cert: str | None = None, key: str | None = None) -> None:
+    """Serve the game on http://host:port/ (or https) until Ctrl-C (``noughts web``).
 
     ``db`` is the score and history file (``None``: the same default as ``noughts play``);
     ``scores=False`` records nothing. ``redis`` (``redis://HOST:PORT/N``) keeps the rooms in
@@ -51,9 +52,11 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, s
     ``trusted_proxies`` (addresses or networks) are the reverse proxies whose ``X-Forwarded-For``
     names the client, for the per-address limits (default: none). ``loop`` (``auto``: uvloop if
     installed, ``asyncio``, ``uvloop``) and ``ws`` (``websockets-sansio``, ``websockets``,
-    ``wsproto``) choose uvicorn's event loop and websocket implementation. Raises
-    :class:`NoughtsError` if the web packages are missing, Redis cannot be reached or the
-    address cannot be listened on.
+    ``wsproto``) choose uvicorn's event loop and websocket implementation. ``tls`` serves HTTPS
+    with a self-signed certificate made once and kept (a phone's browser lends the camera only to
+    a secure page); ``cert`` and ``key`` (files) serve it with a real one (see
+    :mod:`noughts.web.tls`). Raises :class:`NoughtsError` if the web packages are missing, Redis
+    cannot be reached, a certificate cannot be used or the address cannot be listened on.
     """
     _need_web()
     if redis is not None:
@@ -64,7 +67,8 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, s
     from noughts.web.server import serve as _serve
 
     _serve(host, port, db, scores=scores, limits=limits, log_level=log_level, redis=redis, workers=workers,
-           public_url=public_url, allowed_hosts=allowed_hosts, trusted_proxies=trusted_proxies, loop=loop, ws=ws)
+           public_url=public_url, allowed_hosts=allowed_hosts, trusted_proxies=trusted_proxies, loop=loop, ws=ws,
+           tls=tls, cert=cert, key=key)
 
 
 def create_app(db: str | None = None, **options: Any) -> Starlette:

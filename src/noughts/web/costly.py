@@ -103,15 +103,16 @@ class CostlyWork:
         self.pools_started += 1
         return self._pool
 
-    def _drop(self, pool: ProcessPoolExecutor) -> None:
+    def _drop(self, pool: ProcessPoolExecutor, *, wait: bool = False) -> None:
         if self._pool is pool:
             self._pool = None
-        pool.shutdown(wait=False, cancel_futures=True)
+        pool.shutdown(wait=wait, cancel_futures=True)
 
     def close(self) -> None:
-        """Stop the processes (work still running is not waited for)."""
+        """Stop the processes, waiting for work still running (a hint's few seconds at most): a pool
+        left behind at exit leaves its semaphores to multiprocessing's resource tracker, which warns."""
         if self._pool is not None:
-            self._drop(self._pool)
+            self._drop(self._pool, wait=True)
 
 
 def _timed(clock: Callable[[], float], work: Callable[..., T], args: tuple[Any, ...]) -> tuple[T, float]:

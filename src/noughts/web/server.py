@@ -3,6 +3,8 @@
 With ``workers`` above one (``noughts web --redis URL --workers N``), uvicorn's supervisor runs
 N processes that share one listening socket, and each builds its app with
 :func:`app_from_environment` from the options this process leaves in ``NOUGHTS_WEB_OPTIONS``.
+With a certificate (``--tls``, or ``--cert`` and ``--key``: :mod:`noughts.web.tls`) every process
+serves HTTPS and wss, and the links friends are sent say https.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import socket
 import sys
 import threading
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import uvicorn
@@ -30,6 +32,9 @@ from noughts.web.costly import CostlyWork, own_processes
 from noughts.web.guard import TrustedProxies, default_allowed_hosts, install_log_limiter, raise_descriptor_limit
 from noughts.web.protocol import Limits
 from noughts.web.shield import WS_IMPLEMENTATIONS
+
+if TYPE_CHECKING:
+    from noughts.web.tls import Certificate
 
 __all__ = ["OPTIONS_VARIABLE", "app_from_environment", "listen", "running", "serve"]
 
@@ -150,9 +155,12 @@ def answered_names(host: str, allowed_hosts: list[str] | None, public_url: str |
 def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, scores: bool = True,
           limits: Limits | None = None, log_level: str = "warning", redis: str | None = None,
           workers: int = 1, public_url: str | None = None, allowed_hosts: list[str] | None = None,
-          trusted_proxies: list[str] | None = None, loop: str = "auto", ws: str = "websockets-sansio") -> None:
+          trusted_proxies: list[str] | None = None, loop: str = "auto", ws: str = "websockets-sansio",
+          tls: bool = False, cert: str | None = None, key: str | None = None) -> None:
     """Serve until Ctrl-C or SIGTERM; ``loop`` and ``ws`` choose uvicorn's event loop and websocket
-    implementation (the defaults measured cheapest a move: see docs/web-protocol.md, "Load")."""
+    implementation (the defaults measured cheapest a move: see docs/web-protocol.md, "Load").
+    ``tls`` serves HTTPS with a self-signed certificate made once and kept; ``cert`` and ``key``
+    (files) with a real one (see :mod:`noughts.web.tls`)."""
     limits = limits or Limits()
     check_implementations(loop, ws)
     proxies = list(trusted_proxies or ())
@@ -173,11 +181,13 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, s
         from noughts.web.shared import check_redis, shown_url
 
         check_redis(redis)  # one clear line now rather than a traceback from every worker
+    certificate = certificate_for(host, tls, cert, key)
     sock = listen(host, port)
     warning = raise_descriptor_limit(limits.max_connections + 2 * limits.connections_per_address)
     if warning is not None:
         print(warning, file=sys.stderr, flush=True)
     bound = sock.getsockname()[1]
+    scheme = "https" if certificate is not None else "http"
     shown = f"[{host}]" if ":" in host else host
     everywhere = " (every network interface)" if host in ("0.0.0.0", "::", "") else ""
     if public_url is not None:
@@ -186,8 +196,15 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, s
         from noughts.web.share import lan_address
 
         lan = lan_address()
-        everywhere += f"; friends on your network: http://{lan}:{bound}/" if lan else \
+        shown_lan = f"[{lan}]" if lan and ":" in lan else lan
+        reach = "a phone or a friend" if certificate is not None else "friends"
+        everywhere += f"; {reach} on your network: {scheme}://{shown_lan}:{bound}/" if lan else \
             "; no network address found, so friend links work on this machine only"
+    said_certificate = "" if certificate is None else "\n" + text.web_tls_fingerprint(
+        certificate.fingerprint, certificate.made, None if cert else str(certificate.cert_file.parent))
+    https: dict[str, Any] = {}  # uvicorn's TLS options: every worker process loads the same files
+    if certificate is not None:
+        https = {"ssl_certfile": str(certificate.cert_file), "ssl_keyfile": str(certificate.key_file)}
     shared = ""
     if redis is not None:
         shared = f" {workers} worker process{'es' if workers > 1 else ''}, rooms in Redis at {shown_url(redis)};"
@@ -197,10 +214,10 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, s
                              public_url=public_url, listen_host=host, trusted_proxies=proxies)
             app.state.freeze_heap = True  # the process is the server's own: see noughts.web.app.freeze_heap
             app.state.lobby.costly = CostlyWork(own_processes())  # hints and board checks off this process's GIL
-            print(f"noughts web: open http://{shown}:{bound}/ in a browser{everywhere};{shared} Ctrl-C stops "
-                  "the server.", flush=True)
+            print(f"noughts web: open {scheme}://{shown}:{bound}/ in a browser{everywhere};{shared} Ctrl-C stops "
+                  f"the server.{said_certificate}", flush=True)
             # uvicorn shuts down gracefully on Ctrl-C, then raises it again: stopping is the normal end here
-            uvicorn.Server(_config(app, limits, log_level, loop=loop, ws=ws)).run(sockets=[sock])
+            uvicorn.Server(_config(app, limits, log_level, loop=loop, ws=ws, **https)).run(sockets=[sock])
             return
         from noughts.web.supervisor import Supervisor
 
@@ -209,28 +226,44 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, *, s
                                                    "limits": dataclasses.asdict(limits), "allowed_hosts": hosts,
                                                    "trusted_proxies": proxies, "supervisor": os.getpid()})
         config = _config("noughts.web.server:app_from_environment", limits, log_level, factory=True,
-                         workers=workers, loop=loop, ws=ws)
-        print(f"noughts web: open http://{shown}:{bound}/ in a browser{everywhere};{shared} Ctrl-C stops "
-              "the server.", flush=True)
+                         workers=workers, loop=loop, ws=ws, **https)
+        print(f"noughts web: open {scheme}://{shown}:{bound}/ in a browser{everywhere};{shared} Ctrl-C stops "
+              f"the server.{said_certificate}", flush=True)
         # the supervisor stops every worker on Ctrl-C or SIGTERM, and starts a new one if a worker dies
         Supervisor(config, sockets=[sock]).run()  # uvicorn's, hearing SIGTERM promptly (noughts.web.supervisor)
+
+
+def certificate_for(host: str, tls: bool, cert: str | None, key: str | None) -> Certificate | None:
+    """The certificate to serve with: ``cert`` and ``key`` if given, else with ``tls`` the kept
+    self-signed one (made if need be), else None (plain HTTP)."""
+    if cert is None and key is None and not tls:
+        return None
+    from noughts.web import tls as certificates
+
+    if cert is not None and key is not None:
+        return certificates.own_certificate(cert, key)
+    if cert is not None or key is not None:
+        raise SettingError(text.WEB_TLS_CERT_WITHOUT_KEY, setting="key" if key is None else "cert")
+    return certificates.self_signed(host)
 
 
 @contextlib.contextmanager
 def running(app: Starlette | None = None, *, host: str = "127.0.0.1", port: int = 0,
             limits: Limits | None = None, log_level: str = "warning", loop: str = "auto",
-            ws: str = "websockets-sansio", **options: Any) -> Iterator[str]:
+            ws: str = "websockets-sansio", tls: Certificate | None = None, **options: Any) -> Iterator[str]:
     """Serve ``app`` (default: a new one made with ``options``) from a thread; yields its base URL.
 
     A new app answers to the names of ``host`` unless ``allowed_hosts`` is among the options;
-    ``loop`` and ``ws`` are as for :func:`serve`.
+    ``loop`` and ``ws`` are as for :func:`serve`; with ``tls`` (a certificate) it serves HTTPS.
     """
     limits = limits or Limits()
     if app is None:
         options.setdefault("allowed_hosts", default_allowed_hosts(host))
         app = create_app(limits=limits, **options)
     sock = listen(host, port)
-    server = uvicorn.Server(_config(app, limits, log_level, loop=loop, ws=ws))
+    https: dict[str, Any] = {} if tls is None else {"ssl_certfile": str(tls.cert_file),
+                                                    "ssl_keyfile": str(tls.key_file)}
+    server = uvicorn.Server(_config(app, limits, log_level, loop=loop, ws=ws, **https))
     failed: list[BaseException] = []
 
     def run() -> None:
@@ -246,7 +279,7 @@ def running(app: Starlette | None = None, *, host: str = "127.0.0.1", port: int 
             if not thread.is_alive():
                 raise NoughtsError(f"the web server did not start: {failed[0] if failed else 'see the log'}")
             thread.join(0.01)
-        yield f"http://{host}:{sock.getsockname()[1]}"
+        yield f"{'https' if tls else 'http'}://{host}:{sock.getsockname()[1]}"
     finally:
         server.should_exit = True
         thread.join(10)

@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 from noughts.errors import NoughtsError, SettingError
 
-__all__ = ["Share", "check_public_url", "is_loopback", "lan_address", "qr_svg"]
+__all__ = ["Share", "check_public_url", "is_loopback", "lan_address", "lan_addresses", "qr_svg"]
 
 WILDCARDS = ("0.0.0.0", "::", "", "[::]")
 # Connecting a UDP socket sends nothing: it only asks the kernel which interface and address
@@ -32,23 +32,33 @@ _PROBES = (("10.255.255.255", socket.AF_INET), ("192.168.255.255", socket.AF_INE
 
 def lan_address() -> str | None:
     """This machine's address on its local network (no packet is sent), or None without one."""
+    addresses = lan_addresses()
+    return addresses[0] if addresses else None
+
+
+def lan_addresses() -> list[str]:
+    """Every address of this machine on its local networks, the one friends are sent first (no
+    packet is sent); the HTTPS certificate of ``noughts web --tls`` names them all."""
+    found: list[str] = []
     for target, family in _PROBES:
         try:
             with socket.socket(family, socket.SOCK_DGRAM) as probe:
                 probe.connect((target, 9))
-                address = probe.getsockname()[0]
+                address = str(probe.getsockname()[0])
         except OSError:
             continue
-        if _usable(address):
-            return str(address)
+        if _usable(address) and address not in found:
+            found.append(address)
+    if found:
+        return found
     try:  # no route to a private network: any address the host name resolves to that is not loopback
         for info in socket.getaddrinfo(socket.gethostname(), None, type=socket.SOCK_DGRAM):
             address = str(info[4][0])
-            if _usable(address):
-                return address
+            if _usable(address) and address not in found:
+                found.append(address)
     except OSError:
         pass
-    return None
+    return found
 
 
 def _usable(address: str) -> bool:
