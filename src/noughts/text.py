@@ -1055,6 +1055,66 @@ def paper_wrong_shape(cell: str, seen: str, mark: str) -> str:
     return f"The mark in {cell} looks like an {seen}, but it should be an {mark}."
 
 
+# paper mode in the web game (noughts.web.paper): the server's answers to the page's frames and requests
+PAPER_NOT_A_PICTURE = "That frame is not a picture I can read: send the camera's view as a JPEG, PNG or WebP."
+PAPER_NOT_IN_PAPER_GAME = "Pictures of the sheet are for a paper game: start one with \"Play on paper\" first."
+PAPER_MOVES_ON_PAPER = "In a paper game, moves are drawn on the sheet: show me the sheet instead."
+PAPER_CANNOT_READ = "The server cannot read pictures of the sheet just now; play on the screen instead."
+PAPER_NO_PRINTABLE_SHEET = "This server cannot make the sheet as a picture just now; print the SVG sheet instead."
+
+
+def paper_sheet_sides(fewest: int, most: int) -> str:
+    return f"A paper game's sheet has {fewest} to {most} rows and {fewest} to {most} columns."
+
+
+def paper_slow_down(per_second: float) -> str:
+    return f"Slow down: I look at {per_second:g} pictures a second at most, and skipped some."
+
+
+def paper_frame_too_big(size: int, most: int) -> str:
+    return f"That picture is {size // 1024} KB; the most is {most // 1024} KB: send it smaller."
+
+
+def paper_frame_too_many_pixels(width: int, height: int, most: int) -> str:
+    return f"That picture is {width}×{height} pixels; the most is {most:,} pixels: send it smaller."
+
+
+def paper_no_such_sheet(size: str, fewest: int, most: int) -> str:
+    return (f"There is no printable sheet {size[:20]!r}: sizes run from {fewest}x{fewest} to {most}x{most}, "
+            f"like {fewest}x{fewest}k{fewest}.")
+
+
+# `noughts paper` in the terminal
+PAPER_VIDEO_ENDED = "The video has ended."
+PAPER_CAMERA_GONE = "The camera stopped giving pictures (unplugged, or taken by another program)."
+PAPER_NO_WINDOW = "No window can be opened here (OpenCV without a display): watching in the terminal only."
+
+
+def paper_watching(source: str, rows: int, cols: int) -> str:
+    """`noughts paper` starting: what it watches and what to show it."""
+    return f"Watching {source}: show it a {rows}×{cols} sheet with its four corner squares. Ctrl-C stops."
+
+
+def paper_banner(name: str, mark: str, cell: str) -> str:
+    """The computer's move in large letters across the terminal, above the sentence that says it.
+
+    >>> print(paper_banner("Easy", "O", "b2"))
+    ==============================
+    ===   EASY PLAYS B2 (O)    ===
+    ==============================
+    """
+    words = f"{name} plays {cell} ({mark})".upper()
+    width = max(30, len(words) + 12)
+    return "\n".join(["=" * width, "===" + words.center(width - 6) + "===", "=" * width])
+
+
+def paper_stopped(position: str, over: bool) -> str:
+    """Ctrl-C in `noughts paper`: where the game was left."""
+    if over:
+        return f"Stopped. The last game ended at {position} and is kept with the scores."
+    return f"Stopped during a game, at {position}: that game is not recorded."
+
+
 # the panel's and the robot's own sentences ---------------------------------------------------
 
 
