@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 KNOWN_ERRORS = {"bad_json", "bad_message", "unknown_type", "too_big", "bad_field", "bad_cell", "no_room",
                 "bad_token", "not_in_room", "spectator", "not_your_seat", "not_your_turn", "occupied", "game_over",
                 "game_not_over", "stale", "rate_limited", "full", "too_many_rooms", "crowded",
-                "unknown_field", "too_many_joins", "locked_out"}
+                "unknown_field", "too_many_joins", "locked_out", "not_paper"}  # not_paper: a binary frame (paper mode)
 GENEROUS = Limits(rate=1e9, burst=1e9, rooms_per_connection=10**6, address_rate=1e9, address_burst=10**9)
 
 

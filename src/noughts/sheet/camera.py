@@ -796,13 +796,14 @@ def _look(image: Image, sheet: Sheet) -> _Look:
     found, blobs = _find_sheet(grey, sheet)
     if found is None:
         return _Look(SheetReading((), found=False, message=_not_found_message(blobs)), colour, blobs=tuple(blobs))
+    outline = _outline(found, sheet, image.shape[1] / grey.shape[1], image.shape[0] / grey.shape[0])
     rectified = _rectify(grey, found, sheet)
     thin, solid = _inkness(rectified.grey)
     columns, rows, lines_found = _line_positions(thin, sheet, rectified.px_per_mm)
     if lines_found < 0.5:
         message = (f"the grid's lines are not where a {sheet.rows}×{sheet.cols} sheet has them: is the sheet in the "
                    f"picture a {sheet.rows}×{sheet.cols} one?")
-        return _Look(SheetReading((), found=False, message=message), colour, blobs=tuple(blobs))
+        return _Look(SheetReading((), found=False, message=message, outline=outline), colour, blobs=tuple(blobs))
     left, top, right, bottom = (round(v * rectified.px_per_mm) for v in sheet.grid_box)
     noise = float(np.median(thin[top:bottom, left:right]))
     inset = CELL_PX * 0.09
@@ -815,7 +816,21 @@ def _look(image: Image, sheet: Sheet) -> _Look:
         around = _clipped((x0 - 2 * inset, y0 - 2 * inset, x1 + 2 * inset, y1 + 2 * inset), thin.shape)
         cells.append(_measure_cell(thin, solid, box, around, noise))
     readings = tuple(_verdict(cell) for cell in cells)
-    return _Look(SheetReading(readings), colour, found, rectified, tuple(cells), tuple(blobs))
+    return _Look(SheetReading(readings, outline=outline), colour, found, rectified, tuple(cells), tuple(blobs))
+
+
+def _outline(found: _Found, sheet: Sheet, scale_x: float, scale_y: float) -> tuple[tuple[float, float], ...]:
+    """The sheet's four corners (clockwise from the top-left) in the given picture's pixels: the
+    homography lands them in the working picture, ``scale_x``/``scale_y`` times smaller."""
+    import cv2
+    import numpy as np
+
+    corners = np.array([[(0.0, 0.0), (sheet.width, 0.0), (sheet.width, sheet.height), (0.0, sheet.height)]],
+                       np.float64)
+    working = cv2.perspectiveTransform(corners, found.to_picture)[0]
+    # pixel centres: x_given = (x_working + 0.5) * scale - 0.5
+    return tuple((round(float((x + 0.5) * scale_x - 0.5), 1), round(float((y + 0.5) * scale_y - 0.5), 1))
+                 for x, y in working)
 
 
 def _clipped(box: tuple[float, float, float, float], shape: tuple[int, ...]) -> tuple[int, int, int, int]:

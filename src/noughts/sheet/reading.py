@@ -31,11 +31,14 @@ class CellReading:
 @dataclass(frozen=True)
 class SheetReading:
     """One look at the whole sheet. ``found`` is False when the sheet itself could not be seen
-    (then ``message`` says why and ``cells`` is empty)."""
+    (then ``message`` says why and ``cells`` is empty). ``outline`` is where the sheet's four corners
+    (top-left, top-right, bottom-right, bottom-left) are in the picture's pixels, when a camera found
+    them (a front end draws it over its live view); empty otherwise."""
 
     cells: tuple[CellReading, ...]
     found: bool = True
     message: str = ""
+    outline: tuple[tuple[float, float], ...] = ()
 
     def notation(self, cols: int) -> str:
         """The cells in the usual notation, rows joined by ``/`` (marks of unknown shape as ``?``)."""

@@ -48,6 +48,7 @@ FULL_COLLECTION_AFTER = 100  # middle-generation passes before a full one, in th
 
 # the files served under /static/, with their types (not the machine's mime.types: it may say application/javascript)
 STATIC = {"style.css": "text/css; charset=utf-8", "app.js": "text/javascript; charset=utf-8"}
+SHEET_TYPES = {"svg": "image/svg+xml", "png": "image/png", "pdf": "application/pdf"}  # the printable sheet's formats
 PAGE = "index.html"  # a template beside them, filled in by the server and served at / and /r/CODE only
 _PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 
@@ -160,6 +161,28 @@ def create_app(db: str | None = None, *, scores: bool = True, limits: Limits | N
         link, _ = share.link(code, request.headers.get("host", ""), request.url.scheme)
         return Response(qr_of(link), media_type="image/svg+xml", headers=SECURITY_HEADERS)
 
+    async def paper_sheet(request: Request) -> Response:
+        """The printable sheet of a paper game (``?size=3x3k3``): SVG, or an A4 page as PNG or PDF."""
+        from noughts.web import paper
+
+        kind = request.path_params["kind"]
+        size = request.query_params.get("size", "3x3")
+        shape = paper.sheet_size(size)
+        if shape is None or kind not in SHEET_TYPES:
+            sides = paper.PAPER_SIDES
+            return PlainTextResponse(text.paper_no_such_sheet(size, sides[0], sides[-1]), status_code=404,
+                                     headers=SECURITY_HEADERS)
+        render = {"svg": paper.sheet_svg_bytes, "png": paper.sheet_png, "pdf": paper.sheet_pdf}[kind]
+        try:
+            body = await paper.rendered(render, shape[0], shape[1])
+        except ImportError:  # Pillow or resvg-py missing: the SVG still serves
+            return PlainTextResponse(text.PAPER_NO_PRINTABLE_SHEET, status_code=503, headers=SECURITY_HEADERS)
+        rows, cols, k = shape
+        filename = f"noughts-sheet-{rows}x{cols}k{k}.{kind}"
+        return Response(body, media_type=SHEET_TYPES[kind],
+                        headers={**SECURITY_HEADERS, "content-disposition": f'inline; filename="{filename}"',
+                                 "cache-control": "public, max-age=86400"})
+
     async def health(request: Request) -> Response:
         # 200 while serving: games go on while the score store is down; "status" says "degraded" then
         return JSONResponse({"ok": True, "connections": hub.connections, **lobby.recorder.health()})
@@ -180,6 +203,7 @@ def create_app(db: str | None = None, *, scores: bool = True, limits: Limits | N
     app = Starlette(routes=[
         Route("/", page), Route("/r/{code}", page), Route("/r/{code}/qr.svg", qr),
         Mount("/static", ListedFiles(STATIC, packages=[("noughts.web", "static")]), name="static"),
+        Route("/paper/sheet.{kind}", paper_sheet),
         Route("/healthz", health), WebSocketRoute("/ws", websocket),
     ], lifespan=lifespan, middleware=[Middleware(Shield, headers=SECURITY_HEADERS, allowed=allowed, guard=guard,
                                                  ports=public_ports(public_url))])

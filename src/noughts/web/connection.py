@@ -25,6 +25,7 @@ from noughts.web.protocol import Limits, encode, error_message
 
 if TYPE_CHECKING:
     from noughts.web.lobby import Lobby, _Answers
+    from noughts.web.paper import FrameLink
 
 __all__ = ["OUTBOX", "Connection", "serve_socket"]
 
@@ -55,6 +56,7 @@ class Connection:
         self.refused = 0  # messages refused for rate since the client was last calm
         self.open = True
         self.answers: _Answers | None = None  # the lobby's note of this socket's recent request ids and answers
+        self.frames: FrameLink | None = None  # a paper game's camera frames from this socket (noughts.web.paper)
         # Sends go through a queue and a task of their own, so a client that stops reading
         # never holds up the others (a send can wait for the socket's buffer to drain).
         self._outbox: deque[str | tuple[int, str]] = deque()
@@ -246,7 +248,11 @@ async def serve_socket(ws: WebSocket, lobby: Lobby) -> None:
                 continue
             text = event.get("text")
             if text is None:
-                conn.push(error_message("bad_message", WEB_NOT_TEXT, None))
+                picture = event.get("bytes")
+                if picture is None:
+                    conn.push(error_message("bad_message", WEB_NOT_TEXT, None))
+                    continue
+                await lobby.picture(conn, picture)  # a paper game's camera frame
                 continue
             await lobby.handle(conn, text)
     except WebSocketDisconnect:

@@ -28,6 +28,7 @@ from noughts.store import Recorded
 from noughts.web.costly import CostlyWork, board_players, hint_for
 from noughts.web.guard import Guard, Turnstile
 from noughts.web.pace import Pace
+from noughts.web.paper import FrameLink, paper_message, picture_size, read_frame
 from noughts.web.protocol import MAX_SIDE, Limits, Rejection, encode, error_message, parse
 from noughts.web.rooms import Conflict, Kind, Room, RoomStore, new_code, new_token
 from noughts.web.share import Share
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from noughts.board import Board
     from noughts.game import Game
     from noughts.match import GameKeeper
+    from noughts.paper_game import PaperView
     from noughts.store import Participant
     from noughts.web.connection import Connection
     from noughts.web.hub import Hub
@@ -245,6 +247,124 @@ class Lobby:
             raise
         await self._create(conn, room, place)
 
+    async def _on_paper_start(self, conn: Connection, message: dict[str, Any]) -> None:
+        """A game against the computer on a sheet of paper the page's camera shows (noughts.web.paper)."""
+        self.guard.may_think(conn.address)
+        place = await self._may_create(conn)
+        try:
+            shape = (message["rows"], message["cols"], message["k"])
+            board_players = await self.able(shape, conn.address)
+            opponent = message["opponent"] or board_players.default
+            room = await self._new_room("paper", opponent, message["first"], message["name"], shape)
+        except BaseException:
+            self.guard.unreserve(conn.address, place)
+            raise
+        await self._create(conn, room, place)
+        paper = room.paper
+        assert paper is not None
+        self.answer(conn, paper_message(None, room.match.board, 0, phase=paper.phase(), say=paper.instruction(),
+                                        owed=paper.owed))
+
+    async def picture(self, conn: Connection, data: bytes) -> None:
+        """A camera frame (a binary message) for the sender's paper game: checked here, read off the event
+        loop, then played; the answer (``paper``) goes to the sender only. Never kept, never logged."""
+        link = conn.frames
+        if link is None:
+            link = conn.frames = FrameLink(self.limits)
+        link.frames += 1
+        number = link.frames
+        limits = self.limits
+        try:
+            code = conn.room
+            room = await self.rooms.get(code) if code is not None and conn.seat is not None else None
+            if room is None or room.paper is None:
+                raise Rejection("not_paper", text.PAPER_NOT_IN_PAPER_GAME)
+            if len(data) > limits.max_picture_bytes:
+                raise Rejection("too_big", text.paper_frame_too_big(len(data), limits.max_picture_bytes))
+            size, taken = picture_size(data)
+            if not taken:
+                raise Rejection("not_a_picture", text.PAPER_NOT_A_PICTURE)
+            if size is not None and size[0] * size[1] > limits.max_picture_pixels:
+                raise Rejection("too_many_pixels",
+                                text.paper_frame_too_many_pixels(size[0], size[1], limits.max_picture_pixels))
+            if not link.allow(limits):
+                if not link.dropping:  # one notice a flood
+                    link.dropping = True
+                    paper = room.paper
+                    conn.push({**paper_message(None, room.match.board, number, phase=paper.phase(),
+                                               say=text.paper_slow_down(limits.picture_rate), owed=paper.owed),
+                               "dropped": True})
+                return
+            link.dropping = False
+        except Rejection as refusal:
+            if refusal.code in ("not_paper", "too_big", "not_a_picture", "too_many_pixels") \
+                    or link.first_time(refusal.code):
+                conn.push(error_message(refusal.code, str(refusal), "picture"))
+            return
+        link.waiting = (number, data)  # a frame still waiting is older: only the newest is worth reading
+        if not link.reading:
+            link.reading = True
+            task = asyncio.get_running_loop().create_task(self._read_pictures(conn, link, room.code))
+            self._hint_tasks.add(task)
+            task.add_done_callback(self._hint_tasks.discard)
+
+    async def _read_pictures(self, conn: Connection, link: FrameLink, code: str) -> None:
+        try:
+            while link.waiting is not None and conn.open:
+                (number, data), link.waiting = link.waiting, None
+                try:
+                    await self._read_picture(conn, link, code, number, data)
+                except Rejection as refusal:
+                    if link.first_time(refusal.code):  # too_much_work, busy: said once, until a frame is read
+                        conn.push(error_message(refusal.code, str(refusal), "picture"))
+                except Exception:
+                    log.exception("reading a frame of a paper game failed")  # (never the frame itself)
+                    conn.push(error_message("internal", text.WEB_INTERNAL_ERROR, "picture"))
+        finally:
+            link.reading = False
+            link.waiting = None
+
+    async def _read_picture(self, conn: Connection, link: FrameLink, code: str, number: int, data: bytes) -> None:
+        room = await self.rooms.get(code)
+        if room is None or room.paper is None:
+            raise Rejection("not_paper", text.PAPER_NOT_IN_PAPER_GAME)
+        address = conn.address
+        self.guard.may_think(address)
+        board = room.match.board
+        try:
+            reading, took = await self.costly.run(read_frame, data, board.rows, board.cols,
+                                                  self.limits.max_picture_pixels)
+        except ImportError:
+            raise Rejection("no_camera", text.PAPER_CANNOT_READ) from None
+        self.guard.spend_cpu(address, took)
+        if isinstance(reading, str):
+            sentence = text.PAPER_NOT_A_PICTURE if reading == "not_a_picture" else text.paper_frame_too_many_pixels(
+                0, 0, self.limits.max_picture_pixels)
+            conn.push(error_message(reading, sentence, "picture"))
+            return
+        link.said = None  # read: the next refusal is told again
+        seen: list[tuple[int, int]] = []
+
+        def look(room: Room) -> PaperView:
+            paper = room.paper
+            if paper is None:
+                raise Rejection("not_paper", text.PAPER_NOT_IN_PAPER_GAME)
+            seen.append((room.game_no, len(room.moves)))
+            room.version += 1  # what recent frames showed is part of the room
+            return paper.see(reading)
+
+        def after_computer(room: Room, view: PaperView) -> PaperView:
+            paper = room.paper
+            if paper is not None and view.phase == "think" and paper.phase() == "draw":
+                return paper.see(reading)  # the computer has moved: the person is told where to draw it
+            return view
+
+        room, view = await self._update(code, look, self._gone(conn), show=False, leaving=conn, thinks=True,
+                                        then=after_computer)
+        if (room.game_no, len(room.moves)) != seen[-1]:
+            self.hub.broadcast(room)
+        conn.push(paper_message(view, room.match.board, number, phase=view.phase, say=view.say, owed=view.owed))
+
     async def _on_create_room(self, conn: Connection, message: dict[str, Any]) -> None:
         place = await self._may_create(conn)
         try:
@@ -407,6 +527,7 @@ class Lobby:
         code, seat = self._seated(conn, "move")
 
         def move(room: Room) -> None:
+            _not_on_paper(room)
             mine = room.match.mark_of(seat)
             if message.get("mark", mine) != mine:
                 raise Rejection("not_your_seat", text.web_not_your_mark(mine, message["mark"]))
@@ -423,6 +544,7 @@ class Lobby:
         said: list[str] = []
 
         def undo(room: Room) -> tuple[int, ...]:
+            _not_on_paper(room)
             if message.get("game", room.game_no) != room.game_no:
                 raise Rejection("stale", text.WEB_FOR_EARLIER_GAME)
             listener = room.match.add_listener(lambda event: said.append(event.text) if event.kind == "undo" else None)
@@ -504,7 +626,11 @@ class Lobby:
 
     async def _on_rematch(self, conn: Connection, message: dict[str, Any]) -> None:
         code, _ = self._seated(conn, "rematch")
-        await self._update(code, Room.rematch, self._gone(conn), leaving=conn, thinks=True)
+        def rematch(room: Room) -> None:
+            _not_on_paper(room)  # the next game starts when the camera sees an empty sheet
+            room.rematch()
+
+        await self._update(code, rematch, self._gone(conn), leaving=conn, thinks=True)
 
     async def _on_leave(self, conn: Connection, message: dict[str, Any]) -> None:
         await self.leave(conn)
@@ -539,14 +665,16 @@ class Lobby:
         return text.web_game_gone(str(conn.room))
 
     async def _update(self, code: str, change: Callable[[Room], T], missing: str, *, computer: bool = True,
-                      show: bool = True, leaving: Connection | None = None, thinks: bool = False) -> tuple[Room, T]:
+                      show: bool = True, leaving: Connection | None = None, thinks: bool = False,
+                      then: Callable[[Room, T], T] | None = None) -> tuple[Room, T]:
         """Get the room, ``change`` it, let the computer answer, put it back, show everyone.
 
         If another process changed the room meanwhile, all of it is done again on the newer
         room (where ``change`` may now refuse): a room is never written over a version its
         writer did not read. ``missing`` says the room is gone; ``leaving`` is then out of it.
         ``thinks``: the change makes the computer move, refused if ``leaving``'s address has had its
-        share of the server's CPU (``Guard.may_think``).
+        share of the server's CPU (``Guard.may_think``). ``then`` looks at the room again after the computer's
+        answer (a paper game tells where to draw it).
         """
         seat, request = self._request_of(leaving)
         for _ in range(TRIES):
@@ -557,7 +685,7 @@ class Lobby:
                 raise Rejection("no_room", missing)
             if seat is not None and request is not None and room.did(seat, request):
                 raise Repeated(request)  # (a kept copy may be behind, never ahead: this holds for it too)
-            if thinks and room.kind == "computer" and leaving is not None:
+            if thinks and room.kind != "friend" and leaving is not None:
                 self.guard.may_think(leaving.address)  # the computer answers: the address pays for its thinking
             records = self._recording(room)
             try:
@@ -571,7 +699,9 @@ class Lobby:
             room.touched = time.time()
             # (a room for two people has no computer seat: nothing to ask)
             failure = await self._computer(room, leaving.address if leaving is not None else None) \
-                if computer and room.kind == "computer" else None
+                if computer and room.kind != "friend" else None
+            if then is not None:
+                outcome = then(room, outcome)
             try:
                 # A game this change ends takes its place in the recorder's queue before anyone sees
                 # it end; when the queue is full, only this message waits (see noughts.web.recording).
@@ -619,6 +749,8 @@ class Lobby:
                 took += cost
                 if not match.apply(job, cell):
                     break
+                if room.paper is not None:
+                    room.paper.computer_moved(cell)  # played: now to be drawn on the sheet
                 room.version += 1
         except Exception as error:
             return error
@@ -675,6 +807,12 @@ class _HeldRecords:
                 keeper.record(game, x, o, game_key=key)
         self.games.clear()
         self.places.clear()
+
+
+def _not_on_paper(room: Room) -> None:
+    """A paper game's moves are drawn on the sheet: the screen's moves, take-backs and rematches are refused."""
+    if room.paper is not None:
+        raise Rejection("paper_game", text.PAPER_MOVES_ON_PAPER)
 
 
 def shown_code(code: str) -> str:

@@ -46,7 +46,8 @@ CODE_LENGTH = 12
 _CODE_SLIPS = str.maketrans({"O": "0", "I": "1", "L": "1", "-": None, " ": None, "\t": None})
 _TOKEN_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
 MESSAGE_TYPES = ("play_computer", "create_room", "join", "move", "rematch", "leave", "scores", "ping", "players",
-                 "undo", "hint")
+                 "undo", "hint", "paper_start")
+PAPER_SIDES = range(3, 6)  # rows and columns of a paper game: what the camera's reader is measured on
 MAX_SIDE = 15  # rows and columns of a board played on the page: 15×15 still fits a phone
 MAX_ID_CHARS = 64  # a request id (any message's optional "id"), chosen by the client
 # Who moves first is the match's rule (noughts.match.FIRST_RULES: me, computer, alternate,
@@ -65,7 +66,7 @@ class Limits:
     room_ttl: float = 30 * 60.0  # seconds a room may sit without a move or a join
     sweep_every: float = 15.0  # how often expired rooms are removed
     max_message_bytes: int = 2048  # a legal message is under 200 bytes
-    max_frame_bytes: int = 64 * 1024  # uvicorn closes the socket (1009) above this
+    max_frame_bytes: int = 256 * 1024  # uvicorn closes the socket (1009) above this (a paper frame must fit)
     rate: float = 20.0  # messages a second, sustained, per connection
     burst: float = 40.0  # messages allowed at once before the rate applies
     flood_close: int = 200  # messages refused for rate in a row before the socket is closed
@@ -100,6 +101,12 @@ class Limits:
     outbox: int = 256  # messages queued for a player; a client this far behind is not reading
     watcher_outbox: int = 32  # messages queued for a spectator
     log_every: float = 10.0  # seconds between log lines of one cause (the rest are counted)
+    # Paper mode's camera frames (binary messages, noughts.web.paper): each also counts as a message above,
+    # and its reading is charged to the address's CPU time as a hint is.
+    max_picture_bytes: int = 200 * 1024  # a phone's frame, downscaled, as JPEG: 30–120 KB
+    max_picture_pixels: int = 4_000_000  # from its header, before it is decoded (1920×1080 is 2 million)
+    picture_rate: float = 2.0  # frames a second, sustained, per connection; beyond, frames are dropped
+    picture_burst: float = 2.0
 
     @property
     def rooms_for_one_address(self) -> int:
@@ -109,7 +116,8 @@ class Limits:
     def public(self) -> dict[str, float | int]:
         """What a client may want to know (sent in ``welcome``)."""
         return {"max_message_bytes": self.max_message_bytes, "rate": self.rate, "burst": self.burst,
-                "room_ttl": self.room_ttl}
+                "room_ttl": self.room_ttl, "max_picture_bytes": self.max_picture_bytes,
+                "max_picture_pixels": self.max_picture_pixels, "picture_rate": self.picture_rate}
 
 
 class Rejection(NoughtsError):
@@ -231,6 +239,12 @@ def _read_play_computer(data: dict[str, Any], message: dict[str, Any]) -> None:
     message["name"] = clean_name(data.get("name"))
 
 
+def _read_paper_start(data: dict[str, Any], message: dict[str, Any]) -> None:
+    _read_play_computer(data, message)
+    if message["rows"] not in PAPER_SIDES or message["cols"] not in PAPER_SIDES:
+        raise Rejection("bad_field", text.paper_sheet_sides(PAPER_SIDES[0], PAPER_SIDES[-1]))
+
+
 def _read_create_room(data: dict[str, Any], message: dict[str, Any]) -> None:
     message.update(_shape(data))
     message["first"] = _first(data.get("first", DEFAULT_FIRST))
@@ -258,6 +272,7 @@ _SHAPE = frozenset({"rows", "cols", "k"})
 _READERS: dict[str, tuple[_Reader | None, frozenset[str]]] = {
     kind: (reader, frozenset({"type", "id"}) | extra) for kind, reader, extra in (
         ("play_computer", _read_play_computer, _SHAPE | {"opponent", "first", "name"}),
+        ("paper_start", _read_paper_start, _SHAPE | {"opponent", "first", "name"}),
         ("create_room", _read_create_room, _SHAPE | {"first", "name"}),
         ("players", _read_players, _SHAPE),
         ("join", _read_join, frozenset({"name", "room", "token", "watch"})),

@@ -33,6 +33,8 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from noughts import text
 from noughts.errors import CellTaken, GameOver, NotYourTurn, NoughtsError
 from noughts.match import DEFAULT_FIRST, DEFAULT_OPPONENT, PERSON, Match
+from noughts.paper_game import PaperGame
+from noughts.sheet.reading import SURE
 from noughts.web.protocol import CODE_ALPHABET, CODE_LENGTH, Rejection
 
 if TYPE_CHECKING:
@@ -42,7 +44,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Conflict", "MemoryRoomStore", "Room", "RoomStore", "new_code", "new_token"]
 
-Kind = Literal["computer", "friend"]
+Kind = Literal["computer", "friend", "paper"]  # paper: against the computer, played on a sheet the camera reads
 # A move the match refuses, by the type of its error: the code a page or a program acts on.
 _MOVE_ERROR_CODES: dict[type[NoughtsError], str] = {
     CellTaken: "occupied", NotYourTurn: "not_your_turn", GameOver: "game_over",
@@ -68,6 +70,8 @@ class Room:
         self.code = code
         self.kind: Kind = kind
         self.match = match
+        # a paper room's game as the camera sees it (what is owed on the sheet, what recent frames showed)
+        self.paper: PaperGame | None = PaperGame(match) if kind == "paper" else None
         self.tokens = tokens  # by seat; None: the computer's seat, or a friend's seat nobody has taken yet
         self.touched = touched if touched is not None else time.time()
         self.version = version  # bumped on every change: a shared store can compare-and-set on it
@@ -200,23 +204,46 @@ class Room:
 
     def to_dict(self) -> dict[str, Any]:
         """Everything, tokens included: for a room store, never for a client."""
-        return {"code": self.code, "kind": self.kind, "tokens": list(self.tokens), "match": self.match.to_dict(),
+        data = {"code": self.code, "kind": self.kind, "tokens": list(self.tokens), "match": self.match.to_dict(),
                 "touched": self.touched, "version": self.version, "requests": self.requests}
+        if self.paper is not None:
+            data["paper"] = _paper_to_dict(self.paper)
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], store: Store | None = None) -> Room:
         """A room from :meth:`to_dict`; ``store`` is where its match records finished games."""
         try:
             tokens = [None if t is None else str(t) for t in data["tokens"]][:2]
-            room = cls(str(data["code"]), "friend" if data["kind"] == "friend" else "computer",
+            kind: Kind = data["kind"] if data["kind"] in ("friend", "paper") else "computer"
+            room = cls(str(data["code"]), "friend" if kind == "friend" else "computer",
                        Match.from_dict(data["match"], store), tokens, touched=float(data["touched"]),
                        version=int(data["version"]))
+            if kind == "paper":
+                room.kind, room.paper = kind, _paper_from_dict(room.match, data["paper"])
             requests = data.get("requests") or [[], []]  # rooms stored before ids were kept have none
             room.requests = [[str(r) for r in seat][-REMEMBERED_PER_SEAT:] for seat in requests[:2]]
             room.requests += [[] for _ in range(2 - len(room.requests))]
             return room
         except (KeyError, IndexError, TypeError, ValueError) as error:
             raise NoughtsError(f"this saved room is damaged ({type(error).__name__}: {error})") from None
+
+
+def _paper_to_dict(paper: PaperGame) -> dict[str, Any]:
+    return {"owed": paper.owed, "steady": paper.steady, "candidate": list(paper._candidate),
+            "seen_for": paper._seen_for, "said": paper._said}
+
+
+def _paper_from_dict(match: Match, data: Mapping[str, Any]) -> PaperGame:
+    """The paper game as :func:`_paper_to_dict` kept it. Not through ``PaperGame()``: that starts a new
+    game over a finished one, and the finished one waits for an empty sheet."""
+    paper = PaperGame.__new__(PaperGame)
+    paper.match, paper.steady, paper.sure = match, max(1, int(data["steady"])), SURE
+    paper.owed = None if data["owed"] is None else int(data["owed"])
+    paper._candidate = tuple(int(cell) for cell in data["candidate"])
+    paper._seen_for = int(data["seen_for"])
+    paper._said = None if data["said"] is None else str(data["said"])
+    return paper
 
 
 def _match(opponent: str, name: str, first: str, store: Store | None, seed: int | str | None) -> Match:

@@ -1,0 +1,199 @@
+"""Paper mode on the web: camera frames from the page, read into the room's :class:`~noughts.paper_game.PaperGame`,
+and the printable sheet.
+
+A frame is a binary websocket message holding one picture (JPEG, PNG or WebP). Before anything is
+decoded its size in bytes and its pixels (from its header) are checked; it is then decoded and read
+(:func:`read_frame`) in the server's costly-work processes (:mod:`noughts.web.costly`) and charged to
+its address's CPU time, like a hint. A frame is never stored or logged, and what it showed goes to
+its sender only (``paper`` messages); the room's other sockets see the ``state`` when a move is played.
+
+>>> sheet_size("4x5k4"), sheet_size("3x3"), sheet_size("9x9"), sheet_size("3x3k9")
+((4, 5, 4), (3, 3, 3), None, None)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import re
+import time
+from typing import TYPE_CHECKING, Any
+
+from noughts.sheet.reading import SURE, SheetReading
+from noughts.web.protocol import PAPER_SIDES
+
+if TYPE_CHECKING:
+    from noughts.board import Board
+    from noughts.paper_game import PaperView
+    from noughts.web.protocol import Limits
+
+__all__ = ["PAPER_SIDES", "FrameLink", "paper_message", "picture_size", "read_frame", "sheet_png", "sheet_pdf",
+           "sheet_size", "sheet_svg_bytes"]
+
+A4_MM = (210.0, 297.0)
+PRINT_DPI = 300
+SHEETS_KEPT = 16  # rendered sheets kept, by size and format (there are 9 sizes)
+_SIZE = re.compile(rf"([{PAPER_SIDES[0]}-{PAPER_SIDES[-1]}])x([{PAPER_SIDES[0]}-{PAPER_SIDES[-1]}])(?:k([1-9]))?")
+
+
+def sheet_size(value: str) -> tuple[int, int, int] | None:
+    """``RxC`` or ``RxCkK`` as rows, columns and k (k defaults as for a new game), or None if not a sheet we print."""
+    found = _SIZE.fullmatch(value.strip().lower())
+    if found is None:
+        return None
+    rows, cols = int(found[1]), int(found[2])
+    longest = max(rows, cols)
+    k = int(found[3]) if found[3] else min(longest, 3 if longest <= 3 else 4)
+    return (rows, cols, k) if 1 <= k <= longest else None
+
+
+# --- frames ---------------------------------------------------------------------------------------
+
+def picture_size(data: bytes) -> tuple[tuple[int, int] | None, bool]:
+    """A frame's width and height from its header (None: not known) and whether it is a format taken
+    (JPEG, PNG, WebP), read without decoding it."""
+    from noughts.sheet.camera import _jpeg_layout, _png_size
+
+    if data.startswith(b"\xff\xd8"):
+        size, ending = _jpeg_layout(data)
+        return size, ending != "short"
+    if data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return _png_size(data), True
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return _webp_size(data), True
+    return None, False
+
+
+def _webp_size(data: bytes) -> tuple[int, int] | None:
+    chunk = data[12:16]
+    if chunk == b"VP8X" and len(data) >= 30:  # extended: the canvas, less one, in 24 bits each
+        return int.from_bytes(data[24:27], "little") + 1, int.from_bytes(data[27:30], "little") + 1
+    if chunk == b"VP8 " and len(data) >= 30:  # lossy: 14 bits each after the frame tag
+        return (int.from_bytes(data[26:28], "little") & 0x3FFF, int.from_bytes(data[28:30], "little") & 0x3FFF)
+    if chunk == b"VP8L" and len(data) >= 25:  # lossless: 14 bits each, less one
+        bits = int.from_bytes(data[21:25], "little")
+        return (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1
+    return None
+
+
+def read_frame(data: bytes, rows: int, cols: int, max_pixels: int) -> SheetReading | str:
+    """Decode one frame and read the sheet in it; a refusal's code ("not_a_picture", "too_many_pixels")
+    instead if it cannot be. Runs in a costly-work process: what goes in and out pickles."""
+    import cv2
+    import numpy as np
+
+    from noughts.sheet.camera import read_image
+    from noughts.sheet.geometry import Sheet
+
+    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    if image is None:
+        return "not_a_picture"
+    if image.shape[0] * image.shape[1] > max_pixels:
+        return "too_many_pixels"
+    return read_image(np.asarray(image, np.uint8), Sheet(rows, cols))
+
+
+class FrameLink:
+    """One socket's frames: how many came, the rate bucket, which refusal was said last, the newest waiting."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.frames = 0
+        self.allowance = limits.picture_burst
+        self.stamp = time.monotonic()
+        self.said: str | None = None  # the last refusal told (each is told once until a frame is read again)
+        self.waiting: tuple[int, bytes] | None = None  # the newest frame not yet read (older ones are dropped)
+        self.reading = False
+        self.dropping = False  # frames are being dropped for the rate (told once, until one is taken again)
+
+    def allow(self, limits: Limits) -> bool:
+        """``picture_burst`` frames at once, ``picture_rate`` a second after that."""
+        now = time.monotonic()
+        self.allowance = min(limits.picture_burst, self.allowance + (now - self.stamp) * limits.picture_rate)
+        self.stamp = now
+        if self.allowance < 1:
+            return False
+        self.allowance -= 1
+        return True
+
+    def first_time(self, code: str) -> bool:
+        """Whether refusal ``code`` is to be told (not if it was the last one told)."""
+        told = self.said != code
+        self.said = code
+        return told
+
+
+def paper_message(view: PaperView | None, board: Board, frame: int, *, phase: str, say: str,
+                  owed: int | None) -> dict[str, Any]:
+    """The ``paper`` message for the frame numbered ``frame`` (``view``: what it showed, if it was read)."""
+    reading = view.reading if view is not None else None
+    outline = [[x, y] for x, y in reading.outline] if reading is not None and reading.outline else None
+    cells = [{"mark": cell.mark, "sure": cell.confidence >= SURE} for cell in reading.cells] if reading else []
+    return {"type": "paper", "phase": phase, "say": say, "announce": view.announce if view is not None else None,
+            "owed": board.cell_name(owed) if owed is not None else None, "outline": outline, "cells": cells,
+            "frame": frame}
+
+
+# --- the printable sheet ----------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=SHEETS_KEPT)
+def sheet_svg_bytes(rows: int, cols: int) -> bytes:
+    """The sheet with its markers as SVG, in millimetres (its real size)."""
+    from noughts.sheet.geometry import Sheet
+    from noughts.sheet.paper import sheet_svg
+
+    return sheet_svg(Sheet(rows, cols)).encode("utf-8")
+
+
+def _a4_svg(rows: int, cols: int) -> str:
+    """An A4 page at ``PRINT_DPI``, the sheet centred on it at its real size."""
+    from noughts.sheet.geometry import Sheet
+    from noughts.sheet.paper import sheet_svg
+
+    sheet = Sheet(rows, cols)
+    inner = sheet_svg(sheet)
+    # the sheet's own root takes its place on the page: sizes in the page's millimetres
+    placed = re.sub(r'width="[^"]*" height="[^"]*"',
+                    f'x="{(A4_MM[0] - sheet.width) / 2:g}" y="{(A4_MM[1] - sheet.height) / 2:g}" '
+                    f'width="{sheet.width:g}" height="{sheet.height:g}"', inner, count=1)
+    width, height = (round(side / 25.4 * PRINT_DPI) for side in A4_MM)
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+            f'viewBox="0 0 {A4_MM[0]:g} {A4_MM[1]:g}"><rect width="100%" height="100%" fill="#ffffff"/>'
+            f'{placed}</svg>')
+
+
+@functools.lru_cache(maxsize=SHEETS_KEPT)
+def _page(rows: int, cols: int) -> Any:
+    """The A4 page as a Pillow picture in black and white (the sheet's ink is black): a few KB as PNG or PDF."""
+    import io
+
+    from PIL import Image
+
+    from noughts.picture import png
+
+    page = Image.open(io.BytesIO(png(_a4_svg(rows, cols))))
+    return page.convert("L").point(lambda grey: 255 if grey > 128 else 0, "1")
+
+
+@functools.lru_cache(maxsize=SHEETS_KEPT)
+def sheet_png(rows: int, cols: int) -> bytes:
+    """The A4 page as PNG at ``PRINT_DPI`` (which the file says, so it prints at its real size)."""
+    import io
+
+    out = io.BytesIO()
+    _page(rows, cols).save(out, "PNG", dpi=(PRINT_DPI, PRINT_DPI))
+    return out.getvalue()
+
+
+@functools.lru_cache(maxsize=SHEETS_KEPT)
+def sheet_pdf(rows: int, cols: int) -> bytes:
+    """The A4 page as a one-page PDF."""
+    import io
+
+    out = io.BytesIO()
+    _page(rows, cols).save(out, "PDF", resolution=PRINT_DPI, title="noughts paper sheet")
+    return out.getvalue()
+
+
+async def rendered(render: Any, rows: int, cols: int) -> bytes:
+    """A sheet rendered on a worker thread the first time (a fraction of a second), then from the cache."""
+    return await asyncio.get_running_loop().run_in_executor(None, render, rows, cols)
