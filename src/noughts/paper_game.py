@@ -26,8 +26,9 @@ what to say), so the terminal and the web share every rule.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from noughts import text
 from noughts.board import Board
@@ -75,6 +76,25 @@ class PaperGame:
         self._said: str | None = None
         if match.game is None or match.game_over:
             match.new_game()
+
+    # kept between processes (a web room in Redis) ------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """What the game on paper knows beyond its match: the computer's move not yet drawn, what the
+        last frames showed and what was last said."""
+        return {"owed": self.owed, "steady": self.steady, "candidate": list(self._candidate),
+                "seen_for": self._seen_for, "said": self._said}
+
+    @classmethod
+    def from_dict(cls, match: Match, data: Mapping[str, Any]) -> PaperGame:
+        """The game on paper :meth:`to_dict` kept, for ``match`` as it was kept (a finished game stays
+        finished, waiting for an empty sheet: no new game is begun here)."""
+        paper = cls.__new__(cls)
+        paper.match, paper.steady, paper.sure = match, max(1, int(data["steady"])), SURE
+        paper.owed = None if data["owed"] is None else int(data["owed"])
+        paper._candidate = tuple(int(cell) for cell in data["candidate"])
+        paper._seen_for = int(data["seen_for"])
+        paper._said = None if data["said"] is None else str(data["said"])
+        return paper
 
     # what the person has to do -----------------------------------------------------------------
     @property

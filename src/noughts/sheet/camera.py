@@ -1,14 +1,15 @@
 """Reading the sheet with a camera: find the robot's reference markers, straighten the sheet out and
 decide, cell by cell, whether it is empty or holds an X or an O, and how sure that is.
 
-The robot (or a person, in paper mode) draws four filled squares in the corners of the margin and a smaller tag right of the
-top-left one (:func:`~noughts.sheet.strokes.marker_strokes`). :func:`read_image` finds them in a
-picture taken from anywhere above the sheet, any way round and a little tilted: it flattens the
-light (dividing by the paper's own brightness, so shadows and uneven lamps drop out), picks the
-solid squares, and keeps the four corners and the tag whose arrangement a homography from the
-sheet's layout explains. It rectifies the grid and looks at the ink in each cell: an X's ink
-spreads from the middle out along its arms, an O's lies on a ring round an empty middle, a shaded
-square fills its cell. Only the layout's proportions matter, not its size in millimetres.
+The robot (or the printed sheet, in paper mode) has four filled squares in the corners of the margin
+and a smaller tag right of the top-left one (:func:`~noughts.sheet.strokes.marker_strokes`).
+:func:`read_image` finds them in a picture taken from anywhere above the sheet, any way round and a
+little tilted: it flattens the light (dividing by the paper's own brightness, so shadows and uneven
+lamps drop out), picks the solid squares, and keeps the four corners and the tag whose arrangement a
+homography from the sheet's layout explains. It rectifies the grid and looks at the ink in each
+cell: an X's ink spreads from the middle out along its arms, an O's lies on a ring round an empty
+middle, a shaded square fills its cell. Only the layout's proportions matter, not its size in
+millimetres.
 
 A cell that does not look clearly like one of these gets a low confidence (below :data:`SURE`),
 never a confident guess. The game decides what a reading means (one new mark expected); this
@@ -716,12 +717,12 @@ def _ramp(value: float, low: float, high: float) -> float:
 # lone stroke (thinness 0.55 or more, less when a stroke is faint); an O's ring is even (spread at
 # most 0.34) round an empty middle and goes most of the way round (coverage 0.75 or more, less when
 # part of it is faint; a ring left open is judged on its arc, see _ring). An X is also two straight
-# strokes (nine-tenths of its ink or more within 0.06 of a cell of two lines), slanting (their mean angle from level or upright 28° or more; an
-# upright cross's at most 11°), crossing at 70° or more and each split by the crossing into arms of
-# which the shorter is half the longer or more (a tick's meet at an end: 0.35 at most); a squiggle,
-# a word, a letter or a scribble fails one of those (issue 29, the stray marks of
-# benchmarks/robot_camera.py). The ramps below leave a margin either side of those; an X drawn over
-# an O satisfies neither and stays undecided.
+# strokes (nine-tenths of its ink or more within 0.06 of a cell of two lines), slanting (their mean
+# angle from level or upright 28° or more; an upright cross's at most 11°), crossing at 70° or more
+# and each split by the crossing into arms of which the shorter is half the longer or more (a tick's
+# meet at an end: 0.35 at most); a squiggle, a word, a letter or a scribble fails one of those
+# (issue 29, the stray marks of benchmarks/robot_camera.py). The ramps below leave a margin either
+# side of those; an X drawn over an O satisfies neither and stays undecided.
 EMPTY_INK, MARK_INK = 0.015, 0.035
 X_SPREAD, X_COVERAGE = (0.36, 0.42), (0.85, 0.76)
 # A light pencil's mark can stay under the bar for ink everywhere (its darkest 0.04 below the
@@ -989,6 +990,46 @@ def _png_size(data: bytes) -> tuple[int, int] | None:
     if len(data) < 24 or data[12:16] != b"IHDR":
         return None
     return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+def picture_size(data: bytes) -> tuple[tuple[int, int] | None, bool]:
+    """A picture's width and height from its header, without decoding it (None: not known), and
+    whether it is a format taken whole (JPEG not cut short, PNG, WebP): a frame or photo is sized up
+    before the decoder is given it.
+
+    >>> header = b"\\x89PNG\\r\\n\\x1a\\n" + bytes(4) + b"IHDR"
+    >>> picture_size(header + (640).to_bytes(4, "big") + (480).to_bytes(4, "big"))
+    ((640, 480), True)
+    >>> picture_size(b"GIF89a")
+    (None, False)
+    """
+    if data.startswith(b"\xff\xd8"):
+        size, ending = _jpeg_layout(data)
+        return size, ending != "short"
+    if data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return _png_size(data), True
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return _webp_size(data), True
+    return None, False
+
+
+def _webp_size(data: bytes) -> tuple[int, int] | None:
+    chunk = data[12:16]
+    if chunk == b"VP8X" and len(data) >= 30:  # extended: the canvas, less one, in 24 bits each
+        return int.from_bytes(data[24:27], "little") + 1, int.from_bytes(data[27:30], "little") + 1
+    if chunk == b"VP8 " and len(data) >= 30:  # lossy: 14 bits each after the frame tag
+        return (int.from_bytes(data[26:28], "little") & 0x3FFF, int.from_bytes(data[28:30], "little") & 0x3FFF)
+    if chunk == b"VP8L" and len(data) >= 25:  # lossless: 14 bits each, less one
+        bits = int.from_bytes(data[21:25], "little")
+        return (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1
+    return None
+
+
+def decode_picture(data: bytes) -> Image | None:
+    """The picture in ``data`` (JPEG, PNG, WebP...) as OpenCV decodes it, its decoder's own warnings
+    kept quiet; None if it is not one."""
+    image = _decode_quietly(_opencv(), data)
+    return None if image is None else image
 
 
 def _decode_quietly(cv2: Any, data: bytes) -> Any:

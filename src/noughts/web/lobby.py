@@ -24,11 +24,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 from noughts import text
 from noughts.errors import NoughtsError
 from noughts.match import PERSON, Match
+from noughts.sheet.camera import picture_size
 from noughts.store import Recorded
 from noughts.web.costly import CostlyWork, board_players, hint_for
 from noughts.web.guard import Guard, Turnstile
 from noughts.web.pace import Pace
-from noughts.web.paper import FrameLink, paper_message, picture_size, read_frame
+from noughts.web.paper import FrameLink, paper_message, read_frame
 from noughts.web.protocol import MAX_SIDE, Limits, Rejection, encode, error_message, parse
 from noughts.web.rooms import Conflict, Kind, Room, RoomStore, new_code, new_token
 from noughts.web.share import Share

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from noughts.paper_game import PaperView
     from noughts.web.protocol import Limits
 
-__all__ = ["PAPER_SIDES", "FrameLink", "paper_message", "picture_size", "read_frame", "sheet_png", "sheet_pdf",
+__all__ = ["PAPER_SIDES", "FrameLink", "paper_message", "read_frame", "sheet_png", "sheet_pdf",
            "sheet_size", "sheet_svg_bytes"]
 
 A4_MM = (210.0, 297.0)
@@ -49,43 +49,15 @@ def sheet_size(value: str) -> tuple[int, int, int] | None:
 
 # --- frames ---------------------------------------------------------------------------------------
 
-def picture_size(data: bytes) -> tuple[tuple[int, int] | None, bool]:
-    """A frame's width and height from its header (None: not known) and whether it is a format taken
-    (JPEG, PNG, WebP), read without decoding it."""
-    from noughts.sheet.camera import _jpeg_layout, _png_size
-
-    if data.startswith(b"\xff\xd8"):
-        size, ending = _jpeg_layout(data)
-        return size, ending != "short"
-    if data.startswith(b"\x89PNG\r\n\x1a\n"):
-        return _png_size(data), True
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return _webp_size(data), True
-    return None, False
-
-
-def _webp_size(data: bytes) -> tuple[int, int] | None:
-    chunk = data[12:16]
-    if chunk == b"VP8X" and len(data) >= 30:  # extended: the canvas, less one, in 24 bits each
-        return int.from_bytes(data[24:27], "little") + 1, int.from_bytes(data[27:30], "little") + 1
-    if chunk == b"VP8 " and len(data) >= 30:  # lossy: 14 bits each after the frame tag
-        return (int.from_bytes(data[26:28], "little") & 0x3FFF, int.from_bytes(data[28:30], "little") & 0x3FFF)
-    if chunk == b"VP8L" and len(data) >= 25:  # lossless: 14 bits each, less one
-        bits = int.from_bytes(data[21:25], "little")
-        return (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1
-    return None
-
-
 def read_frame(data: bytes, rows: int, cols: int, max_pixels: int) -> SheetReading | str:
     """Decode one frame and read the sheet in it; a refusal's code ("not_a_picture", "too_many_pixels")
     instead if it cannot be. Runs in a costly-work process: what goes in and out pickles."""
-    import cv2
     import numpy as np
 
-    from noughts.sheet.camera import read_image
+    from noughts.sheet.camera import decode_picture, read_image
     from noughts.sheet.geometry import Sheet
 
-    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    image = decode_picture(data)
     if image is None:
         return "not_a_picture"
     if image.shape[0] * image.shape[1] > max_pixels:

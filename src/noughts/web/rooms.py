@@ -34,7 +34,6 @@ from noughts import text
 from noughts.errors import CellTaken, GameOver, NotYourTurn, NoughtsError
 from noughts.match import DEFAULT_FIRST, DEFAULT_OPPONENT, PERSON, Match
 from noughts.paper_game import PaperGame
-from noughts.sheet.reading import SURE
 from noughts.web.protocol import CODE_ALPHABET, CODE_LENGTH, Rejection
 
 if TYPE_CHECKING:
@@ -207,7 +206,7 @@ class Room:
         data = {"code": self.code, "kind": self.kind, "tokens": list(self.tokens), "match": self.match.to_dict(),
                 "touched": self.touched, "version": self.version, "requests": self.requests}
         if self.paper is not None:
-            data["paper"] = _paper_to_dict(self.paper)
+            data["paper"] = self.paper.to_dict()
         return data
 
     @classmethod
@@ -220,30 +219,13 @@ class Room:
                        Match.from_dict(data["match"], store), tokens, touched=float(data["touched"]),
                        version=int(data["version"]))
             if kind == "paper":
-                room.kind, room.paper = kind, _paper_from_dict(room.match, data["paper"])
+                room.kind, room.paper = kind, PaperGame.from_dict(room.match, data["paper"])
             requests = data.get("requests") or [[], []]  # rooms stored before ids were kept have none
             room.requests = [[str(r) for r in seat][-REMEMBERED_PER_SEAT:] for seat in requests[:2]]
             room.requests += [[] for _ in range(2 - len(room.requests))]
             return room
         except (KeyError, IndexError, TypeError, ValueError) as error:
             raise NoughtsError(f"this saved room is damaged ({type(error).__name__}: {error})") from None
-
-
-def _paper_to_dict(paper: PaperGame) -> dict[str, Any]:
-    return {"owed": paper.owed, "steady": paper.steady, "candidate": list(paper._candidate),
-            "seen_for": paper._seen_for, "said": paper._said}
-
-
-def _paper_from_dict(match: Match, data: Mapping[str, Any]) -> PaperGame:
-    """The paper game as :func:`_paper_to_dict` kept it. Not through ``PaperGame()``: that starts a new
-    game over a finished one, and the finished one waits for an empty sheet."""
-    paper = PaperGame.__new__(PaperGame)
-    paper.match, paper.steady, paper.sure = match, max(1, int(data["steady"])), SURE
-    paper.owed = None if data["owed"] is None else int(data["owed"])
-    paper._candidate = tuple(int(cell) for cell in data["candidate"])
-    paper._seen_for = int(data["seen_for"])
-    paper._said = None if data["said"] is None else str(data["said"])
-    return paper
 
 
 def _match(opponent: str, name: str, first: str, store: Store | None, seed: int | str | None) -> Match:
