@@ -97,6 +97,39 @@ def test_the_computers_move_waits_until_it_is_drawn_in_its_square() -> None:
     assert view.phase == "move" and view.say == text.paper_your_move("O")
 
 
+def test_the_computers_mark_missed_by_the_camera_and_the_persons_next_move_are_both_taken() -> None:
+    # Filmed games (tests/test_paper_cli.py) showed it: the camera missed the computer's mark (dark
+    # frames, a hand), the person drew their next move, and the game asked "one move at a time" for
+    # ever, for ink cannot be taken back.
+    paper = PaperGame(Match("easy", first="me", seed=1), steady=2)
+    marks = ["."] * 9
+    marks[4] = "X"
+    for _ in range(2):
+        paper.see(sheet("".join(marks)))
+    owed = paper.think()
+    assert owed is not None
+    marks[owed] = "O"
+    mine = next(cell for cell in range(9) if marks[cell] == ".")
+    marks[mine] = "X"
+    first = paper.see(sheet("".join(marks)))
+    assert first.moved is None and paper.owed == owed  # steady frames, as for any move
+    second = paper.see(sheet("".join(marks)))
+    assert second.moved == mine and paper.owed is None
+    assert paper.match.game is not None and list(paper.match.game.moves) == [4, owed, mine]
+    assert second.phase == "think"
+    # Not when the second new mark is of the computer's shape: that is two moves of its.
+    paper = PaperGame(Match("easy", first="me", seed=1), steady=1)
+    paper.see(sheet("....X...."))
+    owed = paper.think()
+    assert owed is not None
+    two = ["."] * 9
+    two[4], two[owed] = "X", "O"
+    other = next(cell for cell in range(9) if two[cell] == ".")
+    two[other] = "O"
+    assert paper.see(sheet("".join(two))).say.startswith("I see new marks in")
+    assert paper.owed == owed
+
+
 def test_questions_never_guesses() -> None:
     paper = PaperGame(Match("easy", first="me", seed=1), steady=1)
     assert paper.see(sheet("X...X....")).say == text.paper_too_many("a1 and b2")

@@ -152,6 +152,15 @@ class PaperGame:
             self._steady(())
             return self._view(reading, self.instruction())
         cells = tuple(cell for cell, _ in new)
+        if phase == "draw" and self._drawn_on(new):
+            # The camera missed the computer's mark (a hand, a dark frame) while the person went on
+            # to their own move: ink cannot be taken back, and both marks are where they belong.
+            if not self._steady(cells):
+                return self._view(reading, self.instruction())
+            (cell, _), = [(cell, mark) for cell, mark in new if cell != self.owed]
+            self.owed = None
+            self.match.play(cell, seat=0)
+            return self._view(reading, self.instruction(), moved=cell)
         if len(new) > 1:
             self._steady(())
             return self._view(reading, text.paper_too_many(_names(self.match.board, list(cells))))
@@ -222,6 +231,15 @@ class PaperGame:
         if overdrawn:
             return text.paper_overdrawn(_names(board, overdrawn))
         return None
+
+    def _drawn_on(self, new: list[tuple[int, str]]) -> bool:
+        """Whether ``new`` is the computer's mark in its square and then exactly one move of the
+        person's (of their shape; the game not over with the computer's move)."""
+        if len(new) != 2 or self.match.game_over or not any(cell == self.owed for cell, _ in new):
+            return False
+        owed_mark = next(mark for cell, mark in new if cell == self.owed)
+        other_mark = next(mark for cell, mark in new if cell != self.owed)
+        return owed_mark in (self.computer_mark, "?") and other_mark == self.person_mark
 
     def _new_marks(self, reading: SheetReading) -> list[tuple[int, str]]:
         return [(cell, seen.mark) for cell, (was, seen) in enumerate(zip(self.on_paper(), reading.cells, strict=True))

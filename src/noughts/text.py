@@ -665,6 +665,19 @@ WEB_WORDS: dict[str, str] = {
     "scores_off": "Scores and history are off on this server.",
     "against_friends": "{name} against friends, all time: {wins} won, {losses} lost, {draws} drawn.",
     "against_computer": "You against {name}, all time: {wins} won, {losses} lost, {draws} drawn.",
+    # playing on paper with the phone's camera (the server's `paper` messages say the game itself)
+    "paper_sides": "A paper game's sheet has 3 to 5 rows and 3 to 5 columns: choose a smaller board to play on paper.",
+    "paper_sheet_for": "The sheet for a {rows}×{cols} board:",
+    "camera_starting": "Starting the camera…",
+    "camera_needs_https": "The camera works only on a secure page (an https:// address). Serve the game over "
+                          "HTTPS (the README's \"Play from a phone\") and open the https:// address the server shows.",
+    "camera_refused": "The camera is not allowed for this page: allow it in the browser's site settings, then "
+                      "press Start the camera again.",
+    "camera_absent": "No camera was found: play on paper from a phone or a computer with a camera.",
+    "camera_busy": "The camera could not be started: another app may be using it. Close that app and try again.",
+    "paper_draw_for": "Draw an {mark} in",
+    "paper_view": "The camera's view, with the sheet and each square as read: {seen}",
+    "paper_view_none": "The camera's view: no sheet seen yet.",
 }
 
 
@@ -706,6 +719,16 @@ WEB_PAGE: dict[str, str] = {
     "current_run": CURRENT_RUN,
     "plain_marks": "Marks without colour",
     "needs_javascript": "This game needs JavaScript.",
+    # playing on paper with the phone's camera
+    "play_paper": "Play on paper",
+    "paper_heading": "Play on paper",
+    "paper_how": "Print the sheet and lay it flat in good light. Hold the camera over it so that all four corner "
+                 "squares show. Draw your own marks with a dark pen; when the computer plays, draw its mark where "
+                 "it says.",
+    "sheet_pdf": "Sheet to print (PDF)",
+    "sheet_png": "Sheet as a picture (PNG)",
+    "start_camera": "Start the camera",
+    "speak_moves": "Say the moves aloud",
 }
 
 

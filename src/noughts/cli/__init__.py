@@ -2,6 +2,7 @@
 
 - :mod:`noughts.cli.positions`: ``move``, ``analyse``, ``status``, ``players``, ``engine``;
 - :mod:`noughts.cli.play`: ``play``, ``gui``, ``web``;
+- :mod:`noughts.cli.paper`: ``paper`` (real paper, watched through a camera);
 - :mod:`noughts.cli.records`: ``history``, ``replay``, ``scores``, ``picture``, ``export``, ``import``;
 - :mod:`noughts.cli.tools`: ``gomocup``, ``arena``, ``audit``;
 - :mod:`noughts.cli.panel` and :mod:`noughts.cli.robot`: ``panel`` and ``robot``, with parsers of their own.
@@ -52,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand (argparse is imported only here)."""
     import argparse
 
-    from noughts.cli import panel, play, positions, records, robot, tools
+    from noughts.cli import panel, paper, play, positions, records, robot, tools
 
 
     class _Parser(argparse.ArgumentParser):
@@ -70,6 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     positions.add_commands(sub)
     tools.add_other_programs(sub)
     play.add_commands(sub)
+    paper.add_commands(sub)
     # Listed for --help only: main() hands 'panel ...' and 'robot ...' to their own parsers.
     sub.add_parser("panel", add_help=False, help=panel.SUMMARY)
     sub.add_parser("robot", add_help=False, help=robot.SUMMARY)
@@ -119,7 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _guarded(run_play, _QuickArgs(quick))
     args = _parser().parse_args(arguments)
     if args.command is None:
-        print(f"{PROG}: say what to do: play, gui, web, panel, robot, history, replay, scores, export, import, "
+        print(f"{PROG}: say what to do: play, gui, web, paper, panel, robot, history, replay, scores, export, import, "
               f"move, analyse, status, players, picture, arena, audit, engine or gomocup (see '{PROG} --help')",
               file=sys.stderr)
         return EXIT_USAGE

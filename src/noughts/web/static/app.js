@@ -92,6 +92,7 @@ function connect() {
   };
   ws.onclose = (event) => {
     ws = null;
+    camera.waiting = false; // a frame in flight is lost with its socket
     if (event.code === 1001 && !me.room) {
       // The server closes a socket that has sat on the start screen saying nothing for a while:
       // a normal end, not a lost connection. A new one is opened quietly.
@@ -269,7 +270,8 @@ const handlers = {
     }
     if (inFlight && message.id === inFlight.id) landed(message); // refused: its mark is taken back
     if (message.re === "play_computer") openingMove = null;
-    if (message.re === "play_computer" || message.re === "rematch") gameCame();
+    if (message.re === "play_computer" || message.re === "rematch" || message.re === "paper_start") gameCame();
+    if (message.re === "picture") camera.waiting = false; // the frame was refused: the next may go
     if (outdated(message)) return; // about a board the person no longer sees: nothing to say
     notice(message.message);
   },
@@ -289,6 +291,13 @@ const handlers = {
   },
   left() {},
   pong() {},
+  paper(message) { // the server's reading of the frame in flight (or the notice that frames came too fast)
+    camera.waiting = false;
+    camera.shownSize = camera.sentSize;
+    paperView = message;
+    renderPaper();
+    if (message.announce && $("speak").checked) speak(message.announce);
+  },
 };
 
 // A refusal of a move, undo or hint sent for a board that has changed since (its id names the
@@ -413,13 +422,16 @@ function render(before) {
   if (before && before.game !== state.game) $("saved").textContent = "";
 
   const seated = me.seat !== null;
+  const onPaper = state.kind === "paper";
+  showPaper(onPaper && seated);
+  if (onPaper) $("status").hidden = !state.result; // the camera's sentence says the rest (renderPaper)
   // between friends too: the match's one rule says when (your own last move; a hint at your move)
-  $("undo").hidden = $("hint").hidden = !seated || Boolean(state.result);
-  $("rematch").hidden = !(state.result && seated);
+  $("undo").hidden = $("hint").hidden = !seated || Boolean(state.result) || onPaper; // on paper, the pen decides
+  $("rematch").hidden = !(state.result && seated) || onPaper; // a new empty sheet starts the next game
   $("new-game").hidden = false;
 
   // the room panel: the code, the link and its QR code for friends, and who sits where
-  $("room").hidden = !friend && seated;
+  $("room").hidden = !friend && (seated || onPaper); // a paper game is one person's: no link to share
   $("room-code").textContent = shownCode(state.room);
   const link = share ? share.url : `${location.origin}/r/${state.room}`;
   $("room-link").href = link;
@@ -599,6 +611,7 @@ function shapeChanged() {
   localStorage.setItem(BOARD_KEY, `${chosen.rows},${chosen.cols},${chosen.k}`);
   if (!me.room) buildBoard(chosen.rows, chosen.cols);
   askPlayers();
+  paperAllowed();
 }
 
 // Which computer players can play the chosen board: the server works it out (the solver's
@@ -626,6 +639,7 @@ function offerOpponents() {
   const play = $("play-computer");
   play.disabled = able === null || offered.length === 0;
   play.textContent = word(able === null ? "checking_board" : "play_computer");
+  paperAllowed();
   if (able === null) $("opponent-unable").textContent = "";
   describeOpponent();
 }
@@ -852,6 +866,7 @@ function leaveRoom(tellServer = true) {
   startScreenWords();
   $("board-note").textContent = "";
   $("rematch").hidden = $("new-game").hidden = $("undo").hidden = $("hint").hidden = true;
+  showPaper(false);
   $("room").hidden = $("ask-name").hidden = true;
   $("tally").textContent = $("saved").textContent = "";
   news("");
@@ -900,6 +915,274 @@ function start(what, message) {
   if (!request(what, { ...message, ...chosenShape(), first: first(), name: myName() })) wantBoardFocus = false;
 }
 
+// ---- playing on paper: the camera's frames to the server, its reading drawn over the live view ------
+// The server reads each frame (noughts.web.paper) and answers with a `paper` message: what to say, the
+// computer's square to draw, the sheet's outline in the frame's pixels and each square's verdict.
+const SPEAK_KEY = "noughts.speak"; // "0": the moves are not said aloud
+const PAPER_SIDES = [3, 5]; // the rows and columns a paper game takes (noughts.web.protocol.PAPER_SIDES)
+const FRAME_EVERY_MS = 500; // at most 2 frames a second (the server's picture_rate)
+const FRAME_LONGEST = 960; // the longest side of a frame sent, in pixels
+const FRAME_MOST_BYTES = 200 * 1024; // the server's max_picture_bytes
+const FRAME_ANSWER_MS = 15000; // a frame never answered (lost with a socket) holds up the next no longer than this
+const MARGIN_CELLS = 0.5; // the sheet's margin round its grid, in cells (noughts.sheet.geometry.Sheet: 15 mm, 30 mm)
+// the camera: its stream, the frame loop's timer, whether a frame awaits its answer, the sizes of the
+// frame in flight and of the frame whose reading is drawn (the outline is in its pixels)
+const camera = { stream: null, timer: null, sentAt: 0, waiting: false, sentSize: null, shownSize: null, starting: false };
+let paperView = null; // the last `paper` message
+const frameCanvas = document.createElement("canvas");
+
+function paperFits({ rows, cols }) {
+  return rows >= PAPER_SIDES[0] && rows <= PAPER_SIDES[1] && cols >= PAPER_SIDES[0] && cols <= PAPER_SIDES[1];
+}
+
+function paperAllowed() {
+  const fits = paperFits(chosenShape());
+  $("paper-play").disabled = !fits || able === null;
+  $("paper-sides").textContent = fits ? "" : word("paper_sides");
+}
+
+function playPaper() {
+  if (able === null || !paperFits(chosenShape())) return;
+  paperView = null;
+  start("paper", { type: "paper_start", opponent: $("opponent").value });
+  awaitGame();
+}
+
+// The paper screen, for the seated player of a paper room: the sheet to print, the camera, what it saw.
+function showPaper(on) {
+  document.body.classList.toggle("on-paper", on);
+  $("paper").hidden = !on;
+  if (!on) {
+    $("status").hidden = false;
+    stopCamera();
+    paperView = null;
+    $("camera-problem").textContent = "";
+    return;
+  }
+  const { rows, cols } = state;
+  const size = `${rows}x${cols}`;
+  $("paper-sheet-for").textContent = word("paper_sheet_for", { rows, cols });
+  $("sheet-pdf").href = `/paper/sheet.pdf?size=${size}`;
+  $("sheet-png").href = `/paper/sheet.png?size=${size}`;
+  $("start-camera").hidden = Boolean(camera.stream);
+  renderPaper();
+}
+
+async function startCamera() {
+  $("camera-problem").textContent = "";
+  if (camera.stream || camera.starting) return;
+  // browsers give the camera to secure pages only: over http:// from another machine there is no mediaDevices
+  if (!window.isSecureContext || !navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
+    $("camera-problem").textContent = word(window.isSecureContext ? "camera_absent" : "camera_needs_https");
+    return;
+  }
+  camera.starting = true;
+  $("start-camera").disabled = true;
+  $("paper-say").textContent = word("camera_starting");
+  try {
+    const stream = await navigator.mediaDevices.getUserMedia({
+      audio: false, video: { facingMode: { ideal: "environment" }, width: { ideal: 1280 }, height: { ideal: 960 } },
+    });
+    if (!state || state.kind !== "paper") { // left the game while the browser asked
+      stream.getTracks().forEach((track) => track.stop());
+      return;
+    }
+    camera.stream = stream;
+    const video = $("paper-video");
+    video.srcObject = stream;
+    $("camera").hidden = false;
+    $("start-camera").hidden = true;
+    $("paper").classList.add("running");
+    await video.play().catch(() => {}); // muted and inline: allowed; the frame loop waits for pictures anyway
+    camera.timer = setInterval(paperTick, 100);
+  } catch (error) {
+    const name = error && error.name;
+    const key = name === "NotAllowedError" || name === "SecurityError" ? "camera_refused"
+      : name === "NotFoundError" || name === "OverconstrainedError" ? "camera_absent" : "camera_busy";
+    $("camera-problem").textContent = word(key);
+    renderPaper();
+  } finally {
+    camera.starting = false;
+    $("start-camera").disabled = false;
+  }
+}
+
+function stopCamera() {
+  clearInterval(camera.timer);
+  camera.timer = null;
+  if (camera.stream) camera.stream.getTracks().forEach((track) => track.stop());
+  camera.stream = null;
+  camera.waiting = false;
+  $("paper-video").srcObject = null;
+  $("camera").hidden = true;
+  $("start-camera").hidden = false;
+  $("paper").classList.remove("running");
+  if ("speechSynthesis" in window) speechSynthesis.cancel();
+}
+
+// A frame goes when the last one has been answered and half a second has passed: never two in flight.
+function paperTick() {
+  const now = performance.now();
+  if (camera.waiting && now - camera.sentAt < FRAME_ANSWER_MS) return;
+  if (now - camera.sentAt < FRAME_EVERY_MS) return;
+  const video = $("paper-video");
+  if (video.readyState < 2 || !video.videoWidth) return;
+  if (!ws || ws.readyState !== WebSocket.OPEN || !state || state.kind !== "paper" || me.seat === null) return;
+  camera.waiting = true;
+  camera.sentAt = now;
+  sendFrame(video).catch(() => { camera.waiting = false; });
+}
+
+const jpeg = (canvas, quality) => new Promise((resolve) => canvas.toBlob(resolve, "image/jpeg", quality));
+
+// The video's picture as a JPEG of at most FRAME_LONGEST pixels a side and FRAME_MOST_BYTES: lower quality
+// first, then fewer pixels.
+async function sendFrame(video) {
+  let scale = Math.min(1, FRAME_LONGEST / Math.max(video.videoWidth, video.videoHeight));
+  let blob = null;
+  let size = null;
+  for (let tries = 0; tries < 6 && !blob; tries++) {
+    size = { width: Math.round(video.videoWidth * scale), height: Math.round(video.videoHeight * scale) };
+    frameCanvas.width = size.width;
+    frameCanvas.height = size.height;
+    frameCanvas.getContext("2d").drawImage(video, 0, 0, size.width, size.height);
+    for (const quality of [0.8, 0.65, 0.5]) {
+      const made = await jpeg(frameCanvas, quality);
+      if (made && made.size <= FRAME_MOST_BYTES) { blob = made; break; }
+    }
+    scale *= 0.75;
+  }
+  if (!blob || !ws || ws.readyState !== WebSocket.OPEN) {
+    camera.waiting = false;
+    return;
+  }
+  camera.sentSize = size;
+  ws.send(blob);
+}
+
+function renderPaper() {
+  const view = paperView;
+  const computer = state && state.seats.find((seat) => seat && seat.kind === "computer");
+  const drawing = view && view.phase === "draw" && view.owed && computer;
+  $("paper-owed").hidden = !drawing;
+  if (drawing) {
+    $("paper-owed-label").textContent = word("paper_draw_for", { mark: computer.mark });
+    $("paper-owed-cell").textContent = view.owed;
+  }
+  if (view) $("paper-say").textContent = view.say;
+  drawOverlay();
+}
+
+// The unit square onto the quadrilateral p0..p3 (clockwise from the top-left): a homography (Heckbert's
+// square-to-quad), so the squares' centres fall where the tilted sheet's squares are.
+function squareToQuad([[x0, y0], [x1, y1], [x2, y2], [x3, y3]]) {
+  const sx = x0 - x1 + x2 - x3, sy = y0 - y1 + y2 - y3;
+  let g = 0, h = 0;
+  if (sx || sy) {
+    const dx1 = x1 - x2, dx2 = x3 - x2, dy1 = y1 - y2, dy2 = y3 - y2;
+    const den = dx1 * dy2 - dx2 * dy1;
+    g = (sx * dy2 - dx2 * sy) / den;
+    h = (dx1 * sy - sx * dy1) / den;
+  }
+  const a = x1 - x0 + g * x1, b = x3 - x0 + h * x3, d = y1 - y0 + g * y1, e = y3 - y0 + h * y3;
+  return (u, v) => {
+    const w = g * u + h * v + 1;
+    return [(a * u + b * v + x0) / w, (d * u + e * v + y0) / w];
+  };
+}
+
+// Over the live view: the sheet's outline and each square's verdict, X and O in their colours when sure,
+// in the alert colour with a dashed ring when not; the square owed ringed.
+function drawOverlay() {
+  const canvas = $("paper-overlay");
+  const video = $("paper-video");
+  const box = video.getBoundingClientRect();
+  const ratio = window.devicePixelRatio || 1;
+  canvas.width = Math.max(1, Math.round(box.width * ratio));
+  canvas.height = Math.max(1, Math.round(box.height * ratio));
+  const context = canvas.getContext("2d");
+  context.clearRect(0, 0, canvas.width, canvas.height);
+  const view = paperView;
+  const frame = camera.shownSize;
+  if (!view || !view.outline || !frame || !state || $("camera").hidden) {
+    canvas.setAttribute("aria-label", word("paper_view_none"));
+    return;
+  }
+  const scale = (box.width * ratio) / frame.width; // the video is shown whole, at the frame's proportions
+  const corners = view.outline.map(([x, y]) => [x * scale, y * scale]);
+  const styles = getComputedStyle(document.documentElement);
+  const colour = (name) => styles.getPropertyValue(name).trim();
+  context.lineJoin = "round";
+  context.lineWidth = 3 * ratio;
+  context.strokeStyle = "#22c55e";
+  context.beginPath();
+  corners.forEach(([x, y], n) => (n ? context.lineTo(x, y) : context.moveTo(x, y)));
+  context.closePath();
+  context.stroke();
+  const { rows, cols } = state;
+  const place = squareToQuad(corners);
+  const across = cols + 2 * MARGIN_CELLS, down = rows + 2 * MARGIN_CELLS;
+  const centre = (cell) => place((MARGIN_CELLS + (cell % cols) + 0.5) / across,
+    (MARGIN_CELLS + Math.floor(cell / cols) + 0.5) / down);
+  const owed = view.phase === "draw" && view.owed ? cellIndexOn(view.owed, rows, cols) : null;
+  const seen = [];
+  view.cells.forEach((verdict, cell) => {
+    const [x, y] = centre(cell);
+    const [nx, ny] = centre(cell % cols + 1 < cols ? cell + 1 : cell - 1); // a neighbour: the square's size here
+    const side = Math.hypot(nx - x, ny - y);
+    const shown = verdict.mark || (verdict.sure ? "" : "?");
+    if (shown) seen.push(`${cellNameOn(cell, cols)} ${shown}${verdict.sure ? "" : "?"}`);
+    if (cell === owed) {
+      context.lineWidth = 4 * ratio;
+      context.strokeStyle = colour("--accent") || "#1f5fbf";
+      context.strokeRect(x - side * 0.42, y - side * 0.42, side * 0.84, side * 0.84);
+    }
+    if (!shown) {
+      context.fillStyle = "rgba(34, 197, 94, 0.85)";
+      context.beginPath();
+      context.arc(x, y, Math.max(2 * ratio, side * 0.05), 0, 2 * Math.PI);
+      context.fill();
+      return;
+    }
+    const ink = !verdict.sure ? "#e11d48" : shown === "X" ? colour("--x") : shown === "O" ? colour("--o") : "#e11d48";
+    context.font = `700 ${Math.round(side * 0.55)}px ${getComputedStyle(document.body).fontFamily}`;
+    context.textAlign = "center";
+    context.textBaseline = "middle";
+    context.lineWidth = Math.max(3, side * 0.08);
+    context.strokeStyle = "rgba(255, 255, 255, 0.9)";
+    context.strokeText(shown, x, y);
+    context.fillStyle = ink;
+    context.fillText(shown, x, y);
+    if (!verdict.sure) {
+      context.setLineDash([6 * ratio, 5 * ratio]);
+      context.lineWidth = 3 * ratio;
+      context.strokeStyle = ink;
+      context.beginPath();
+      context.arc(x, y, side * 0.4, 0, 2 * Math.PI);
+      context.stroke();
+      context.setLineDash([]);
+    }
+  });
+  canvas.setAttribute("aria-label", word("paper_view", { seen: seen.join(", ") || word("empty") }));
+}
+
+const cellNameOn = (index, cols) => `${letter(index % cols)}${Math.floor(index / cols) + 1}`;
+
+function cellIndexOn(name, rows, cols) {
+  const found = /^([a-z])(\d{1,2})$/.exec(name);
+  if (!found) return null;
+  const col = found[1].charCodeAt(0) - 97, row = Number(found[2]) - 1;
+  return col < cols && row >= 0 && row < rows ? row * cols + col : null;
+}
+
+function speak(sentence) {
+  if (!("speechSynthesis" in window)) return;
+  speechSynthesis.cancel(); // the newest sentence, not a queue of old ones
+  const utterance = new SpeechSynthesisUtterance(sentence);
+  utterance.lang = document.documentElement.lang || "en";
+  speechSynthesis.speak(utterance);
+}
+
 // ---- wiring -----------------------------------------------------------------------------
 function init() {
   fillShape(savedShape());
@@ -933,6 +1216,14 @@ function init() {
     playComputer();
   });
   $("friend").addEventListener("click", () => start("friend", { type: "create_room" }));
+  $("paper-play").addEventListener("click", playPaper);
+  $("start-camera").addEventListener("click", startCamera);
+  $("speak").checked = localStorage.getItem(SPEAK_KEY) !== "0";
+  $("speak").addEventListener("change", () => {
+    if ($("speak").checked) localStorage.removeItem(SPEAK_KEY); else localStorage.setItem(SPEAK_KEY, "0");
+    if (!$("speak").checked && "speechSynthesis" in window) speechSynthesis.cancel();
+  });
+  window.addEventListener("resize", drawOverlay);
   $("join-form").addEventListener("submit", (event) => {
     event.preventDefault();
     const code = normalCode($("code").value);
@@ -976,6 +1267,6 @@ function init() {
 }
 
 // A handle for the browser console (and the tests): anything sent is checked by the server.
-window.noughts = { send, get state() { return state; }, get seat() { return me.seat; } };
+window.noughts = { send, get state() { return state; }, get seat() { return me.seat; }, get paper() { return paperView; } };
 
 init();
