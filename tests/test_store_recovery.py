@@ -23,6 +23,8 @@ import pg_server
 from noughts import Game, text
 from noughts.store import Participant
 from noughts.web import create_app
+from noughts.web.guard import install_log_limiter
+from noughts.web.protocol import Limits
 from noughts.web.recording import Recorder, _FailureLog
 from pg_server import PASSWORD, USER, PostgresServer, free_port
 
@@ -95,6 +97,13 @@ def leaks(frames: list[str], *where: str) -> list[str]:
         said = json.dumps({k: v for k, v in message.items() if k != "words"})  # the page's own words are fixed text
         found += [word for word in (*where, *LEAKS) if word and word in said and message["type"] != "welcome"]
     return found
+
+
+@pytest.fixture(autouse=True)
+def _logs_limited_as_the_server_limits_them() -> None:
+    """``noughts web`` puts its LogLimiter (one line per message pattern) on the web's loggers; the
+    recorder's lines must still say each cause: they once went through it and were merged."""
+    install_log_limiter(Limits().log_every)
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ from noughts.errors import NoughtsError
 from noughts.match import Match
 from noughts.web import running
 from noughts.web.pace import Pace
+from noughts.web.protocol import Limits
 from noughts.web.server import check_implementations
 
 
@@ -239,7 +240,8 @@ def test_frames_of_every_shape_are_read_with_the_websockets_library_s_checks(
         raw.sock.close()
         unmasked = b"\0\0\0\0" + ping  # read as masked, its first bytes would be a mask of zeros
         for frame, code in [(bytes((0x81, len(unmasked))) + unmasked + b"    ", 1002),  # not masked
-                            (b"\x81\xff" + (70_000).to_bytes(8, "big") + b"\0" * 70_004, 1009)]:  # too big
+                            (b"\x81\xff" + (too_big := Limits().max_frame_bytes + 1).to_bytes(8, "big")
+                             + b"\0" * (too_big + 4), 1009)]:  # over the frame limit
             raw = _Raw(base)
             raw.message(), raw.message()
             raw.sock.sendall(frame)

@@ -155,12 +155,12 @@ def test_frames_too_big_too_fast_not_pictures_or_too_many_pixels_are_refused_wit
         photo = frame(Sheet(3, 3), [""] * 9, 1).jpeg
         for _ in range(8):
             await client.ws.send(photo)
-        await client.until("paper", frame=2)  # the first two are read
+        await client.until("paper", frame=2)  # the two within the rate are taken (the newer read at least)
         await client.settle()
         notices = [m for m in client.seen if m["type"] == "paper" and m.get("dropped")]
         read = [m["frame"] for m in client.seen if m["type"] == "paper" and not m.get("dropped")]
         assert len(notices) == 1 and "Slow down" in notices[0]["say"] and notices[0]["frame"] == 3
-        assert read == [0, 1, 2]
+        assert read[0] == 0 and read[-1] == 2 and set(read) <= {0, 1, 2}  # frame 1 may be passed over for 2
         assert not [m for m in client.seen if m["type"] == "error"]
         client.seen.clear()
         await client.ws.send(b"\xff\xd8" + bytes(210 * 1024))  # over 200 KB

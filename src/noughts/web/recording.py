@@ -61,7 +61,9 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_BACKLOG", "DEFAULT_BATCH", "STORE_OFF", "STORE_OK", "STORE_RETRYING", "Recorder", "RoomRecording",
            "Saved"]
 
-log = logging.getLogger("noughts.web")
+# A logger of its own: the recorder says each cause once per interval itself (_FailureLog); the
+# LogLimiter on "noughts.web" (one line per message pattern) would merge different causes into one.
+log = logging.getLogger("noughts.web.store")
 
 Saved = Callable[[str, dict[str, Any], dict[str, Any] | None], None]  # room code, `recorded`, new `scores`
 DEFAULT_BATCH = 100  # games per transaction, and the most finished games not yet committed
