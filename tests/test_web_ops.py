@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 import redis
 
+from child_signals import stop
 from noughts.cli import main
 from test_web_scale import ENV, free_port, running_redis, wait_until
 
@@ -92,13 +93,7 @@ def web(folder: Path, *flags: str, env: dict[str, str] | None = None
         wait_until(healthy, f"noughts web on port {port}", process)
         yield process, port, output
     finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        stop(process)
 
 
 # secrets: out of the command line -------------------------------------------------------------

@@ -13,7 +13,6 @@ import hashlib
 import ipaddress
 import json
 import re
-import signal
 import ssl
 import subprocess
 import sys
@@ -30,6 +29,7 @@ from cryptography.x509.oid import NameOID
 from websockets.sync.client import connect
 from websockets.typing import Origin
 
+from child_signals import stop
 from noughts.web import tls
 from noughts.web.share import lan_addresses, qr_svg
 from test_cli import assert_one_line_error, run_main
@@ -93,13 +93,7 @@ def web(folder: Path, *flags: str, data: Path | None = None, trusted: Path | Non
         wait_until(healthy, f"noughts web {' '.join(flags)} on port {port}", process)
         yield server
     finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        stop(process)
 
 
 def fingerprint_of(der: bytes) -> str:
