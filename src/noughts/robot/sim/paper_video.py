@@ -280,6 +280,9 @@ class Watched:
     latencies: list[int] = field(default_factory=list)
     frames: int = 0
     questions: int = 0  # frames that asked the person something instead of waiting or taking a move
+    # the computer chose another square than when the game was planned (a player whose search stops on a
+    # clock, as Medium's on boards over 3×3): the film no longer matches the game; not the reader's doing
+    diverged: int = 0
 
 
 def watch_game(plan: GamePlan, frames: Iterable[PaperFrame], read: Callable[[PaperFrame], SheetReading], *,
@@ -316,7 +319,8 @@ def watch_game(plan: GamePlan, frames: Iterable[PaperFrame], read: Callable[[Pap
             decided = paper.think()  # counted as played when it is seen drawn
             index = len(watched.played)
             if decided is not None and (index >= len(expected) or expected[index] != decided):
-                watched.wrong += 1  # not the move the simulation was answered with
+                watched.diverged += 1
+                break  # the person will draw the planned square, not this one: nothing more to learn
         elif view.say != paper.instruction():
             watched.questions += 1
     watched.finished = match.game_over and paper.owed is None
