@@ -66,13 +66,29 @@ def test_a_new_mark_counts_only_once_it_is_seen_in_steady_frames() -> None:
     assert view.moved == 4 and view.phase == "think"
 
 
-def test_a_hand_passing_over_the_sheet_restarts_the_count() -> None:
+def test_a_hand_passing_over_the_sheet_restarts_the_count_and_is_not_worth_a_word() -> None:
     paper = PaperGame(Match("easy", first="me", seed=1), steady=2)
+    asked = paper.see(sheet("........."))
     paper.see(sheet("....X...."))
-    lost = paper.see(SheetReading((), found=False, message="only three of the four corner marks are in view."))
-    assert lost.say == text.paper_no_sheet("only three of the four corner marks are in view.")
+    hidden = SheetReading((), found=False, message="only three of the four corner marks are in view.")
+    passing = paper.see(hidden)
+    assert passing.say == asked.say and passing.announce is None  # one frame: nothing said, nothing spoken
     assert paper.see(sheet("....X....")).moved is None
     assert paper.see(sheet("....X....")).moved == 4
+    paper.think()
+    paper.see(hidden)
+    lost = paper.see(hidden)  # two frames running: now it is a question, said once
+    assert lost.say == lost.announce == text.paper_no_sheet("only three of the four corner marks are in view.")
+    assert paper.see(hidden).announce is None
+
+
+def test_a_mark_half_drawn_is_not_a_question_unless_it_stays() -> None:
+    """A pen in the middle of a mark makes a frame or two unsure: the person is asked only if it stays so."""
+    paper = PaperGame(Match("easy", first="me", seed=1), steady=3)
+    said = [paper.see(sheet(marks, unsure=unsure)).announce
+            for marks, unsure in [(".........", ""), ("....X....", "4"), ("....X....", "4"), ("....X....", ""),
+                                  ("....X....", ""), ("....X....", "")]]
+    assert said == [text.paper_your_move("X"), None, None, None, None, text.thinking("Easy")]
 
 
 def test_the_computers_move_waits_until_it_is_drawn_in_its_square() -> None:

@@ -74,6 +74,8 @@ class PaperGame:
         self._candidate: tuple[int, ...] = ()  # what the last frames showed, and how many in a row
         self._seen_for = 0
         self._said: str | None = None
+        self._doubt: str | None = None  # the question the last frames raised, and for how many frames running
+        self._doubted_for = 0
         if match.game is None or match.game_over:
             match.new_game()
 
@@ -82,7 +84,7 @@ class PaperGame:
         """What the game on paper knows beyond its match: the computer's move not yet drawn, what the
         last frames showed and what was last said."""
         return {"owed": self.owed, "steady": self.steady, "candidate": list(self._candidate),
-                "seen_for": self._seen_for, "said": self._said}
+                "seen_for": self._seen_for, "said": self._said, "doubt": self._doubt, "doubted_for": self._doubted_for}
 
     @classmethod
     def from_dict(cls, match: Match, data: Mapping[str, Any]) -> PaperGame:
@@ -94,6 +96,8 @@ class PaperGame:
         paper._candidate = tuple(int(cell) for cell in data["candidate"])
         paper._seen_for = int(data["seen_for"])
         paper._said = None if data["said"] is None else str(data["said"])
+        paper._doubt = None if data.get("doubt") is None else str(data["doubt"])
+        paper._doubted_for = int(data.get("doubted_for", 0))
         return paper
 
     # what the person has to do -----------------------------------------------------------------
@@ -140,7 +144,7 @@ class PaperGame:
         question = self._question(reading)
         if question is not None:
             self._steady(())
-            return self._view(reading, question)
+            return self._ask(reading, question)
         new = self._new_marks(reading)
         if phase == "over":
             if all(not cell.mark and cell.confidence >= self.sure for cell in reading.cells) and self._steady((-1,)):
@@ -163,25 +167,25 @@ class PaperGame:
             return self._view(reading, self.instruction(), moved=cell)
         if len(new) > 1:
             self._steady(())
-            return self._view(reading, text.paper_too_many(_names(self.match.board, list(cells))))
+            return self._ask(reading, text.paper_too_many(_names(self.match.board, list(cells))))
         cell, mark = new[0]
         board = self.match.board
         if phase == "draw":
             if cell != self.owed:
                 self._steady(())
                 assert self.owed is not None
-                return self._view(reading, text.paper_wrong_square(board.cell_name(cell), board.cell_name(self.owed),
-                                                                   self.computer_mark))
+                return self._ask(reading, text.paper_wrong_square(board.cell_name(cell), board.cell_name(self.owed),
+                                                                  self.computer_mark))
             if mark not in (self.computer_mark, "?"):
                 self._steady(())
-                return self._view(reading, text.paper_wrong_shape(board.cell_name(cell), mark, self.computer_mark))
+                return self._ask(reading, text.paper_wrong_shape(board.cell_name(cell), mark, self.computer_mark))
             if not self._steady(cells):
                 return self._view(reading, self.instruction())
             self.owed = None
             return self._view(reading, self.instruction())
         if mark not in (self.person_mark, "?"):
             self._steady(())
-            return self._view(reading, text.paper_wrong_shape(board.cell_name(cell), mark, self.person_mark))
+            return self._ask(reading, text.paper_wrong_shape(board.cell_name(cell), mark, self.person_mark))
         if not self._steady(cells):
             return self._view(reading, self.instruction())
         self.match.play(cell, seat=0)
@@ -201,7 +205,19 @@ class PaperGame:
         return cell
 
     # helpers -----------------------------------------------------------------------------------
-    def _view(self, reading: SheetReading, say: str, *, moved: int | None = None) -> PaperView:
+    def _ask(self, reading: SheetReading, question: str) -> PaperView:
+        """A question, said once it has stood ``steady`` frames running: a pen or a hand passing
+        (half a mark, the sheet covered for a moment) is not worth a word, nor a flicker of words."""
+        if question != self._doubt:
+            self._doubt, self._doubted_for = question, 0
+        self._doubted_for += 1
+        if self._doubted_for < self.steady:
+            return self._view(reading, self._said or self.instruction(), doubt=True)
+        return self._view(reading, question, doubt=True)
+
+    def _view(self, reading: SheetReading, say: str, *, moved: int | None = None, doubt: bool = False) -> PaperView:
+        if not doubt:
+            self._doubt, self._doubted_for = None, 0
         announce = None if say == self._said else say
         self._said = say
         return PaperView(self.phase(), say, announce, self.owed, reading, moved)
