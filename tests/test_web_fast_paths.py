@@ -162,11 +162,16 @@ def _masked(payload: bytes, opcode: int = 0x1, fin: bool = True, mask: bytes = b
 class _Raw:
     """A websocket client on a bare socket: frames are written exactly as the test builds them."""
 
-    def __init__(self, base: str) -> None:
+    def __init__(self, base: str, receive_buffer: int | None = None) -> None:
+        """``receive_buffer``: a socket that takes in little (the server's writes back up when it does not read)."""
         import socket
 
         host, port = base.split("//")[1].split(":")
-        self.sock = socket.create_connection((host, int(port)), timeout=10)
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        if receive_buffer is not None:
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+        self.sock.settimeout(10)
+        self.sock.connect((host, int(port)))
         self.sock.sendall(f"GET /ws HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                           "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
         self.buffer = b""

@@ -24,25 +24,6 @@ from test_web_fast_paths import _masked, _Raw
 PING_125 = bytes(range(125))  # the longest a control frame may carry
 
 
-class _Client(_Raw):
-    """A raw websocket client whose socket may take in little (a small receive buffer: the server's
-    writes back up quickly when it does not read)."""
-
-    def __init__(self, base: str, receive_buffer: int | None = None) -> None:
-        host, port = base.split("//")[1].split(":")
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        if receive_buffer is not None:
-            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
-        self.sock.settimeout(10)
-        self.sock.connect((host, int(port)))
-        self.sock.sendall(f"GET /ws HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                          "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
-        self.buffer = b""
-        while b"\r\n\r\n" not in self.buffer:
-            self.buffer += self.sock.recv(65536)
-        self.buffer = self.buffer.split(b"\r\n\r\n", 1)[1]
-
-
 def _connections(base: str) -> int:
     with urllib.request.urlopen(base + "/healthz", timeout=10) as reply:
         return int(json.load(reply)["connections"])
@@ -56,7 +37,7 @@ def _until_gone(base: str) -> int:
     return _connections(base)
 
 
-def _flood(raw: _Client, frame: bytes, most: int) -> int:
+def _flood(raw: _Raw, frame: bytes, most: int) -> int:
     """Send ``frame`` over and over, reading nothing, until the server cuts the socket off or
     ``most`` bytes have gone; the bytes sent."""
     raw.sock.settimeout(5)
@@ -96,12 +77,12 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
 def test_a_ping_flood_counts_against_the_socket_s_allowance_and_is_closed(counted: dict[str, int]) -> None:
     limits = Limits()
     with running(scores=False, notify=lambda line: None, limits=limits) as base:
-        raw = _Client(base)
+        raw = _Raw(base)
         raw.message(), raw.message()
         sent = _flood(raw, _masked(PING_125, opcode=0x9), 8 << 20)
         assert _until_gone(base) == 0
         raw.sock.close()
-        honest = _Client(base)  # others are served as ever
+        honest = _Raw(base)  # others are served as ever
         assert honest.message()["type"] == "welcome"
         honest.sock.close()
     assert sent < 8 << 20  # cut off, not read to the end
@@ -113,7 +94,7 @@ def test_pongs_a_client_does_not_read_are_bounded(counted: dict[str, int]) -> No
     # an allowance so large only the bound on unread pongs can stop the flood
     limits = Limits(rate=1e9, burst=1e9, address_rate=1e9, address_burst=10**9)
     with running(scores=False, notify=lambda line: None, limits=limits) as base:
-        raw = _Client(base, receive_buffer=4096)
+        raw = _Raw(base, receive_buffer=4096)
         raw.message()
         sent = _flood(raw, _masked(PING_125, opcode=0x9), 64 << 20)
         assert _until_gone(base) == 0
@@ -126,7 +107,7 @@ def test_pongs_a_client_does_not_read_are_bounded(counted: dict[str, int]) -> No
 
 def test_a_message_in_thousands_of_fragments_is_refused_after_a_few_frames(counted: dict[str, int]) -> None:
     with running(scores=False, notify=lambda line: None) as base:
-        raw = _Client(base)
+        raw = _Raw(base)
         raw.message(), raw.message()
         before = counted["frames"]
         fragments = _masked(b"{", fin=False) + _masked(b" ", opcode=0x0, fin=False) * 65_000
@@ -154,7 +135,7 @@ def test_a_socket_closed_for_flooding_is_not_read_any_more(monkeypatch: pytest.M
     monkeypatch.setattr(WebSocketsSansIOProtocol, "data_received", counting)
     limits = Limits(rate=1.0, burst=1.0, flood_close=5)
     with running(scores=False, notify=lambda line: None, limits=limits) as base:
-        raw = _Client(base)
+        raw = _Raw(base)
         raw.message(), raw.message()
         sent = _flood(raw, _masked(b'{"type":"ping"}'), 16 << 20)
         assert _until_gone(base) == 0
