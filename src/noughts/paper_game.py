@@ -26,14 +26,13 @@ what to say), so the terminal and the web share every rule.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from noughts import text
-from noughts.board import Board
 from noughts.match import Match
-from noughts.sheet.reading import SURE, SheetReading
+from noughts.sheet.reading import SURE, SheetReading, changes
 
 __all__ = ["STEADY", "SURE", "PaperGame", "PaperView"]
 
@@ -145,7 +144,7 @@ class PaperGame:
         if question is not None:
             self._steady(())
             return self._ask(reading, question)
-        new = self._new_marks(reading)
+        new = changes(reading, self.on_paper(), self.sure).new
         if phase == "over":
             if all(not cell.mark and cell.confidence >= self.sure for cell in reading.cells) and self._steady((-1,)):
                 self.match.new_game()
@@ -167,7 +166,7 @@ class PaperGame:
             return self._view(reading, self.instruction(), moved=cell)
         if len(new) > 1:
             self._steady(())
-            return self._ask(reading, text.paper_too_many(_names(self.match.board, list(cells))))
+            return self._ask(reading, text.paper_too_many(text.cells_named(self.match.board, cells)))
         cell, mark = new[0]
         board = self.match.board
         if phase == "draw":
@@ -238,14 +237,11 @@ class PaperGame:
         cells = reading.cells
         if len(cells) != board.size:
             return text.paper_wrong_sheet(board.rows, board.cols)
-        known = self.on_paper()
-        doubtful = [cell for cell, was in enumerate(known) if was is None and cells[cell].confidence < self.sure]
-        if doubtful:
-            return text.paper_unsure(_names(board, doubtful))
-        overdrawn = [cell for cell, was in enumerate(known)
-                     if was and cells[cell].confidence >= self.sure and cells[cell].mark not in ("", "?", was)]
-        if overdrawn:
-            return text.paper_overdrawn(_names(board, overdrawn))
+        found = changes(reading, self.on_paper(), self.sure)
+        if found.doubtful:
+            return text.paper_unsure(text.cells_named(board, found.doubtful))
+        if found.overdrawn:
+            return text.paper_overdrawn(text.cells_named(board, found.overdrawn))
         return None
 
     def _drawn_on(self, new: list[tuple[int, str]]) -> bool:
@@ -257,11 +253,3 @@ class PaperGame:
         other_mark = next(mark for cell, mark in new if cell != self.owed)
         return owed_mark in (self.computer_mark, "?") and other_mark == self.person_mark
 
-    def _new_marks(self, reading: SheetReading) -> list[tuple[int, str]]:
-        return [(cell, seen.mark) for cell, (was, seen) in enumerate(zip(self.on_paper(), reading.cells, strict=True))
-                if was is None and seen.mark]
-
-
-def _names(board: Board, cells: Sequence[int]) -> str:
-    named = [board.cell_name(cell) for cell in cells]
-    return named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]

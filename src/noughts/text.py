@@ -238,6 +238,17 @@ def not_counted(why: str) -> str:
 
 # results --------------------------------------------------------------------------------------
 
+def cells_named(board: Board, cells: Sequence[int]) -> str:
+    """Squares named as a person lists them.
+
+    >>> from noughts.board import Board
+    >>> cells_named(Board(), [0]), cells_named(Board(), [0, 4, 8])
+    ('a1', 'a1, b2 and c3')
+    """
+    named = [board.cell_name(cell) for cell in cells]
+    return named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+
+
 def other_mark(mark: str) -> str:
     return "O" if mark == "X" else "X"
 

@@ -30,7 +30,7 @@ from noughts.errors import NoughtsError
 from noughts.match import THINKING_AFTER, ComputerMove, GameKeeper, Match
 from noughts.robot.backend import PenRobot, RobotDisconnected, Sensor
 from noughts.sheet.geometry import Point, RobotError, Sheet
-from noughts.sheet.reading import SURE, SheetReading
+from noughts.sheet.reading import SURE, SheetReading, changes
 from noughts.sheet.strokes import Stroke, grid_strokes, mark_strokes, marker_strokes, plan_strokes
 
 __all__ = ["Console", "RobotGame", "judge", "load_kept"]
@@ -48,11 +48,6 @@ class Console(Protocol):
         playing. ``move``: the human is making a move on the sheet (rather than, say, changing it)."""
 
 
-def _names(board: Board, cells: list[int]) -> str:
-    named = [board.cell_name(cell) for cell in cells]
-    return named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
-
-
 def judge(reading: SheetReading, board: Board, mark: str, sure: float = SURE) -> int | str:
     """The human's move in ``reading`` (a cell), or what to tell the human instead (a sentence).
 
@@ -65,26 +60,23 @@ def judge(reading: SheetReading, board: Board, mark: str, sure: float = SURE) ->
     cells = reading.cells
     if len(cells) != board.size:
         return f"I read {len(cells)} squares instead of {board.size}; press again to read the sheet again."
-    known = board.cells  # read once: the board works each cell out afresh
-    doubtful = [cell for cell, was in enumerate(known) if was is None and cells[cell].confidence < sure]
-    if doubtful:
-        return (f"I am not sure what is in {_names(board, doubtful)}. Make your mark darker and clearer "
-                "(or the square cleaner), then press again.")
-    overdrawn = [cell for cell, was in enumerate(known)
-                 if was and cells[cell].confidence >= sure and cells[cell].mark not in ("", "?", was)]
-    if overdrawn:
-        return (f"There is a new mark on {_names(board, overdrawn)}, which is already taken. Play in an empty "
-                "square; press again when you have.")
-    new = [cell for cell, was in enumerate(known) if was is None and cells[cell].mark]
+    found = changes(reading, board.cells, sure)
+    if found.doubtful:
+        return (f"I am not sure what is in {text.cells_named(board, found.doubtful)}. Make your mark darker and "
+                "clearer (or the square cleaner), then press again.")
+    if found.overdrawn:
+        return (f"There is a new mark on {text.cells_named(board, found.overdrawn)}, which is already taken. Play "
+                "in an empty square; press again when you have.")
+    new = found.new
     if not new:
         return f"I cannot see a new mark. Draw your {mark} in an empty square, dark and clear, then press again."
     if len(new) > 1:
-        return (f"Too many moves: I see new marks in {_names(board, new)}. Make one move at a time; "
-                "press again once only one is new.")
-    seen = cells[new[0]].mark
+        return (f"Too many moves: I see new marks in {text.cells_named(board, [cell for cell, _ in new])}. Make one "
+                "move at a time; press again once only one is new.")
+    cell, seen = new[0]
     if seen not in ("?", mark):
-        return f"The mark in {board.cell_name(new[0])} looks like an {seen}, but you play {mark}. Press again."
-    return new[0]
+        return f"The mark in {board.cell_name(cell)} looks like an {seen}, but you play {mark}. Press again."
+    return cell
 
 
 @dataclass

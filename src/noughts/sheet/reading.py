@@ -11,9 +11,10 @@ game and paper mode (:mod:`noughts.paper_game`) judge moves from it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["SURE", "CellReading", "SheetReading", "cell_readings"]
+__all__ = ["SURE", "CellReading", "Changes", "SheetReading", "cell_readings", "changes"]
 
 SURE = 0.8
 """A cell's verdict is certain at this confidence or above; below it, the cell is a question to the person."""
@@ -49,3 +50,29 @@ class SheetReading:
 def cell_readings(marks: str) -> tuple[CellReading, ...]:
     """Certain readings of ``marks`` (``X``, ``O``, ``?`` or ``.`` per cell), for sensors that know."""
     return tuple(CellReading("" if mark == "." else mark, 1.0) for mark in marks)
+
+
+@dataclass(frozen=True)
+class Changes:
+    """How a reading differs from what is known to be on the sheet: empty squares read without
+    certainty (``doubtful``), taken squares now surely holding another mark (``overdrawn``), and the
+    empty squares holding a mark (``new``, with the mark seen)."""
+
+    doubtful: list[int]
+    overdrawn: list[int]
+    new: list[tuple[int, str]]
+
+
+def changes(reading: SheetReading, known: Sequence[str | None], sure: float = SURE) -> Changes:
+    """Compare ``reading`` with ``known`` (each square's mark, None when empty): what the robot's game
+    and paper mode judge a move from.
+
+    >>> changes(SheetReading(cell_readings("X.O?")), ["X", None, "X", None])
+    Changes(doubtful=[], overdrawn=[2], new=[(3, '?')])
+    """
+    cells = reading.cells
+    return Changes(
+        doubtful=[cell for cell, was in enumerate(known) if was is None and cells[cell].confidence < sure],
+        overdrawn=[cell for cell, was in enumerate(known)
+                   if was and cells[cell].confidence >= sure and cells[cell].mark not in ("", "?", was)],
+        new=[(cell, cells[cell].mark) for cell, was in enumerate(known) if was is None and cells[cell].mark])
