@@ -174,11 +174,10 @@ def create_app(db: str | None = None, *, scores: bool = True, limits: Limits | N
                                      headers=SECURITY_HEADERS)
         render = {"svg": paper.sheet_svg_bytes, "png": paper.sheet_png, "pdf": paper.sheet_pdf}[kind]
         try:
-            body = await paper.rendered(render, shape[0], shape[1])
+            body = await paper.rendered(render, shape.rows, shape.cols)
         except ImportError:  # Pillow or resvg-py missing: the SVG still serves
             return PlainTextResponse(text.PAPER_NO_PRINTABLE_SHEET, status_code=503, headers=SECURITY_HEADERS)
-        rows, cols, k = shape
-        filename = f"noughts-sheet-{rows}x{cols}k{k}.{kind}"
+        filename = f"noughts-sheet-{shape.notation}.{kind}"
         return Response(body, media_type=SHEET_TYPES[kind],
                         headers={**SECURITY_HEADERS, "content-disposition": f'inline; filename="{filename}"',
                                  "cache-control": "public, max-age=86400"})

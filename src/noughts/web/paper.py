@@ -7,8 +7,8 @@ decoded its size in bytes and its pixels (from its header) are checked; it is th
 its address's CPU time, like a hint. A frame is never stored or logged, and what it showed goes to
 its sender only (``paper`` messages); the room's other sockets see the ``state`` when a move is played.
 
->>> sheet_size("4x5k4"), sheet_size("3x3"), sheet_size("9x9"), sheet_size("3x3k9")
-((4, 5, 4), (3, 3, 3), None, None)
+>>> [None if size is None else size.notation for size in map(sheet_size, ["4x5k4", "3x3", "9x9", "3x3k9"])]
+['4x5k4', '3x3k3', None, None]
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ import re
 import time
 from typing import TYPE_CHECKING, Any
 
+from noughts.board import Geometry
+from noughts.errors import NoughtsError
 from noughts.sheet.reading import SURE, SheetReading
 from noughts.web.protocol import PAPER_SIDES
 
@@ -33,18 +35,16 @@ __all__ = ["PAPER_SIDES", "FrameLink", "paper_message", "read_frame", "sheet_png
 A4_MM = (210.0, 297.0)
 PRINT_DPI = 300
 SHEETS_KEPT = 16  # rendered sheets kept, by size and format (there are 9 sizes)
-_SIZE = re.compile(rf"([{PAPER_SIDES[0]}-{PAPER_SIDES[-1]}])x([{PAPER_SIDES[0]}-{PAPER_SIDES[-1]}])(?:k([1-9]))?")
 
 
-def sheet_size(value: str) -> tuple[int, int, int] | None:
-    """``RxC`` or ``RxCkK`` as rows, columns and k (k defaults as for a new game), or None if not a sheet we print."""
-    found = _SIZE.fullmatch(value.strip().lower())
-    if found is None:
+def sheet_size(value: str) -> Geometry | None:
+    """The board a printable sheet is asked for (the one notation, ``RxC`` or ``RxCkK``), or None if
+    it is not a sheet the camera reads."""
+    try:
+        size = Geometry.parse(value)
+    except NoughtsError:
         return None
-    rows, cols = int(found[1]), int(found[2])
-    longest = max(rows, cols)
-    k = int(found[3]) if found[3] else min(longest, 3 if longest <= 3 else 4)
-    return (rows, cols, k) if 1 <= k <= longest else None
+    return size if size.rows in PAPER_SIDES and size.cols in PAPER_SIDES else None
 
 
 # --- frames ---------------------------------------------------------------------------------------
